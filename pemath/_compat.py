@@ -1,0 +1,111 @@
+"""Array-namespace plumbing.
+
+This is the only module that imports :mod:`array_api_compat`. Everything numeric in
+pemath is written against the array API standard through the namespace returned by
+:func:`namespace`; no backend (CuPy, torch, JAX) is imported here or anywhere at
+import time.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import array_api_compat
+import numpy as np
+
+from ._errors import PrecisionWarning
+
+__all__ = [
+    "namespace",
+    "is_array",
+    "device_of",
+    "is_numpy",
+    "is_real_floating",
+    "is_integer_dtype",
+    "working_dtype",
+    "to_numpy",
+]
+
+is_array = array_api_compat.is_array_api_obj
+device_of = array_api_compat.device
+is_numpy = array_api_compat.is_numpy_namespace
+is_cupy = array_api_compat.is_cupy_namespace
+is_torch = array_api_compat.is_torch_namespace
+
+
+def namespace(*arrays: Any, names: tuple[str, ...] = ()) -> Any:
+    """The array API namespace shared by ``arrays``.
+
+    Raises ``TypeError`` naming the arguments when they come from different
+    backends (mixing CuPy and NumPy, say), instead of the backend's own message.
+    """
+    try:
+        return array_api_compat.array_namespace(*arrays)
+    except TypeError as exc:
+        kinds = ", ".join(
+            f"{n}: {type(a).__module__}.{type(a).__qualname__}"
+            for n, a in zip(names or tuple(f"argument {i}" for i in range(len(arrays))), arrays)
+        )
+        raise TypeError(
+            f"arrays from different backends cannot be mixed ({kinds}); "
+            "convert them to one array library first"
+        ) from exc
+
+
+def _is_ml_dtypes_float(dtype: Any) -> bool:
+    # ml_dtypes (bfloat16, float8_*) registers NumPy dtypes that are not kind 'f'.
+    t = getattr(dtype, "type", None)
+    return t is not None and type(t).__module__ != "builtins" and getattr(t, "__module__", "").startswith("ml_dtypes")
+
+
+def is_real_floating(xp: Any, dtype: Any) -> bool:
+    """Whether ``dtype`` is a real floating dtype (ml_dtypes' bfloat16 and float8 included)."""
+    try:
+        if xp.isdtype(dtype, "real floating"):
+            return True
+    except (TypeError, ValueError, AttributeError):
+        pass
+    return is_numpy(xp) and _is_ml_dtypes_float(np.dtype(dtype))
+
+
+def is_integer_dtype(xp: Any, dtype: Any) -> bool:
+    try:
+        return bool(xp.isdtype(dtype, "integral"))
+    except (TypeError, ValueError, AttributeError):
+        return False
+
+
+def working_dtype(xp: Any, device: Any) -> Any:
+    """float64 where the backend and device support it.
+
+    Phases are computed in float64. Where a backend cannot (JAX without x64, a device
+    without float64) this falls back to float32 with a :class:`PrecisionWarning`:
+    never a silent loss of precision.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            probe = xp.asarray(0.0, dtype=xp.float64, device=device)
+        except Exception:  # a backend without float64 on this device
+            probe = None
+    if probe is not None and probe.dtype == xp.float64:
+        return xp.float64
+    warnings.warn(
+        f"the array backend {xp.__name__} cannot compute float64 on device {device!r}; "
+        "phases are computed in float32 and lose precision at large positions",
+        PrecisionWarning,
+        stacklevel=3,
+    )
+    return xp.float32
+
+
+def to_numpy(a: Any) -> np.ndarray:
+    """A NumPy copy of any supported array (CuPy and torch moved to the host)."""
+    if isinstance(a, np.ndarray):
+        return a
+    if is_cupy(namespace(a)):
+        return a.get()
+    if is_torch(namespace(a)):
+        return a.detach().cpu().numpy()
+    return np.asarray(a)

@@ -1,0 +1,221 @@
+"""Argument validation shared by every public function.
+
+Each checker raises ``TypeError`` (wrong kind of value) or ``ValueError`` (right kind,
+wrong value) with a message that names the argument, shows what was given and says
+what is allowed.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from . import _compat
+
+__all__ = [
+    "show",
+    "check_int",
+    "check_real",
+    "check_choice",
+    "check_bool",
+    "check_even_dim",
+    "check_rotary_dim",
+    "check_seq_len",
+    "as_positions",
+    "as_float_array",
+]
+
+_MAX_EXACT_F64 = 2**53
+
+
+def show(value: Any) -> str:
+    """A short description of ``value`` for an error message."""
+    if _compat.is_array(value):
+        shape = tuple(getattr(value, "shape", ()))
+        return f"an array of shape {shape} and dtype {getattr(value, 'dtype', '?')}"
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
+def check_bool(name: str, value: Any) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {show(value)}")
+    return bool(value)
+
+
+def check_int(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """An integer (Python or NumPy, never bool or float) within [minimum, maximum]."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {show(value)}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {value}")
+    return value
+
+
+def check_real(
+    name: str,
+    value: Any,
+    *,
+    positive: bool = False,
+    nonnegative: bool = False,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    finite: bool = True,
+) -> float:
+    """A finite real number (int or float, never bool or complex) as a float."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {show(value)}")
+    out = float(value)
+    if finite and not math.isfinite(out):
+        raise ValueError(f"{name} must be finite, got {out}")
+    if positive and not out > 0:
+        raise ValueError(f"{name} must be > 0, got {out}")
+    if nonnegative and not out >= 0:
+        raise ValueError(f"{name} must be >= 0, got {out}")
+    if minimum is not None and out < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {out}")
+    if maximum is not None and out > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {out}")
+    return out
+
+
+def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
+    choices = tuple(choices)
+    allowed = ", ".join(repr(c) for c in choices)
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {allowed}, got {show(value)}")
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+    return value
+
+
+def check_even_dim(name: str, value: Any) -> int:
+    dim = check_int(name, value, minimum=2)
+    if dim % 2:
+        raise ValueError(f"{name} must be even (features are rotated in pairs), got {dim}")
+    return dim
+
+
+def check_rotary_dim(rotary_dim: Any, dim: int, *, dim_name: str = "the feature dimension") -> int:
+    """rotary_dim: None (all of ``dim``, which must then be even) or an even int in [2, dim]."""
+    if rotary_dim is None:
+        if dim % 2:
+            raise ValueError(
+                f"{dim_name} must be even for RoPE (features are rotated in pairs), got {dim}; "
+                "pass rotary_dim to rotate only an even-sized leading slice"
+            )
+        return dim
+    r = check_int("rotary_dim", rotary_dim)
+    if r <= 0 or r > dim or r % 2:
+        raise ValueError(f"rotary_dim must be an even integer in [2, {dim}] ({dim_name} is {dim}), got {r}")
+    return r
+
+
+def check_seq_len(seq_len: Any) -> int | None:
+    if seq_len is None:
+        return None
+    return check_int("seq_len", seq_len, minimum=1)
+
+
+def as_float_array(name: str, values: Any, *, length: int | None = None, positive: bool = False) -> np.ndarray:
+    """A 1-D float64 NumPy array from a list or array of real numbers, finite, optionally of given length."""
+    if isinstance(values, (str, bytes)) or values is None:
+        raise TypeError(f"{name} must be a sequence of real numbers, got {show(values)}")
+    try:
+        arr = np.asarray(_compat.to_numpy(values) if _compat.is_array(values) else list(values))
+    except TypeError as exc:
+        raise TypeError(f"{name} must be a sequence of real numbers, got {show(values)}") from exc
+    if arr.dtype.kind not in "iuf" or arr.ndim != 1:
+        raise TypeError(f"{name} must be a 1-D sequence of real numbers, got {show(values)}")
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must hold finite numbers, got {show(values)}")
+    if positive and not np.all(arr > 0):
+        raise ValueError(f"{name} must hold numbers > 0, got {show(values)}")
+    if length is not None and arr.shape[0] != length:
+        raise ValueError(f"{name} must have {length} entries, got {arr.shape[0]}")
+    arr.setflags(write=False)
+    return arr
+
+
+def as_positions(
+    positions: Any,
+    xp: Any,
+    device: Any,
+    dtype: Any,
+    *,
+    target_shape: tuple[int, ...] | None = None,
+    name: str = "positions",
+) -> Any:
+    """Positions as an array of ``dtype`` in ``xp`` on ``device``.
+
+    Accepts an array of that namespace, or Python numbers / nested lists. Integer and
+    real floating positions only (bool, complex and strings are refused). NaN and inf
+    are refused. Integer positions beyond 2**53 are refused (they would not be exact
+    in the float64 phase). If ``target_shape`` is given, the positions must broadcast
+    to it without changing it.
+    """
+    if _compat.is_array(positions):
+        pxp = _compat.namespace(positions)
+        if pxp is not xp and not (_compat.is_numpy(pxp) and _compat.is_numpy(xp)):
+            raise TypeError(
+                f"{name} is {show(positions)} from {pxp.__name__}, but x is a {xp.__name__} array; "
+                "pass positions from the same array library as x"
+            )
+        arr = positions
+    else:
+        if isinstance(positions, (str, bytes)) or positions is None:
+            raise TypeError(f"{name} must be integers or real numbers (a scalar, list or array), got {show(positions)}")
+        try:
+            host = np.asarray(positions)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be integers or real numbers, got {show(positions)}") from exc
+        if host.dtype.kind not in "iuf":
+            raise TypeError(
+                f"{name} must be integers or real numbers, got {show(positions)} (NumPy dtype {host.dtype})"
+            )
+        arr = xp.asarray(host.tolist() if host.ndim else host.item(), device=device)
+    is_int = _compat.is_integer_dtype(xp, arr.dtype)
+    if not is_int and not _compat.is_real_floating(xp, arr.dtype):
+        raise TypeError(
+            f"{name} must have an integer or real floating dtype, got {show(positions)}"
+        )
+    if target_shape is not None:
+        try:
+            shape = np.broadcast_shapes(tuple(arr.shape), tuple(target_shape))
+        except ValueError:
+            shape = None
+        if shape != tuple(target_shape):
+            raise ValueError(
+                f"{name} of shape {tuple(arr.shape)} does not broadcast against x.shape[:-1] = "
+                f"{tuple(target_shape)} (the last axis of x is the feature axis; positions must "
+                "broadcast to the other axes without enlarging them)"
+            )
+    if is_int:
+        if _size(arr) and _compat.is_array(arr):
+            big = int(xp.max(xp.abs(xp.astype(arr, xp.int64))))
+            if big > _MAX_EXACT_F64:
+                raise ValueError(
+                    f"{name} holds {big}, beyond 2**53, which float64 phases cannot represent exactly"
+                )
+    else:
+        if _size(arr) and not bool(xp.all(xp.isfinite(arr))):
+            bad = int(xp.sum(xp.astype(~xp.isfinite(arr), xp.int64)))
+            raise ValueError(f"{name} must be finite, got {bad} NaN or infinite value(s) in {show(positions)}")
+    return xp.astype(arr, dtype)
+
+
+def _size(a: Any) -> int:
+    n = 1
+    for s in a.shape:
+        n *= int(s)
+    return n

@@ -1,0 +1,185 @@
+"""RoPE's public numeric entry points: frequencies, cos/sin tables, and the rotation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _compat
+from .._validate import as_positions, check_bool, check_rotary_dim
+from ..scaling import RopeScaling
+from . import _core
+
+__all__ = ["inv_freq", "apply", "cos_sin"]
+
+
+def inv_freq(
+    dim: int,
+    *,
+    base: float = 10000.0,
+    scaling: RopeScaling | None = None,
+    seq_len: int | None = None,
+) -> np.ndarray:
+    r"""The ``dim/2`` inverse frequencies of RoPE, after scaling.
+
+    .. math:: \theta_i = b^{-2i/d}, \qquad i = 0, \dots, d/2 - 1
+
+    each correctly rounded to float64, then changed by ``scaling``.
+
+    Parameters
+    ----------
+    dim : int
+        The rotary dimension ``d`` (even).
+    base : float
+        ``b > 0`` (HF's ``rope_theta``).
+    scaling : pemath.scaling.RopeScaling, optional
+    seq_len : int, optional
+        The sequence length, for the variants driven by it (DynamicNTK, LongRoPE).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape ``(dim // 2,)``, read-only for the unscaled case.
+
+    Examples
+    --------
+    >>> from pemath import rope
+    >>> rope.inv_freq(8)
+    array([1.   , 0.1  , 0.01 , 0.001])
+    """
+    freq, _ = _core.frequencies(dim, base, scaling, seq_len)
+    return freq
+
+
+def apply(
+    x: Any,
+    positions: Any,
+    *,
+    layout: str | None = None,
+    base: float = 10000.0,
+    rotary_dim: int | None = None,
+    scaling: RopeScaling | None = None,
+    seq_len: int | None = None,
+    inverse: bool = False,
+) -> Any:
+    r"""Rotate ``x`` by RoPE at ``positions``.
+
+    For each rotated pair :math:`(x_a, x_b)` with frequency :math:`\theta_i` and
+    position :math:`m`:
+
+    .. math::
+
+        \begin{pmatrix} x_a' \\ x_b' \end{pmatrix} = a
+        \begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\ \sin m\theta_i & \cos m\theta_i \end{pmatrix}
+        \begin{pmatrix} x_a \\ x_b \end{pmatrix}
+
+    where ``a`` is the scaling's attention factor, and the pairs are
+    ``(2i, 2i+1)`` for ``layout="interleaved"`` and ``(i, i + r/2)`` for ``"half"``.
+
+    Parameters
+    ----------
+    x : array
+        Any real floating array; the last axis is the feature axis.
+    positions : array or int/float or list
+        Broadcasts against ``x.shape[:-1]`` without enlarging it: ``(seq,)`` for
+        ``x`` of shape ``(batch, heads, seq, dim)``, ``(batch, seq, 1)`` for
+        ``(batch, seq, heads, dim)``. Integers or floats (fractional positions are
+        exact, never truncated).
+    layout : {"interleaved", "half"}
+        Required: there is no safe default.
+    base : float
+    rotary_dim : int, optional
+        Rotate only the first ``rotary_dim`` features, with frequencies computed over
+        ``rotary_dim``; the rest pass through bit-identical.
+    scaling : pemath.scaling.RopeScaling, optional
+    seq_len : int, optional
+        For the sequence-length-driven scalings.
+    inverse : bool
+        Rotate by :math:`-m\theta_i` (undoes ``apply``; the backward pass).
+
+    Returns
+    -------
+    array
+        Same namespace, device, shape and dtype as ``x``. Phases, cos, sin and the
+        products are computed in float64 and rounded once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pemath import rope
+    >>> q = np.array([1.0, 0.0, 1.0, 0.0])
+    >>> np.round(rope.apply(q, 1, layout="interleaved", base=100.0), 6)
+    array([0.540302, 0.841471, 0.995004, 0.099833])
+    """
+    xp = _core.check_x(x)
+    layout = _core.check_layout(layout)
+    inverse = check_bool("inverse", inverse)
+    r = check_rotary_dim(rotary_dim, int(x.shape[-1]), dim_name="x.shape[-1]")
+    freq, factor = _core.frequencies(r, base, scaling, seq_len)
+    device = _compat.device_of(x)
+    wdt = _compat.working_dtype(xp, device)
+    pos = as_positions(positions, xp, device, wdt, target_shape=tuple(x.shape[:-1]))
+    theta = _core.angle_table(pos, freq, xp, device, wdt)
+    if inverse:
+        theta = -theta
+    cos, sin = xp.cos(theta), xp.sin(theta)
+    if factor != 1.0:
+        cos, sin = cos * factor, sin * factor
+    return _core.rotate(x, cos, sin, layout, r, xp, wdt)
+
+
+def cos_sin(
+    positions: Any,
+    dim: int,
+    *,
+    layout: str | None = None,
+    base: float = 10000.0,
+    scaling: RopeScaling | None = None,
+    seq_len: int | None = None,
+    dtype: Any = None,
+) -> tuple[Any, Any]:
+    r"""The cos and sin tables of RoPE, laid out per feature.
+
+    Shape ``positions.shape + (dim,)``: for ``"half"`` the per-pair values repeated as
+    ``[c_0 .. c_{d/2-1}, c_0 .. c_{d/2-1}]`` (HF's ``cat((freqs, freqs))``), for
+    ``"interleaved"`` as ``[c_0, c_0, c_1, c_1, ...]``. Both multiplied by the
+    scaling's attention factor, as HF does.
+
+    Parameters
+    ----------
+    positions : array or int/float or list
+        Arrays keep their namespace and device; Python values give NumPy.
+    dim : int
+        The rotary dimension (even).
+    layout : {"interleaved", "half"}
+    base, scaling, seq_len
+        As in :func:`apply`.
+    dtype : optional
+        Cast the float64 tables to this dtype of the namespace (once, at the end).
+
+    Examples
+    --------
+    >>> from pemath import rope
+    >>> c, s = rope.cos_sin([0, 1], 4, layout="half", base=100.0)
+    >>> c.shape
+    (2, 4)
+    """
+    layout = _core.check_layout(layout)
+    freq, factor = _core.frequencies(dim, base, scaling, seq_len)
+    if _compat.is_array(positions):
+        xp = _compat.namespace(positions)
+        device = _compat.device_of(positions)
+    else:
+        xp = _compat.namespace(np.empty(0))
+        device = "cpu"
+    wdt = _compat.working_dtype(xp, device)
+    pos = as_positions(positions, xp, device, wdt)
+    theta = _core.angle_table(pos, freq, xp, device, wdt)
+    cos, sin = xp.cos(theta), xp.sin(theta)
+    if factor != 1.0:
+        cos, sin = cos * factor, sin * factor
+    cos, sin = _core.expand(cos, layout, xp), _core.expand(sin, layout, xp)
+    if dtype is not None:
+        cos, sin = xp.astype(cos, dtype), xp.astype(sin, dtype)
+    return cos, sin

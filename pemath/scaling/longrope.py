@@ -1,0 +1,92 @@
+"""LongRoPE (Phi-3): per-frequency rescale factors, short or long by sequence length."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .._frequencies import base_inv_freq
+from .._validate import as_float_array, check_int, check_real
+from ._base import RopeScaling
+
+__all__ = ["LongRoPE"]
+
+
+class LongRoPE(RopeScaling):
+    r"""LongRoPE scaling as Hugging Face computes it (``rope_type="longrope"``).
+
+    .. math::
+
+        \theta_i' = \frac{\theta_i}{f_i}, \qquad
+        f = \begin{cases} \text{long\_factor} & \text{seq\_len} > L_0 \\
+                          \text{short\_factor} & \text{otherwise (and seq\_len None)} \end{cases}
+
+    The attention factor is ``attention_factor`` if given, else
+    :math:`\sqrt{1 + \ln s / \ln L_0}` for :math:`s > 1` (1 otherwise), with
+    ``s = factor`` or, without it, ``max_position / original_max_position`` (Phi-3).
+
+    Parameters
+    ----------
+    short_factor, long_factor : sequence of float
+        One positive factor per rotary pair (``rotary_dim // 2`` each).
+    original_max_position : int
+        ``L_0``, the pre-training context length.
+    factor : float, optional
+        The context extension ratio ``s``.
+    max_position : int, optional
+        The extended context; gives ``s = max_position / original_max_position`` when
+        ``factor`` is not given.
+    attention_factor : float, optional
+        Overrides the derived attention factor.
+    """
+
+    rope_type = "longrope"
+
+    def __init__(
+        self,
+        short_factor: Sequence[float],
+        long_factor: Sequence[float],
+        original_max_position: int,
+        *,
+        factor: float | None = None,
+        max_position: int | None = None,
+        attention_factor: float | None = None,
+    ) -> None:
+        self.short_factor = as_float_array("short_factor", short_factor, positive=True)
+        self.long_factor = as_float_array("long_factor", long_factor, positive=True)
+        if self.short_factor.shape != self.long_factor.shape:
+            raise ValueError(
+                "short_factor and long_factor must have the same length (one per rotary pair), got "
+                f"{self.short_factor.shape[0]} and {self.long_factor.shape[0]}"
+            )
+        self.original_max_position = check_int("original_max_position", original_max_position, minimum=1)
+        self.factor = None if factor is None else check_real("factor", factor, positive=True)
+        self.max_position = None if max_position is None else check_int("max_position", max_position, minimum=1)
+        af = None if attention_factor is None else check_real("attention_factor", attention_factor, positive=True)
+        self._attention_factor = af
+        if af is None and self.factor is None and self.max_position is None:
+            raise ValueError(
+                "LongRoPE needs factor, max_position or attention_factor to fix its attention factor; got none"
+            )
+
+    @property
+    def attention_factor(self) -> float:
+        if self._attention_factor is not None:
+            return self._attention_factor
+        s = self.factor if self.factor is not None else self.max_position / self.original_max_position
+        if s <= 1.0:
+            return 1.0
+        return math.sqrt(1 + math.log(s) / math.log(self.original_max_position))
+
+    def inv_freq(self, dim: int, base: float, *, seq_len: int | None = None) -> np.ndarray:
+        n = dim // 2
+        if self.short_factor.shape[0] != n:
+            raise ValueError(
+                f"short_factor and long_factor have {self.short_factor.shape[0]} entries, but rotary dim "
+                f"{dim} has {n} pairs"
+            )
+        long = seq_len is not None and seq_len > self.original_max_position
+        ext = self.long_factor if long else self.short_factor
+        return base_inv_freq(dim, base) / ext
