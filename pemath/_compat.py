@@ -53,6 +53,12 @@ def namespace(*arrays: Any, names: tuple[str, ...] = ()) -> Any:
         ) from exc
 
 
+def backend_name(xp: Any) -> str:
+    """'numpy', 'cupy', 'torch', 'array_api_strict', ... for a namespace."""
+    name = xp.__name__
+    return name[len("array_api_compat."):] if name.startswith("array_api_compat.") else name
+
+
 def _is_ml_dtypes_float(dtype: Any) -> bool:
     # ml_dtypes (bfloat16, float8_*) registers NumPy dtypes that are not kind 'f'.
     t = getattr(dtype, "type", None)
@@ -92,7 +98,7 @@ def working_dtype(xp: Any, device: Any) -> Any:
     if probe is not None and probe.dtype == xp.float64:
         return xp.float64
     warnings.warn(
-        f"the array backend {xp.__name__} cannot compute float64 on device {device!r}; "
+        f"the array backend {backend_name(xp)} cannot compute float64 on device {device!r}; "
         "phases are computed in float32 and lose precision at large positions",
         PrecisionWarning,
         stacklevel=3,

@@ -110,7 +110,7 @@ def check_rotary_dim(rotary_dim: Any, dim: int, *, dim_name: str = "the feature 
     if rotary_dim is None:
         if dim % 2:
             raise ValueError(
-                f"{dim_name} must be even for RoPE (features are rotated in pairs), got {dim}; "
+                f"{dim_name} must be even for RoPE, got {dim} (features are rotated in pairs); "
                 "pass rotary_dim to rotate only an even-sized leading slice"
             )
         return dim
@@ -168,7 +168,8 @@ def as_positions(
         pxp = _compat.namespace(positions)
         if pxp is not xp and not (_compat.is_numpy(pxp) and _compat.is_numpy(xp)):
             raise TypeError(
-                f"{name} is {show(positions)} from {pxp.__name__}, but x is a {xp.__name__} array; "
+                f"{name} is {show(positions)} from {_compat.backend_name(pxp)}, but x is a "
+                f"{_compat.backend_name(xp)} array; "
                 "pass positions from the same array library as x"
             )
         arr = positions

@@ -1,5 +1,20 @@
 """Rotary position embedding (RoPE): numeric reference in every layout and convention."""
 
 from .apply import apply, cos_sin, inv_freq
+from .complex_form import apply_complex, freqs_cis, from_complex, to_complex
+from .dense import matrix
+from .layout import convert_layout, permute_qk_weight, permute_qk_weights
 
-__all__ = ["inv_freq", "apply", "cos_sin"]
+__all__ = [
+    "inv_freq",
+    "apply",
+    "cos_sin",
+    "matrix",
+    "to_complex",
+    "from_complex",
+    "freqs_cis",
+    "apply_complex",
+    "convert_layout",
+    "permute_qk_weight",
+    "permute_qk_weights",
+]

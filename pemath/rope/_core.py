@@ -45,7 +45,7 @@ def frequencies(dim: int, base: float, scaling: RopeScaling | None, seq_len: int
     """Validated float64 inverse frequencies and attention factor."""
     dim = check_int("dim", dim, minimum=2)
     if dim % 2:
-        raise ValueError(f"dim must be even for RoPE (features are rotated in pairs), got {dim}")
+        raise ValueError(f"dim must be even for RoPE, got {dim} (features are rotated in pairs)")
     base = check_base(base)
     scaling = check_scaling(scaling)
     seq_len = check_seq_len(seq_len)

@@ -1,0 +1,104 @@
+"""RoPE in complex form: each pair is a complex number multiplied by e^{i m θ} (Meta's llama)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _compat
+from .._validate import as_positions, check_bool, show
+from ..scaling import RopeScaling
+from . import _core
+
+__all__ = ["to_complex", "from_complex", "freqs_cis", "apply_complex"]
+
+
+def to_complex(x: Any, *, layout: str | None = None) -> Any:
+    r"""View each rotated pair :math:`(x_a, x_b)` as :math:`z = x_a + i x_b`.
+
+    Shape ``(..., d)`` real → ``(..., d/2)`` complex128 (complex64 for float32 and
+    narrower inputs would lose the reference's precision, so the result is always
+    complex128 where the backend has it).
+    """
+    xp = _core.check_x(x)
+    layout = _core.check_layout(layout)
+    d = int(x.shape[-1])
+    if d % 2:
+        raise ValueError(f"x.shape[-1] must be even to form complex pairs, got {d}")
+    wdt = _compat.working_dtype(xp, _compat.device_of(x))
+    cdt = xp.complex128 if wdt == xp.float64 else xp.complex64
+    a, b = _core.split_pairs(x, layout, d)
+    return xp.astype(a, cdt) + xp.astype(b, cdt) * 1j
+
+
+def from_complex(z: Any, *, layout: str | None = None, dtype: Any = None) -> Any:
+    """Inverse of :func:`to_complex`: ``(..., d/2)`` complex → ``(..., d)`` real of ``dtype``."""
+    if not _compat.is_array(z):
+        raise TypeError(f"z must be a complex array, got {show(z)}")
+    xp = _compat.namespace(z)
+    if not xp.isdtype(z.dtype, "complex floating"):
+        raise TypeError(f"z must have a complex dtype, got {show(z)}")
+    layout = _core.check_layout(layout)
+    out = _core.merge_pairs(xp.real(z), xp.imag(z), layout, xp)
+    return out if dtype is None else xp.astype(out, dtype)
+
+
+def freqs_cis(
+    positions: Any,
+    dim: int,
+    *,
+    base: float = 10000.0,
+    scaling: RopeScaling | None = None,
+    seq_len: int | None = None,
+) -> Any:
+    r""":math:`a\,e^{i m \theta_j}` for every position and pair: Meta's ``precompute_freqs_cis``.
+
+    Shape ``positions.shape + (dim/2,)``, complex128 (NumPy for Python positions).
+    ``a`` is the scaling's attention factor (1 for Meta's own Llama 3 scaling).
+    """
+    freq, factor = _core.frequencies(dim, base, scaling, seq_len)
+    if _compat.is_array(positions):
+        xp, device = _compat.namespace(positions), _compat.device_of(positions)
+    else:
+        xp, device = _compat.namespace(np.empty(0)), "cpu"
+    wdt = _compat.working_dtype(xp, device)
+    pos = as_positions(positions, xp, device, wdt)
+    theta = _core.angle_table(pos, freq, xp, device, wdt)
+    cdt = xp.complex128 if wdt == xp.float64 else xp.complex64
+    return xp.astype(xp.cos(theta) * factor, cdt) + xp.astype(xp.sin(theta) * factor, cdt) * 1j
+
+
+def apply_complex(
+    z: Any,
+    positions: Any,
+    *,
+    base: float = 10000.0,
+    scaling: RopeScaling | None = None,
+    seq_len: int | None = None,
+    inverse: bool = False,
+) -> Any:
+    r"""Rotate complex pairs: :math:`z_j \mapsto z_j\, a\, e^{\pm i m \theta_j}`.
+
+    ``z`` has shape ``(..., d/2)``; ``positions`` broadcasts against ``z.shape[:-1]``.
+    Equal to :func:`pemath.rope.apply` through :func:`to_complex` /
+    :func:`from_complex` in either layout.
+    """
+    if not _compat.is_array(z):
+        raise TypeError(f"z must be a complex array, got {show(z)}")
+    xp = _compat.namespace(z)
+    if not xp.isdtype(z.dtype, "complex floating"):
+        raise TypeError(f"z must have a complex dtype, got {show(z)}")
+    if z.ndim < 1:
+        raise ValueError("z must have at least one axis (the pair axis is the last), got a 0-d array")
+    inverse = check_bool("inverse", inverse)
+    dim = 2 * int(z.shape[-1])
+    freq, factor = _core.frequencies(dim, base, scaling, seq_len)
+    device = _compat.device_of(z)
+    wdt = _compat.working_dtype(xp, device)
+    pos = as_positions(positions, xp, device, wdt, target_shape=tuple(z.shape[:-1]))
+    theta = _core.angle_table(pos, freq, xp, device, wdt)
+    sign = -1.0 if inverse else 1.0
+    cdt = xp.complex128 if wdt == xp.float64 else xp.complex64
+    rot = xp.astype(xp.cos(theta) * factor, cdt) + xp.astype(xp.sin(theta) * (sign * factor), cdt) * 1j
+    return xp.astype(z, cdt) * rot
