@@ -1,0 +1,43 @@
+"""The registry of claims, in the order they were registered."""
+
+from __future__ import annotations
+
+import importlib
+
+from ._model import Claim
+
+__all__ = ["register", "all_claims", "get", "FAMILIES"]
+
+_CLAIMS: dict[str, Claim] = {}
+
+#: Modules of pemath.claims that define claims, loaded on first use.
+FAMILIES = (
+    "sinusoidal",
+    "rope_relative",
+)
+
+
+def register(claim: Claim) -> Claim:
+    if claim.id in _CLAIMS:
+        raise ValueError(f"claim id {claim.id!r} is registered twice")
+    _CLAIMS[claim.id] = claim
+    return claim
+
+
+def _load() -> None:
+    for fam in FAMILIES:
+        importlib.import_module(f"pemath.claims.{fam}")
+
+
+def all_claims() -> list[Claim]:
+    _load()
+    return list(_CLAIMS.values())
+
+
+def get(claim_id: str) -> Claim:
+    _load()
+    try:
+        return _CLAIMS[claim_id]
+    except KeyError:
+        known = ", ".join(sorted(_CLAIMS))
+        raise ValueError(f"unknown claim id {claim_id!r}; known ids: {known}") from None

@@ -1,0 +1,59 @@
+"""Running claims: decide the proof, run the checks, time it all."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Iterable
+
+from ..symbolic._decide import ProofFailure
+from ._model import CheckFailure, Claim, Outcome, Skip
+
+__all__ = ["run_claim", "run_claims"]
+
+
+def run_claim(claim: Claim, *, checks: bool = True) -> Outcome:
+    t0 = time.perf_counter()
+    out = Outcome(claim.id, claim.title, claim.kind, claim.family, "error", 0.0, references=claim.references)
+    try:
+        verdict = claim.proof()
+        out.derivation = verdict.derivation
+        if verdict.holds:
+            out.status = "proved"
+        elif claim.kind == "published claim":
+            out.status = "refuted"
+            out.counterexample = verdict.counterexample
+        else:
+            out.status = "failed"
+            out.message = f"theorem refuted: {verdict.counterexample}"
+        out.checks["symbolic"] = "passed" if verdict.holds else "refuted"
+    except ProofFailure as exc:
+        out.status = "failed"
+        out.message = str(exc)
+        out.checks["symbolic"] = "failed"
+    except Exception as exc:  # an error in the proof code is reported, never hidden
+        out.status = "error"
+        out.message = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}"
+        out.checks["symbolic"] = "error"
+    if checks:
+        for check in claim.checks:
+            try:
+                out.checks[check.name] = "passed: " + check.run()
+            except Skip as exc:
+                out.checks[check.name] = f"skipped: {exc}"
+            except CheckFailure as exc:
+                out.checks[check.name] = f"failed: {exc}"
+                if out.status in ("proved", "refuted"):
+                    out.status = "failed"
+                    out.message = f"{check.name} check failed: {exc}"
+            except Exception as exc:
+                out.checks[check.name] = f"error: {type(exc).__name__}: {exc}"
+                if out.status != "failed":
+                    out.status = "error"
+                    out.message = f"{check.name} check raised {type(exc).__name__}: {exc}"
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def run_claims(claims: Iterable[Claim], *, checks: bool = True) -> list[Outcome]:
+    return [run_claim(c, checks=checks) for c in claims]

@@ -1,0 +1,123 @@
+"""Claims about the sinusoidal encoding (Vaswani et al. 2017, section 3.5)."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ..symbolic import sinusoidal as sym
+from ._inputs import Choice, Floats, Ints, for_all
+from ._model import Check, CheckFailure, Claim, Verdict
+from ._registry import register
+from ._tolerance import phase_bound
+
+
+def _shift_proof() -> Verdict:
+    d = sym.shift_block_diagonal(order="sin_cos")
+    for order in sym.ORDERS[1:]:
+        d.steps.extend(sym.shift_matrix(order).steps)
+    for dim in (4, 8):
+        d.steps.extend(sym.shift_block_diagonal(dim).steps[-1:])
+    return Verdict(True, d)
+
+
+def _shift_statement() -> sp.Basic:
+    M = sym.shift_matrix("sin_cos").result["M"]
+    return sp.Eq(sp.MatMul(M, sym.pair("sin_cos", sym.t)), sym.pair("sin_cos", sym.t + sym.k), evaluate=False)
+
+
+def _shift_numeric() -> str:
+    from .. import sinusoidal
+
+    M = sp.lambdify((sym.w, sym.k), sym.shift_matrix("sin_cos").result["M"], "numpy")
+
+    def check(t: int, k: int, half: int, base: float) -> None:
+        dim = 2 * half
+        pe = sinusoidal.encode(np.array([t, t + k]), dim, base=base, convention="interleaved")
+        w = base ** (-2.0 * np.arange(half) / dim)
+        for i in range(half):
+            got = np.asarray(M(w[i], k), dtype=float) @ pe[0, 2 * i : 2 * i + 2]
+            err = np.max(np.abs(got - pe[1, 2 * i : 2 * i + 2]))
+            tol = phase_bound(abs(t) + 2 * abs(k), terms=2)
+            assert err <= tol, f"pair {i}: |M(k) PE(t) - PE(t+k)| = {err:.3g} > {tol:.3g}"
+
+    return for_all(check, t=Ints(-10**6, 10**6), k=Ints(-10**4, 10**4), half=Ints(1, 64),
+                   base=Choice([10000.0, 500000.0, 10.0]))
+
+
+def _shift_mpmath() -> str:
+    from .. import sinusoidal
+
+    M = sp.lambdify((sym.w, sym.k), sym.shift_matrix("sin_cos").result["M"], "mpmath")
+    with mpmath.workdps(60):
+        worst = mpmath.mpf(0)
+        for t in (10**6, 10**9, 10**12):
+            for k in (1, 37, -4096):
+                for w in (mpmath.mpf(1), mpmath.mpf(10000) ** (-mpmath.mpf(2) / 8)):
+                    lhs = M(w, k) * mpmath.matrix([mpmath.sin(w * t), mpmath.cos(w * t)])
+                    rhs = mpmath.matrix([mpmath.sin(w * (t + k)), mpmath.cos(w * (t + k))])
+                    worst = max(worst, mpmath.norm(lhs - rhs))
+        if worst > mpmath.mpf(10) ** -45:
+            raise CheckFailure(f"identity off by {mpmath.nstr(worst, 5)} at 60 digits")
+        # pemath's float64 table against 60-digit values at large positions
+        dim = 16
+        for t in (10**4, 10**6, 2**40):
+            got = sinusoidal.encode(np.array([t]), dim, convention="interleaved")[0]
+            for i in range(dim // 2):
+                w = mpmath.mpf(10000) ** (-mpmath.mpf(2 * i) / dim)
+                for j, f in enumerate((mpmath.sin, mpmath.cos)):
+                    err = abs(float(f(w * t)) - got[2 * i + j])
+                    tol = phase_bound(float(w * t))
+                    if err > tol:
+                        raise CheckFailure(f"encode({t})[{2 * i + j}] off by {err:.3g} > {tol:.3g}")
+    return f"identity to {mpmath.nstr(worst, 3)} at 60 digits; encode() within phase bound up to t = 2**40"
+
+
+register(
+    Claim(
+        id="sinusoidal.shift",
+        title="PE(t+k) is a rotation M(k) of PE(t), derived, unique, independent of t",
+        kind="theorem",
+        family="sinusoidal",
+        statement=_shift_statement,
+        proof=_shift_proof,
+        checks=(Check("numeric", _shift_numeric), Check("mpmath", _shift_mpmath)),
+        references=("Vaswani et al. 2017, section 3.5", "seeds/000 (solving for the unknown entries)"),
+    )
+)
+
+
+def _dot_proof() -> Verdict:
+    return Verdict(True, sym.dot_product())
+
+
+def _dot_numeric() -> str:
+    from .. import sinusoidal
+
+    def check(t: int, k: int, half: int) -> None:
+        dim = 2 * half
+        pe = sinusoidal.encode(np.array([t, t + k, 0, k, -k]), dim, convention="interleaved")
+        w = 10000.0 ** (-2.0 * np.arange(half) / dim)
+        expected = np.sum(np.cos(w * k))
+        tol = phase_bound(abs(t) + 2 * abs(k), terms=dim)
+        assert abs(pe[0] @ pe[1] - expected) <= tol, "dot product is not sum cos(w_i k)"
+        assert abs(pe[0] @ pe[1] - pe[2] @ pe[3]) <= 2 * tol, "dot product depends on t"
+        assert abs(pe[2] @ pe[3] - pe[2] @ pe[4]) <= 2 * tol, "dot product is not even in k"
+        assert abs(pe[0] @ pe[0] - half) <= tol, "|PE(t)|^2 != d/2"
+
+    return for_all(check, t=Ints(-10**5, 10**5), k=Ints(-10**3, 10**3), half=Ints(1, 64))
+
+
+register(
+    Claim(
+        id="sinusoidal.dot_product",
+        title="PE(t)·PE(t+k) = Σ cos(ω_i k): a function of k only, even in k; |PE(t)|² = d/2",
+        kind="theorem",
+        family="sinusoidal",
+        statement=lambda: sp.Eq(sp.Symbol("PE(t)·PE(t+k)"), sym.dot_product().result["dot"], evaluate=False),
+        proof=_dot_proof,
+        checks=(Check("numeric", _dot_numeric),),
+        references=("Vaswani et al. 2017, section 3.5",),
+    )
+)

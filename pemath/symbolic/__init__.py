@@ -1,0 +1,9 @@
+"""Exact SymPy derivations of the properties of positional encodings.
+
+Symbols carry assumptions, constants are Rational, and every step is decided: a
+difference reduces to exactly zero or the derivation raises :class:`ProofFailure`.
+"""
+
+from ._decide import Derivation, ProofFailure, Step, reduce_to_zero
+
+__all__ = ["Derivation", "ProofFailure", "Step", "reduce_to_zero"]

@@ -1,0 +1,120 @@
+"""Sinusoidal encoding: the shift of t by k is a rotation, derived by solving for it."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ._decide import Derivation
+
+__all__ = ["ORDERS", "pair", "shift_matrix", "shift_block_diagonal", "dot_product"]
+
+ORDERS = ("sin_cos", "cos_sin")
+
+t, k = sp.symbols("t k", real=True)
+w = sp.Symbol("omega", positive=True)
+
+
+def pair(order: str, x: sp.Expr, freq: sp.Expr = w) -> sp.Matrix:
+    """One frequency's pair of the encoding at position ``x``, in the given order."""
+    s, c = sp.sin(freq * x), sp.cos(freq * x)
+    return sp.Matrix([s, c]) if order == "sin_cos" else sp.Matrix([c, s])
+
+
+def shift_matrix(order: str = "sin_cos", *, encoding=pair) -> Derivation:
+    """Derive the 2x2 matrix M(k) with M(k) PE(t) = PE(t + k) for one frequency.
+
+    ``encoding(order, x)`` builds a pair; tests pass wrong encodings to show the
+    derivation fails for them. The result (``d.result["M"]``) is derived by solving
+    for the four unknown entries, never assumed.
+    """
+    d = Derivation(f"sinusoidal shift matrix ({order.replace('_', ', ')})")
+    a, b, c, e = sp.symbols("a b c d")
+    M = sp.Matrix([[a, b], [c, e]])
+    d.say("Unknown matrix M, independent of t by assumption to be checked:", M)
+    lhs, rhs = M * encoding(order, t), encoding(order, t + k)
+    d.say("Require M PE(t) = PE(t+k) for all t:", sp.Eq(lhs, rhs, evaluate=False))
+    resid = (lhs - rhs).applyfunc(lambda z: sp.expand(sp.expand_trig(sp.expand(z))))
+    S, C = sp.sin(w * t), sp.cos(w * t)
+    # Coefficients of sin(wt) and cos(wt) after expanding sin(w(t+k)), cos(w(t+k)).
+    coeffs = []
+    for z in resid:
+        poly = sp.Poly(z, S, C)
+        if poly.total_degree() > 1 or poly.coeff_monomial(1) != 0:
+            d.fail("the residual is not linear in sin(wt), cos(wt)", z)
+        coeffs += [poly.coeff_monomial(S), poly.coeff_monomial(C)]
+    wronskian = sp.Matrix([[S, C], [sp.diff(S, t), sp.diff(C, t)]]).det()
+    d.true(
+        "sin(wt) and cos(wt) are linearly independent (their Wronskian is nonzero), "
+        "so each coefficient must vanish",
+        sp.Ne(sp.simplify(wronskian), 0),
+    )
+    system = [sp.Eq(cf, 0) for cf in coeffs]
+    d.say("Linear system in the unknowns:", system)
+    A, _ = sp.linear_eq_to_matrix(coeffs, [a, b, c, e])
+    d.true("the system has a unique solution (its matrix is nonsingular)", sp.Ne(sp.simplify(A.det()), 0))
+    sol = sp.solve(coeffs, [a, b, c, e], dict=True)
+    if len(sol) != 1:
+        d.fail(f"expected one solution, found {len(sol)}")
+    Mk = M.subs(sol[0])
+    d.say("Solved:", sp.Eq(sp.Symbol("M(k)"), Mk, evaluate=False))
+    d.zero("M(k) does not depend on t", sp.diff(Mk, t))
+    d.equal("M(k) PE(t) = PE(t+k)", Mk * encoding(order, t), encoding(order, t + k), methods=("expand_trig",))
+    d.equal("M(k) is orthogonal: M(k)^T M(k) = I", Mk.T * Mk, sp.eye(2))
+    d.zero("det M(k) = 1", Mk.det() - 1)
+    k1, k2 = sp.symbols("k_1 k_2", real=True)
+    d.equal(
+        "M(k1) M(k2) = M(k1 + k2)",
+        Mk.subs(k, k1) * Mk.subs(k, k2),
+        Mk.subs(k, k1 + k2),
+        methods=("expand_trig",),
+    )
+    d.result["M"] = Mk
+    return d
+
+
+def shift_block_diagonal(dim: int | None = None, order: str = "sin_cos", *, base: sp.Expr | None = None) -> Derivation:
+    """The full shift matrix is block-diagonal with the blocks M_i(k) at frequencies w_i.
+
+    ``dim=None`` proves it for every even d at once: the block derivation holds for any
+    positive frequency, and every w_i = b^(-2i/d) is positive. A concrete ``dim`` also
+    builds the dense matrix and checks it entry by entry.
+    """
+    d = Derivation(f"sinusoidal shift is block-diagonal ({'every even d' if dim is None else f'd = {dim}'})")
+    block = shift_matrix(order)
+    d.steps.extend(block.steps)
+    Mk = block.result["M"]
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    n = sp.Symbol("n", integer=True, positive=True)  # d = 2n
+    b = base if base is not None else sp.Symbol("b", positive=True)
+    wi = b ** (-2 * i / (2 * n))
+    d.true("every frequency w_i = b^(-2i/d) is positive, so each block derivation applies", sp.Gt(wi, 0))
+    d.say("PE components (2i, 2i+1) depend on w_i alone, so the shift acts block by block: M = diag(M_i(k))")
+    if dim is not None:
+        if dim % 2:
+            d.fail(f"d must be even, got {dim}")
+        h = dim // 2
+        ws = [b ** sp.Rational(-2 * j, dim) for j in range(h)]
+        pe = lambda x: sp.Matrix([comp for wj in ws for comp in pair(order, x, wj)])  # noqa: E731
+        big = sp.diag(*[Mk.subs(w, wj) for wj in ws])
+        d.equal(f"diag(M_i(k)) PE(t) = PE(t+k) for d = {dim}", big * pe(t), pe(t + k), methods=("expand_trig",))
+        d.result["M"] = big
+    return d
+
+
+def dot_product() -> Derivation:
+    """PE(t)·PE(t+k) = Σ_i cos(w_i k): depends on k only, even in k; |PE(t)|² = d/2."""
+    d = Derivation("sinusoidal dot product")
+    a = pair("sin_cos", t)
+    bvec = pair("sin_cos", t + k)
+    term = (a.T * bvec)[0]
+    d.equal("one frequency contributes sin(wt)sin(w(t+k)) + cos(wt)cos(w(t+k)) = cos(wk)", term, sp.cos(w * k))
+    d.zero("which does not depend on t", sp.diff(sp.cos(w * k), t))
+    d.zero("and is even in k", sp.cos(w * k) - sp.cos(w * (-k)))
+    d.equal("|pair|^2 = 1, so |PE(t)|^2 = d/2 (d/2 pairs)", (a.T * a)[0], sp.Integer(1), methods=("trigsimp",))
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    b = sp.Symbol("b", positive=True)
+    total = sp.Sum(sp.cos(b ** (-i / n) * k), (i, 0, n - 1))
+    d.say("Summing over the d/2 = n pairs: PE(t)·PE(t+k) =", total)
+    d.result["dot"] = total
+    return d

@@ -1,0 +1,98 @@
+"""The claim machinery: a proof decides, a failure is loud, the report is complete."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import sympy as sp
+
+from pemath import claims
+from pemath.claims import Check, CheckFailure, Claim, Skip, Verdict
+from pemath.symbolic import Derivation, ProofFailure, reduce_to_zero
+
+x, y = sp.symbols("x y", real=True)
+
+
+def test_reduce_to_zero_decides_and_refuses():
+    assert reduce_to_zero(sp.sin(x + y) - sp.sin(x) * sp.cos(y) - sp.cos(x) * sp.sin(y))[0]
+    assert reduce_to_zero(sp.cos(x) ** 2 + sp.sin(x) ** 2 - 1)[0]
+    ok, how, residual = reduce_to_zero(sp.sin(x + y) - sp.sin(x) * sp.cos(y))
+    assert not ok and how is None and residual != 0
+    assert reduce_to_zero(sp.Matrix([[x - x, 0], [0, sp.exp(x) * sp.exp(y) - sp.exp(x + y)]]))[0]
+    assert not reduce_to_zero(sp.Matrix([[0, 0], [0, x]]))[0]
+
+
+def test_derivation_steps_fail_loudly():
+    d = Derivation("demo")
+    d.equal("a true identity", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
+    with pytest.raises(ProofFailure, match="not proved: a false identity"):
+        d.equal("a false identity", sp.cos(2 * x), 1 - sp.sin(x) ** 2)
+    assert [s.status for s in d.steps] == ["proved", "failed"]
+    with pytest.raises(ProofFailure):
+        d.true("an undecided relation is not a proof", sp.Gt(x, 0))
+    with pytest.raises(ProofFailure):
+        d.true("False is not a proof", False)
+    d.true("decided with assumptions", sp.Gt(sp.Symbol("p", positive=True), 0))
+
+
+def _claim(proof, *checks, kind="theorem"):
+    return Claim(id="demo.x", title="demo", kind=kind, family="demo", statement=lambda: sp.S.true,
+                 proof=proof, checks=tuple(checks))
+
+
+def _ok():
+    return Verdict(True, Derivation("ok"))
+
+
+def _raise(exc):
+    def f():
+        raise exc
+    return f
+
+
+def test_runner_statuses():
+    assert claims.run_claim(_claim(_ok)).status == "proved"
+    assert claims.run_claim(_claim(_raise(ProofFailure("nope")))).status == "failed"
+    assert claims.run_claim(_claim(_raise(ZeroDivisionError("bug")))).status == "error"
+    refuted = claims.run_claim(_claim(lambda: Verdict(False, Derivation("r"), "x = 1"), kind="published claim"))
+    assert refuted.status == "refuted" and refuted.counterexample == "x = 1"
+    # a refuted theorem is a failure, not a verdict
+    assert claims.run_claim(_claim(lambda: Verdict(False, Derivation("r"), "x = 1"))).status == "failed"
+    # checks: a failing check fails the claim, an erroring one errors it, a skip is recorded
+    o = claims.run_claim(_claim(_ok, Check("numeric", _raise(CheckFailure("off by 1")))))
+    assert o.status == "failed" and o.checks["numeric"].startswith("failed")
+    o = claims.run_claim(_claim(_ok, Check("numeric", _raise(KeyError("k")))))
+    assert o.status == "error"
+    o = claims.run_claim(_claim(_ok, Check("cupy", _raise(Skip("no GPU"))), Check("numeric", lambda: "3 examples")))
+    assert o.status == "proved" and o.checks == {"symbolic": "passed", "cupy": "skipped: no GPU",
+                                                 "numeric": "passed: 3 examples"}
+    assert claims.exit_code([o]) == 0
+    assert claims.exit_code([o, claims.run_claim(_claim(_raise(ProofFailure("x"))))]) == 1
+
+
+def test_registry_ids_are_unique_and_complete():
+    every = claims.all_claims()
+    ids = [c.id for c in every]
+    assert len(ids) == len(set(ids))
+    for c in every:
+        assert c.kind in ("theorem", "published claim")
+        assert c.references, f"{c.id} has no reference"
+        assert isinstance(c.statement(), sp.Basic), f"{c.id}'s statement is not a SymPy object"
+    with pytest.raises(ValueError, match="unknown claim id"):
+        claims.get("no.such.claim")
+
+
+def test_prove_cli_json_and_exit_code():
+    out = subprocess.run([sys.executable, "-m", "pemath.cli", "prove", "rope.relative", "--json"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert [d["id"] for d in data] == ["rope.relative"]
+    for key in ("id", "title", "kind", "status", "seconds", "checks"):
+        assert key in data[0]
+    assert data[0]["status"] == "proved" and data[0]["checks"]["numeric"].startswith("passed")
+    bad = subprocess.run([sys.executable, "-m", "pemath.cli", "prove", "nonexistent"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "unknown claim id" in bad.stderr
