@@ -112,10 +112,15 @@ class Step:
             return None
         return sp.latex(self.expr)
 
-    def pretty(self) -> str | None:
+    def pretty(self, width: int = 100, max_lines: int = 24) -> str | None:
+        """Pretty-printed, or the plain string form when the picture would be too tall."""
         if self.expr is None:
             return None
-        return sp.pretty(self.expr, use_unicode=True)
+        text = sp.pretty(self.expr, use_unicode=True, num_columns=width)
+        if text.count("\n") < max_lines:
+            return text
+        plain = sp.sstr(self.expr)
+        return plain if len(plain) <= 4 * width else plain[: 4 * width - 3] + "..."
 
 
 @dataclass

@@ -97,6 +97,7 @@ def relative_block(blk: Callable[[sp.Expr], sp.Matrix] = block) -> Derivation:
 
 H = sp.Symbol("h", integer=True, positive=True)  # d = 2h
 I = sp.Symbol("i", integer=True, nonnegative=True)
+THETA = sp.Function("theta", positive=True)  # the frequency of pair i, any positive function
 
 
 def relative_symbolic_d(
@@ -115,15 +116,16 @@ def relative_symbolic_d(
     """
     d = Derivation("RoPE relative inner product, every even d")
     i, h = I, H
-    th_i = frequency(i, 2 * h)
+    th_i = THETA(i)
     angle = rhs_angle(m, n) if rhs_angle is not None else (n - m) * th_i
+    d.say("Pair i of either layout is rotated by its own frequency theta_i (RoPE: b^(-2i/d)); "
+          "the proof holds for any frequencies, scaled ones included:", sp.Eq(th_i, frequency(i, 2 * h)))
     q = sp.IndexedBase("q", real=True)
     k = sp.IndexedBase("k", real=True)
     qi = sp.Matrix([q[i, 0], q[i, 1]])
     ki = sp.Matrix([k[i, 0], k[i, 1]])
     summand = ((blk(m * th_i) * qi).T * (blk(n * th_i) * ki))[0]
     target = (qi.T * blk(angle) * ki)[0]
-    d.say("Block i (features of pair i in either layout), frequency theta_i = b^(-2i/d):", th_i)
     d.equal("summand: <R(m th_i) q_i, R(n th_i) k_i> = q_i^T R((n-m) th_i) k_i", summand, target, methods=TRIG)
     score = sp.Sum(summand, (i, 0, h - 1))
     rel = sp.Sum(target, (i, 0, h - 1))
