@@ -34,7 +34,7 @@ _MAX_EXACT_F64 = 2**53
 
 def show(value: Any) -> str:
     """A short description of ``value`` for an error message."""
-    if _compat.is_array(value):
+    if not isinstance(value, type) and _compat.is_array(value):
         shape = tuple(getattr(value, "shape", ()))
         return f"an array of shape {shape} and dtype {getattr(value, 'dtype', '?')}"
     text = repr(value)

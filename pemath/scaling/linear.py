@@ -23,6 +23,13 @@ class Linear(RopeScaling):
     ----------
     factor : float
         ``s > 0``; ``s > 1`` stretches the context by ``s``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pemath.scaling import Linear
+    >>> Linear(4.0).inv_freq(4, 100.0)
+    array([0.25 , 0.025])
     """
 
     rope_type = "linear"
@@ -30,5 +37,5 @@ class Linear(RopeScaling):
     def __init__(self, factor: float) -> None:
         self.factor = check_real("factor", factor, positive=True)
 
-    def inv_freq(self, dim: int, base: float, *, seq_len: int | None = None) -> np.ndarray:
+    def _inv_freq(self, dim: int, base: float, seq_len: int | None) -> np.ndarray:
         return base_inv_freq(dim, base) / self.factor

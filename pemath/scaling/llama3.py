@@ -36,6 +36,15 @@ class Llama3(RopeScaling):
         ``L_0`` (8192 for Llama 3.1).
     low_freq_factor, high_freq_factor : float
         ``l < h`` (1 and 4 for Llama 3.1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pemath.scaling import Llama3
+    >>> f = Llama3(8.0, 8192).inv_freq(128, 500000.0)
+    >>> ratio = f / (500000.0 ** (-np.arange(0, 128, 2) / 128))
+    >>> int(np.sum(np.isclose(ratio, 1.0))), int(np.sum(np.isclose(ratio, 1 / 8)))
+    (29, 29)
     """
 
     rope_type = "llama3"
@@ -59,7 +68,7 @@ class Llama3(RopeScaling):
                 f"high_freq_factor={self.high_freq_factor}"
             )
 
-    def inv_freq(self, dim: int, base: float, *, seq_len: int | None = None) -> np.ndarray:
+    def _inv_freq(self, dim: int, base: float, seq_len: int | None) -> np.ndarray:
         freq = base_inv_freq(dim, base)
         L0, s = float(self.original_max_position), self.factor
         lo, hi = self.low_freq_factor, self.high_freq_factor

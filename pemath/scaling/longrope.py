@@ -40,6 +40,15 @@ class LongRoPE(RopeScaling):
         ``factor`` is not given.
     attention_factor : float, optional
         Overrides the derived attention factor.
+
+    Examples
+    --------
+    >>> from pemath.scaling import LongRoPE
+    >>> s = LongRoPE([1.0, 1.0], [2.0, 4.0], 4096, factor=32.0)
+    >>> s.inv_freq(4, 100.0), s.inv_freq(4, 100.0, seq_len=8192)
+    (array([1. , 0.1]), array([0.5  , 0.025]))
+    >>> round(s.attention_factor ** 2, 12)    # 1 + ln 32 / ln 4096 = 17/12
+    1.416666666667
     """
 
     rope_type = "longrope"
@@ -80,12 +89,12 @@ class LongRoPE(RopeScaling):
             return 1.0
         return math.sqrt(1 + math.log(s) / math.log(self.original_max_position))
 
-    def inv_freq(self, dim: int, base: float, *, seq_len: int | None = None) -> np.ndarray:
+    def _inv_freq(self, dim: int, base: float, seq_len: int | None) -> np.ndarray:
         n = dim // 2
         if self.short_factor.shape[0] != n:
             raise ValueError(
-                f"short_factor and long_factor have {self.short_factor.shape[0]} entries, but rotary dim "
-                f"{dim} has {n} pairs"
+                f"short_factor and long_factor have {self.short_factor.shape[0]} entries, but dim "
+                f"(the rotary dim) {dim} has {n} pairs: they need one entry per pair"
             )
         long = seq_len is not None and seq_len > self.original_max_position
         ext = self.long_factor if long else self.short_factor

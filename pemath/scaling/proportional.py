@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._frequencies import base_inv_freq
-from .._validate import check_real
+from .._validate import check_even_dim, check_real
 from ._base import RopeScaling
 
 __all__ = ["Proportional"]
@@ -25,6 +25,12 @@ class Proportional(RopeScaling):
         ``p`` in [0, 1].
     factor : float, optional
         Linear factor applied after truncation (HF's ``factor``, default 1).
+
+    Examples
+    --------
+    >>> from pemath.scaling import Proportional
+    >>> Proportional(0.5).inv_freq(8, 10000.0)
+    array([1. , 0.1, 0. , 0. ])
     """
 
     rope_type = "proportional"
@@ -34,9 +40,11 @@ class Proportional(RopeScaling):
         self.factor = check_real("factor", factor, positive=True)
 
     def kept_pairs(self, dim: int) -> int:
+        """``int(p * dim // 2)``: the number of rotated (lowest-index, highest-frequency) pairs, as HF."""
+        dim = check_even_dim("dim", dim)
         return int(self.fraction * dim // 2)
 
-    def inv_freq(self, dim: int, base: float, *, seq_len: int | None = None) -> np.ndarray:
+    def _inv_freq(self, dim: int, base: float, seq_len: int | None) -> np.ndarray:
         freq = np.array(base_inv_freq(dim, base))
         freq[self.kept_pairs(dim):] = 0.0
         return freq / self.factor

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from .._frequencies import base_inv_freq
-from .._validate import check_bool, check_choice, check_int, check_real
+from .._validate import check_bool, check_choice, check_even_dim, check_int, check_real
 from ._base import RopeScaling
 
 __all__ = ["YaRN"]
@@ -30,7 +30,10 @@ class YaRN(RopeScaling):
     \mathrm{clip}((i - \ell)/(h - \ell), 0, 1)` over the pair index ``i``, where
     :math:`\ell, h` are the pair indices at which a wavelength makes ``beta_fast`` and
     ``beta_slow`` turns over ``L_0`` (floored/ceiled when ``truncate``, clipped to
-    ``[0, d-1]``).
+    ``[0, d-1]``). As in HF, when :math:`\ell` exceeds ``d - 1`` (about when
+    :math:`L_0 \ge 2\pi\beta_{fast} b^2`: a tiny base or a huge context) the clipped bounds
+    cross and every frequency is interpolated, although all of them turn more than
+    ``beta_fast`` times; ``ramp="ratio"`` keeps them.
 
     ``ramp="ratio"`` (the paper, eq. 18): with :math:`r_i = L_0 \theta_i / 2\pi`,
     :math:`\gamma_i = \mathrm{clip}((r_i - \alpha)/(\beta - \alpha), 0, 1)`,
@@ -53,6 +56,16 @@ class YaRN(RopeScaling):
     truncate : bool
         Round the index bounds outwards (HF's default ``True``).
     ramp : {"index", "ratio"}
+
+    Examples
+    --------
+    >>> from pemath.scaling import YaRN
+    >>> y = YaRN(16.0, 4096)
+    >>> round(y.attention_factor, 6)    # 0.1 ln 16 + 1
+    1.277259
+    >>> f = y.inv_freq(128, 10000.0)
+    >>> bool(f[0] == 1.0), bool(abs(f[-1] * 16 - 10000.0 ** (-126 / 128)) < 1e-18)
+    (True, True)
     """
 
     rope_type = "yarn"
@@ -78,8 +91,10 @@ class YaRN(RopeScaling):
             raise ValueError(
                 f"beta_fast must be > beta_slow, got beta_fast={self.beta_fast}, beta_slow={self.beta_slow}"
             )
-        self.mscale = None if mscale is None else check_real("mscale", mscale)
-        self.mscale_all_dim = None if mscale_all_dim is None else check_real("mscale_all_dim", mscale_all_dim)
+        self.mscale = None if mscale is None else check_real("mscale", mscale, nonnegative=True)
+        self.mscale_all_dim = (
+            None if mscale_all_dim is None else check_real("mscale_all_dim", mscale_all_dim, nonnegative=True)
+        )
         self._attention_factor = (
             None if attention_factor is None else check_real("attention_factor", attention_factor, positive=True)
         )
@@ -95,7 +110,18 @@ class YaRN(RopeScaling):
         return _mscale(self.factor)
 
     def correction_range(self, dim: int, base: float) -> tuple[float, float]:
-        """The pair-index bounds (low, high) of the ``"index"`` ramp."""
+        r"""The pair-index bounds (low, high) of the ``"index"`` ramp.
+
+        :math:`c(\beta) = d \ln(L_0 / 2\pi\beta) / (2 \ln b)` is the (fractional) pair
+        index whose wavelength fits :math:`\beta` times in :math:`L_0`; ``low`` is
+        :math:`c(\beta_{fast})`, ``high`` is :math:`c(\beta_{slow})`, floored/ceiled
+        when ``truncate``, then clipped to ``[0, d - 1]`` (HF clips to the rotary
+        dim ``d - 1``, not to the last pair index ``d/2 - 1``).
+        """
+        dim = check_even_dim("dim", dim)
+        base = check_real("base", base, positive=True)
+        if base == 1.0:
+            raise ValueError("base must be != 1 for YaRN (the ramp bounds divide by ln(base)), got 1.0")
 
         def corr(turns: float) -> float:
             return dim * math.log(self.original_max_position / (turns * 2 * math.pi)) / (2 * math.log(base))
@@ -107,6 +133,8 @@ class YaRN(RopeScaling):
 
     def ramp_weights(self, dim: int, base: float) -> np.ndarray:
         r"""The extrapolation weights :math:`\gamma_i` (1: frequency kept, 0: divided by s)."""
+        dim = check_even_dim("dim", dim)
+        base = check_real("base", base, positive=True)
         if self.ramp == "index":
             low, high = self.correction_range(dim, base)
             if low == high:
@@ -116,7 +144,7 @@ class YaRN(RopeScaling):
         r = self.original_max_position * base_inv_freq(dim, base) / (2 * math.pi)
         return np.clip((r - self.beta_slow) / (self.beta_fast - self.beta_slow), 0.0, 1.0)
 
-    def inv_freq(self, dim: int, base: float, *, seq_len: int | None = None) -> np.ndarray:
+    def _inv_freq(self, dim: int, base: float, seq_len: int | None) -> np.ndarray:
         freq = base_inv_freq(dim, base)
         gamma = self.ramp_weights(dim, base)
         return freq / self.factor * (1 - gamma) + freq * gamma

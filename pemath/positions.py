@@ -1,0 +1,263 @@
+r"""Position ids: from padding masks and packed sequences, and the exact range of a dtype.
+
+Positions are what every encoding in pemath takes; these helpers build them the way
+inference stacks do, and say how far a floating dtype can count exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any
+
+import numpy as np
+
+from . import _compat
+from ._validate import check_int, show
+
+__all__ = ["from_attention_mask", "from_cu_seqlens", "max_exact_position"]
+
+
+def _as_array(name: str, value: Any) -> tuple[Any, Any]:
+    """``value`` as an array of its own namespace (lists and tuples become NumPy)."""
+    if _compat.is_array(value):
+        return value, _compat.namespace(value)
+    if isinstance(value, (list, tuple)):
+        try:
+            arr = np.asarray(value)
+        except ValueError as exc:  # ragged
+            raise ValueError(f"{name} must be a rectangular array, got {show(value)}") from exc
+        if arr.dtype.kind not in "biu":
+            raise TypeError(f"{name} must hold integers (or booleans), got {show(value)} (NumPy dtype {arr.dtype})")
+        return arr, _compat.namespace(arr)
+    raise TypeError(f"{name} must be an array (NumPy, CuPy, torch, ...) or a list, got {show(value)}")
+
+
+def from_attention_mask(mask: Any, *, pad_value: int = 1) -> Any:
+    r"""Position ids of a padded batch from its attention mask.
+
+    .. math:: p_{b,t} = \Big(\sum_{s \le t} m_{b,s}\Big) - 1 \ \text{ where } m_{b,t} = 1,
+              \qquad p_{b,t} = \text{pad\_value} \ \text{ where } m_{b,t} = 0
+
+    the convention of HF transformers' ``generate`` (``position_ids =
+    attention_mask.long().cumsum(-1) - 1`` then ``masked_fill_(attention_mask == 0, 1)``):
+    the real tokens of each row count ``0, 1, 2, ...`` whether the row is left- or
+    right-padded, and padded slots get ``pad_value`` (1 in HF; any value, since those
+    slots are masked out of attention).
+
+    Parameters
+    ----------
+    mask : array or list
+        Shape ``(batch, seq)``, bool or integer, values 0 and 1 only (1 = real token).
+    pad_value : int
+        The position written at padded slots (default 1, HF's).
+
+    Returns
+    -------
+    array
+        int64, shape ``(batch, seq)``, in ``mask``'s namespace and device (NumPy for
+        a list).
+
+    Examples
+    --------
+    >>> from pemath import positions
+    >>> positions.from_attention_mask([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1]]).tolist()
+    [[1, 1, 0, 1, 2], [0, 1, 2, 3, 4]]
+    """
+    arr, xp = _as_array("mask", mask)
+    pad_value = check_int("pad_value", pad_value)
+    if arr.ndim != 2:
+        raise ValueError(f"mask must be 2-D (batch, seq), got {show(mask)}")
+    if not (arr.dtype == xp.bool or _compat.is_integer_dtype(xp, arr.dtype)):
+        raise TypeError(f"mask must have a bool or integer dtype (1 = token, 0 = padding), got {show(mask)}")
+    m = xp.astype(arr, xp.int64)
+    if m.shape[0] * m.shape[1] and not bool(xp.all((m == 0) | (m == 1))):
+        bad = int(xp.sum(xp.astype((m != 0) & (m != 1), xp.int64)))
+        raise ValueError(f"mask must hold only 0 and 1, got {bad} other value(s) in {show(mask)}")
+    pos = xp.cumulative_sum(m, axis=1) - 1
+    fill = xp.full(pos.shape, pad_value, dtype=xp.int64, device=_compat.device_of(arr))
+    return xp.where(m == 0, fill, pos)
+
+
+def from_cu_seqlens(cu_seqlens: Any) -> Any:
+    r"""Position ids of packed sequences from their cumulative lengths.
+
+    flash-attn's varlen convention: ``cu_seqlens = [0, l_0, l_0 + l_1, ...]`` marks
+    where each of the packed sequences starts; positions restart at 0 in each one:
+
+    .. math:: p_t = t - \text{cu}_j \quad \text{for } \text{cu}_j \le t < \text{cu}_{j+1}
+
+    Empty sequences (repeated entries) are allowed.
+
+    Parameters
+    ----------
+    cu_seqlens : array or list
+        1-D, integer, starting at 0, non-decreasing.
+
+    Returns
+    -------
+    array
+        int64, shape ``(cu_seqlens[-1],)``, in ``cu_seqlens``' namespace and device.
+
+    Examples
+    --------
+    >>> from pemath import positions
+    >>> positions.from_cu_seqlens([0, 3, 5, 5, 6]).tolist()
+    [0, 1, 2, 0, 1, 0]
+    """
+    arr, xp = _as_array("cu_seqlens", cu_seqlens)
+    if arr.ndim != 1 or arr.shape[0] < 1:
+        raise ValueError(f"cu_seqlens must be 1-D and non-empty ([0, l0, l0 + l1, ...]), got {show(cu_seqlens)}")
+    if arr.dtype == xp.bool or not _compat.is_integer_dtype(xp, arr.dtype):
+        raise TypeError(f"cu_seqlens must have an integer dtype, got {show(cu_seqlens)}")
+    cu = xp.astype(arr, xp.int64)
+    first = int(cu[0])
+    if first != 0:
+        raise ValueError(f"cu_seqlens must start at 0, got cu_seqlens[0] = {first}")
+    n = int(cu.shape[0])
+    if n > 1:
+        steps = cu[1:] - cu[:-1]
+        if not bool(xp.all(steps >= 0)):
+            k = int(xp.argmax(xp.astype(steps < 0, xp.int8)))
+            raise ValueError(
+                f"cu_seqlens must be non-decreasing (cumulative lengths), got cu_seqlens[{k + 1}] = "
+                f"{int(cu[k + 1])} < cu_seqlens[{k}] = {int(cu[k])}"
+            )
+    total = int(cu[-1])
+    device = _compat.device_of(arr)
+    t = xp.arange(total, dtype=xp.int64, device=device)
+    seg = xp.searchsorted(cu, t, side="right") - 1
+    return t - xp.take(cu, xp.astype(seg, xp.int64), axis=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# max_exact_position
+
+
+def _ml_dtypes() -> Any:
+    try:
+        import ml_dtypes
+    except ImportError:  # optional
+        return None
+    return ml_dtypes
+
+
+def _n_from_float(eps: float, maximum: float) -> int:
+    # eps = 2**-m for m stored mantissa bits: integers up to 2**(m + 1) are exact.
+    mant, exp = math.frexp(float(eps))
+    if mant != 0.5:
+        raise ValueError(f"unexpected machine epsilon {eps!r}: not a power of two")
+    p = 2 - exp  # significand bits, implicit bit included
+    return min(2**p, math.floor(float(maximum)))
+
+
+def _from_numpy_dtype(dt: np.dtype, given: Any) -> int:
+    mld = _ml_dtypes()
+    is_ml = getattr(dt.type, "__module__", "").startswith("ml_dtypes")
+    if dt.kind == "b":
+        raise TypeError(f"dtype must be a real floating or integer dtype, got {given!r} (bool)")
+    if dt.kind in "iu" and not is_ml:
+        return int(np.iinfo(dt).max)
+    if dt.kind == "f" and not is_ml:
+        fi = np.finfo(dt)
+        return _n_from_float(float(fi.eps), float(fi.max))
+    if is_ml and mld is not None:
+        try:
+            fi = mld.finfo(dt)
+        except (ValueError, TypeError):
+            return int(mld.iinfo(dt).max)
+        if float(np.asarray(0.0).astype(dt).astype(np.float64)) != 0.0:
+            raise ValueError(f"dtype {given!r} cannot represent 0, so no range [0, N] of integers is exact")
+        return _n_from_float(float(fi.eps), float(fi.max))
+    raise TypeError(f"dtype must be a real floating or integer dtype, got {given!r} (NumPy kind {dt.kind!r})")
+
+
+def _from_torch(dtype: Any) -> int:
+    torch = sys.modules["torch"]
+    if dtype == torch.bool or dtype.is_complex:
+        raise TypeError(f"dtype must be a real floating or integer dtype, got {dtype!r}")
+    if not dtype.is_floating_point:
+        return int(torch.iinfo(dtype).max)
+    try:
+        fi = torch.finfo(dtype)
+        zero = float(torch.zeros(1, dtype=torch.float32).to(dtype).to(torch.float32)[0])
+    except (TypeError, RuntimeError) as exc:
+        raise ValueError(f"dtype {dtype!r}: torch cannot report its range ({exc})") from exc
+    if zero != 0.0:
+        raise ValueError(f"dtype {dtype!r} cannot represent 0, so no range [0, N] of integers is exact")
+    return _n_from_float(float(fi.eps), float(fi.max))
+
+
+def _from_array_api(module: Any, dtype: Any) -> int:
+    if module.isdtype(dtype, "bool") or module.isdtype(dtype, "complex floating"):
+        raise TypeError(f"dtype must be a real floating or integer dtype, got {dtype!r}")
+    if module.isdtype(dtype, "integral"):
+        return int(module.iinfo(dtype).max)
+    fi = module.finfo(dtype)
+    return _n_from_float(float(fi.eps), float(fi.max))
+
+
+def max_exact_position(dtype: Any) -> int:
+    r"""The largest ``N`` such that every integer in ``[0, N]`` is exact in ``dtype``.
+
+    For a binary floating format with :math:`p` significand bits (the implicit bit
+    included) and largest finite value :math:`M`:
+
+    .. math:: N = \min(2^p, \lfloor M \rfloor)
+
+    float16: 2048, bfloat16: 256, float32: :math:`2^{24}`, float64: :math:`2^{53}`;
+    float8_e4m3fn: 16, float8_e5m2: 8 (via ml_dtypes, or torch's float8 dtypes). For an
+    integer dtype, its maximum. Position ids stored in (or cast to) ``dtype`` beyond
+    ``N`` collide: position ``N + 1`` rounds to a neighbour.
+
+    Parameters
+    ----------
+    dtype
+        A NumPy dtype, scalar type or name (``"float32"``, ``"bfloat16"``,
+        ``"float8_e4m3fn"``: the ml_dtypes names need ml_dtypes installed); an ml_dtypes
+        type; a torch dtype (``torch.bfloat16``; torch is used only when given one); a
+        CuPy or JAX dtype (NumPy dtypes); an array-api-strict dtype.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TypeError
+        For something that is not a dtype, or a bool/complex dtype.
+    ValueError
+        For an unknown name, or a format without 0 (float8_e8m0fnu).
+
+    Examples
+    --------
+    >>> from pemath import positions
+    >>> positions.max_exact_position("bfloat16"), positions.max_exact_position("float16")
+    (256, 2048)
+    """
+    if dtype is None or isinstance(dtype, bool):
+        raise TypeError(f"dtype must be a dtype or a dtype name, got {show(dtype)}")
+    if isinstance(dtype, str):
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            mld = _ml_dtypes()
+            found = getattr(mld, dtype, None) if mld is not None and dtype.isidentifier() else None
+            if found is None or not isinstance(found, type):
+                hint = "" if mld is not None else " (ml_dtypes is not installed: bfloat16 and float8 names need it)"
+                raise ValueError(f"dtype {dtype!r} is not a known dtype name{hint}") from None
+            dt = np.dtype(found)
+        return _from_numpy_dtype(dt, dtype)
+    top = type(dtype).__module__.split(".")[0]
+    if top == "torch" and "torch" in sys.modules:
+        return _from_torch(dtype)
+    if top == "array_api_strict" and "array_api_strict" in sys.modules:
+        return _from_array_api(sys.modules["array_api_strict"], dtype)
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as exc:
+        raise TypeError(
+            f"dtype must be a NumPy, ml_dtypes, torch, CuPy, JAX or array-api-strict dtype, or a name "
+            f"such as 'float32', got {show(dtype)}"
+        ) from exc
+    return _from_numpy_dtype(dt, dtype)

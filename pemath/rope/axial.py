@@ -1,0 +1,330 @@
+r"""Multi-dimensional RoPE: axial N-D RoPE (images, video) and M-RoPE (Qwen2-VL, Qwen3-VL).
+
+Both rotate each feature pair by one position component. They differ in where the
+frequencies come from:
+
+* :func:`apply_axial` splits the features into one group per axis and gives each
+  group the frequencies of a RoPE of the group's own size,
+  :math:`\theta_{a,j} = b^{-2j/d_a}` (vision encoders: FLUX, EVA-02, Llama 4, Qwen-VL,
+  Gemma 4, Pixtral, rotary-embedding-torch's ``get_axial_freqs``);
+* :func:`apply_mrope` keeps the frequencies of one RoPE over the whole rotary dimension,
+  :math:`\theta_i = b^{-2i/r}`, and assigns each frequency index to a position
+  component (Qwen2-VL's text model and its successors).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _compat
+from .._validate import as_positions, check_bool, check_choice, check_int, check_rotary_dim, show
+from . import _core
+
+__all__ = ["apply_axial", "apply_mrope", "mrope_components", "GROUPINGS", "AXIAL_FREQUENCIES"]
+
+#: How apply_axial maps axis groups onto the features.
+GROUPINGS = ("features", "pairs")
+#: Where apply_axial takes each axis' frequencies from.
+AXIAL_FREQUENCIES = ("per_axis", "strided")
+
+
+def _int_list(name: str, values: Any) -> list[int]:
+    if isinstance(values, (str, bytes)) or values is None or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of integers, got {show(values)}")
+    out = [check_int(f"{name}[{k}]", v, minimum=1) for k, v in enumerate(values)]
+    if not out:
+        raise ValueError(f"{name} must not be empty")
+    return out
+
+
+def _positions_with_axis(
+    positions: Any, xp: Any, device: Any, wdt: Any, batch_shape: tuple[int, ...], *, leading: bool
+) -> Any:
+    """Positions with a component axis (last if not ``leading``), each component broadcasting to ``batch_shape``."""
+    pos = as_positions(positions, xp, device, wdt)
+    where = "leading" if leading else "trailing"
+    if pos.ndim < 1:
+        raise ValueError(
+            f"positions must have a {where} axis of position components, got a 0-d value ({show(positions)})"
+        )
+    n = int(pos.shape[0] if leading else pos.shape[-1])
+    for a in range(n):
+        comp = pos[a, ...] if leading else pos[..., a]
+        label = f"positions[{a}]" if leading else f"positions[..., {a}]"
+        as_positions(comp, xp, device, wdt, target_shape=batch_shape, name=label)
+    return pos
+
+
+def _axis_dims(axis_dims: Any, n_axes: int, dim: int) -> list[int]:
+    if axis_dims is None:
+        if dim % (2 * n_axes):
+            raise ValueError(
+                f"x.shape[-1] = {dim} cannot be split into {n_axes} equal even groups (one per axis of "
+                f"positions); pass axis_dims (even sizes summing to at most {dim})"
+            )
+        return [dim // n_axes] * n_axes
+    dims = _int_list("axis_dims", axis_dims)
+    if len(dims) != n_axes:
+        raise ValueError(
+            f"axis_dims has {len(dims)} entries but positions has {n_axes} axes (its last axis); "
+            "give one even size per axis"
+        )
+    odd = [d for d in dims if d % 2]
+    if odd:
+        raise ValueError(f"axis_dims must hold even sizes (features are rotated in pairs), got {dims}")
+    if sum(dims) > dim:
+        raise ValueError(f"axis_dims sums to {sum(dims)}, more than x.shape[-1] = {dim}; got {dims}")
+    return dims
+
+
+def apply_axial(
+    x: Any,
+    positions: Any,
+    *,
+    layout: str | None = None,
+    base: float = 10000.0,
+    axis_dims: Any = None,
+    grouping: str = "features",
+    frequencies: str = "per_axis",
+    inverse: bool = False,
+) -> Any:
+    r"""Axial N-D RoPE: one group of features per position axis.
+
+    ``positions[..., a]`` (the coordinate of axis ``a``: row, column, frame...) rotates
+    group ``a``, of ``axis_dims[a]`` features, by plain RoPE. With
+    ``frequencies="per_axis"`` the frequencies are those of a RoPE of the group's own
+    size:
+
+    .. math:: \theta_{a,j} = b^{-2j/d_a}, \qquad j = 0, \dots, d_a/2 - 1
+
+    so that :math:`q_{p} \cdot k_{p'}` depends on the per-axis differences
+    :math:`p_a - p'_a` only. Features beyond :math:`\sum_a d_a` pass through.
+
+    Parameters
+    ----------
+    x : array
+        Real floating; the last axis is the feature axis.
+    positions : array or list
+        Shape ``(..., n_axes)``; ``positions[..., a]`` broadcasts against
+        ``x.shape[:-1]`` without enlarging it (e.g. ``(seq, 2)`` for ``x`` of shape
+        ``(batch, heads, seq, dim)``). Integer or real.
+    layout : {"interleaved", "half"}
+        Required.
+    base : float
+    axis_dims : sequence of int, optional
+        The group sizes ``d_a`` (even, in axis order); default ``x.shape[-1]`` split
+        equally.
+    grouping : {"features", "pairs"}
+        ``"features"`` (default): group ``a`` is a consecutive block of features,
+        rotated by its own RoPE in ``layout`` (with ``"half"``, pairs
+        ``(j, j + d_a/2)`` inside the block: Gemma 4's vision
+        ``apply_multidimensional_rope``). ``"pairs"``: the rotated pairs of the whole
+        ``sum(axis_dims)`` features in ``layout`` are split into consecutive blocks of
+        ``d_a/2`` pairs (with ``"half"``, axis ``a`` owns features in both halves:
+        Qwen2-VL, Qwen2.5-VL, Qwen3-VL, GLM-4V and Pixtral vision towers, whose cos/sin
+        are ``cat(cat(f_h, f_w), cat(f_h, f_w))``). With ``layout="interleaved"`` the two
+        are identical (FLUX's ``EmbedND``, EVA-02, Llama 4 vision, rotary-embedding-torch).
+    frequencies : {"per_axis", "strided"}
+        ``"per_axis"`` (default): :math:`b^{-2j/d_a}` as above (all the projects named
+        above except Pixtral). ``"strided"``: the frequencies of one RoPE over
+        :math:`D = \sum_a d_a` dealt to the axes in turn, axis ``a`` of ``n`` taking
+        :math:`\theta_{a,j} = b^{-2(nj + a)/D}` (Pixtral's
+        ``cat(inv_freq[0::2], inv_freq[1::2])``); needs equal ``axis_dims``. For axis 0
+        the two agree.
+    inverse : bool
+        Rotate by the negated angles (undoes :func:`apply_axial`).
+
+    Returns
+    -------
+    array
+        Same namespace, device, shape and dtype as ``x``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pemath import rope
+    >>> x = np.ones(8)
+    >>> y = rope.apply_axial(x, [2, 3], layout="interleaved")  # (row 2, column 3)
+    >>> bool(np.allclose(y[:4], rope.apply(x[:4], 2, layout="interleaved")))
+    True
+    """
+    xp = _core.check_x(x)
+    layout = _core.check_layout(layout)
+    grouping = check_choice("grouping", grouping, GROUPINGS)
+    frequencies = check_choice("frequencies", frequencies, AXIAL_FREQUENCIES)
+    inverse = check_bool("inverse", inverse)
+    _core.check_base(base)
+    device = _compat.device_of(x)
+    wdt = _compat.working_dtype(xp, device)
+    batch_shape = tuple(x.shape[:-1])
+    pos = _positions_with_axis(positions, xp, device, wdt, batch_shape, leading=False)
+    n_axes = int(pos.shape[-1])
+    if n_axes < 1:
+        raise ValueError("positions must have at least one axis component (its last axis has length 0)")
+    dim = int(x.shape[-1])
+    dims = _axis_dims(axis_dims, n_axes, dim)
+    total = sum(dims)
+    if frequencies == "strided":
+        if len(set(dims)) != 1:
+            raise ValueError(f"frequencies='strided' needs equal axis_dims (Pixtral), got {dims}")
+        full = _core.frequencies(total, base, None, None)[0]
+        freqs = [full[a::n_axes] for a in range(n_axes)]
+    else:
+        freqs = [_core.frequencies(d, base, None, None)[0] for d in dims]
+
+    sign = -1.0 if inverse else 1.0
+    tables = [_core.angle_table(pos[..., a], freqs[a], xp, device, wdt) * sign for a in range(n_axes)]
+    if grouping == "pairs":
+        theta = xp.concat(tables, axis=-1)
+        return _core.rotate(x, xp.cos(theta), xp.sin(theta), layout, total, xp, wdt)
+    parts = []
+    start = 0
+    for a, d in enumerate(dims):
+        part = x[..., start : start + d]
+        parts.append(_core.rotate(part, xp.cos(tables[a]), xp.sin(tables[a]), layout, d, xp, wdt))
+        start += d
+    if total < dim:
+        parts.append(x[..., total:])
+    return xp.concat(parts, axis=-1) if len(parts) > 1 else parts[0]
+
+
+def mrope_components(mrope_section: Any, *, interleaved: bool = False) -> np.ndarray:
+    r"""Which position component drives each frequency index of M-RoPE.
+
+    With sections :math:`(s_0, \dots, s_{k-1})` summing to :math:`r/2`:
+
+    * ``interleaved=False`` (Qwen2-VL, Qwen2.5-VL, GLM-4V): contiguous blocks,
+      indices :math:`[0, s_0)` use component 0 (temporal), the next :math:`s_1` component
+      1 (height), and so on;
+    * ``interleaved=True`` (Qwen3-VL, "interleaved MRoPE"): index ``i`` uses component
+      ``c = i mod k`` if ``c >= 1`` and :math:`i < k\,s_c`, and component 0 otherwise
+      (``THWTHW...TT``). The sections must be such that each component gets exactly
+      :math:`s_c` indices (e.g. ``[24, 20, 20]``); otherwise this raises, where HF would
+      silently give fewer.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, shape ``(sum(mrope_section),)``.
+
+    Examples
+    --------
+    >>> from pemath.rope import mrope_components
+    >>> mrope_components([2, 1, 1]).tolist()
+    [0, 0, 1, 2]
+    >>> mrope_components([2, 1, 1], interleaved=True).tolist()
+    [0, 1, 2, 0]
+    """
+    sections = _int_list("mrope_section", mrope_section)
+    interleaved = check_bool("interleaved", interleaved)
+    k = len(sections)
+    half = sum(sections)
+    if not interleaved:
+        return np.repeat(np.arange(k, dtype=np.int64), sections)
+    i = np.arange(half)
+    comp = np.zeros(half, dtype=np.int64)
+    for c in range(1, k):
+        comp[(i % k == c) & (i < k * sections[c])] = c
+    counts = np.bincount(comp, minlength=k).tolist()
+    if counts != sections:
+        raise ValueError(
+            f"mrope_section={sections} cannot be interleaved over {half} frequencies: the pattern "
+            f"index i -> component i mod {k} (for i < {k} * section) gives counts {counts}; each "
+            f"section c >= 1 must satisfy {k} * section[c] <= {half} + c"
+        )
+    return comp
+
+
+def apply_mrope(
+    x: Any,
+    positions: Any,
+    *,
+    mrope_section: Any,
+    layout: str = "half",
+    base: float = 10000.0,
+    interleaved: bool = False,
+    rotary_dim: int | None = None,
+    inverse: bool = False,
+) -> Any:
+    r"""Multimodal RoPE (M-RoPE, Qwen2-VL): frequency index ``i`` is driven by one position component.
+
+    .. math::
+
+        \phi_i = p_{c(i)}\,\theta_i, \qquad \theta_i = b^{-2i/r}, \quad i = 0, \dots, r/2 - 1
+
+    where :math:`p = (p_t, p_h, p_w)` and :math:`c(i)` is given by
+    :func:`mrope_components` (contiguous sections, or interleaved). The frequencies are
+    those of plain RoPE over the whole rotary dimension, so with
+    :math:`p_t = p_h = p_w = m` this is exactly :func:`pemath.rope.apply` at ``m``
+    (text tokens in Qwen2-VL).
+
+    Parameters
+    ----------
+    x : array
+        Real floating; the last axis is the feature axis.
+    positions : array or list
+        Shape ``(k, ...)`` with ``k = len(mrope_section)`` (3: temporal, height, width);
+        each ``positions[c]`` broadcasts against ``x.shape[:-1]``. HF's ``position_ids``
+        of shape ``(3, batch, seq)`` with ``x`` of shape ``(batch, heads, seq, dim)``
+        go in as ``position_ids[:, :, None, :]``.
+    mrope_section : sequence of int
+        Frequency-index counts per component, summing to ``rotary_dim / 2``
+        (Qwen2-VL: ``[16, 24, 24]`` for head_dim 128; Qwen3-VL: ``[24, 20, 20]``).
+    layout : {"half", "interleaved"}
+        ``"half"`` (HF's ``rotate_half``: Qwen2-VL, Qwen2.5-VL, Qwen3-VL) or
+        ``"interleaved"`` (GLM-4V's ``rotate_half_llm``).
+    base : float
+    interleaved : bool
+        ``False``: contiguous sections (Qwen2-VL); ``True``: Qwen3-VL's interleaved
+        THW pattern. Unrelated to ``layout``.
+    rotary_dim : int, optional
+        Rotate only the first ``rotary_dim`` features (GLM-4V's partial rotary); the
+        frequencies run over ``rotary_dim``.
+    inverse : bool
+        Rotate by the negated angles.
+
+    Returns
+    -------
+    array
+        Same namespace, device, shape and dtype as ``x``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pemath import rope
+    >>> x = np.arange(8.0)
+    >>> y = rope.apply_mrope(x, [5, 5, 5], mrope_section=[2, 1, 1])
+    >>> bool(np.array_equal(y, rope.apply(x, 5, layout="half")))
+    True
+    """
+    xp = _core.check_x(x)
+    layout = _core.check_layout(layout)
+    inverse = check_bool("inverse", inverse)
+    comp = mrope_components(mrope_section, interleaved=interleaved)
+    k = len(_int_list("mrope_section", mrope_section))
+    r = check_rotary_dim(rotary_dim, int(x.shape[-1]), dim_name="x.shape[-1]")
+    if 2 * comp.shape[0] != r:
+        raise ValueError(
+            f"mrope_section sums to {comp.shape[0]}, but it must sum to half the rotary dimension "
+            f"({r} // 2 = {r // 2}); pass rotary_dim for a partial rotation"
+        )
+    freq, _ = _core.frequencies(r, base, None, None)
+    device = _compat.device_of(x)
+    wdt = _compat.working_dtype(xp, device)
+    batch_shape = tuple(x.shape[:-1])
+    pos = _positions_with_axis(positions, xp, device, wdt, batch_shape, leading=True)
+    if int(pos.shape[0]) != k:
+        raise ValueError(
+            f"positions has {int(pos.shape[0])} components along its leading axis but mrope_section "
+            f"has {k} entries; pass positions of shape ({k}, ...)"
+        )
+    theta = _core.angle_table(pos[0, ...], freq, xp, device, wdt)
+    for c in range(1, k):
+        mask = xp.asarray((comp == c).tolist(), dtype=xp.bool, device=device)
+        theta = xp.where(mask, _core.angle_table(pos[c, ...], freq, xp, device, wdt), theta)
+    if inverse:
+        theta = -theta
+    return _core.rotate(x, xp.cos(theta), xp.sin(theta), layout, r, xp, wdt)
+

@@ -1,0 +1,220 @@
+r"""Sinusoidal absolute position encodings, in the three layouts found in practice.
+
+The same idea, a bank of sines and cosines of the position at geometrically spaced
+frequencies, is laid out three ways, and a table built in one layout is not a table in
+another. The layout is therefore a required keyword, ``convention``:
+
+``"interleaved"``
+    Vaswani et al. (2017), section 3.5, and HF XLM's ``create_sinusoidal_embeddings``:
+    ``PE[2i] = sin(p w_i)``, ``PE[2i+1] = cos(p w_i)`` with :math:`w_i = b^{-2i/d}`.
+``"concat"``
+    ``[sin | cos]`` with the same frequencies :math:`b^{-2i/d}`: HF Marian's
+    ``MarianSinusoidalPositionalEmbedding``.
+``"tensor2tensor"``
+    ``[sin | cos]`` with frequencies :math:`w_i = \exp(-i \ln b / (d/2 - 1))`,
+    i.e. the first is 1 and the last exactly :math:`1/b`: tensor2tensor's
+    ``get_timing_signal_1d``, fairseq's ``SinusoidalPositionalEmbedding`` and HF's
+    M2M100 / Speech2Text / FSMT copies of it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import _compat
+from ._frequencies import base_inv_freq
+from ._validate import as_positions, check_choice, check_int, check_real
+
+__all__ = ["CONVENTIONS", "encode", "frequencies", "wavelengths"]
+
+CONVENTIONS = ("interleaved", "concat", "tensor2tensor")
+
+
+def _check_convention(convention: Any) -> str:
+    if convention is None:
+        raise TypeError(
+            "convention is required (there is no safe default): 'interleaved' puts sin/cos in "
+            "pairs (2i, 2i+1) with frequencies base**(-2i/dim) (Vaswani et al., HF XLM); 'concat' "
+            "puts [sin | cos] with the same frequencies (HF Marian); 'tensor2tensor' puts "
+            "[sin | cos] with frequencies base**(-i/(dim//2 - 1)) (tensor2tensor, fairseq, M2M100)"
+        )
+    return check_choice("convention", convention, CONVENTIONS)
+
+
+def frequencies(dim: int, *, base: float = 10000.0, convention: str | None = None) -> np.ndarray:
+    r"""The angular frequencies :math:`\omega_i` of a sinusoidal encoding, in radians per position.
+
+    .. math::
+
+        \omega_i = b^{-2i/d}, \quad i = 0, \dots, \lceil d/2 \rceil - 1
+        \qquad \text{("interleaved", "concat")}
+
+        \omega_i = b^{-i/(\lfloor d/2 \rfloor - 1)}, \quad i = 0, \dots, \lfloor d/2 \rfloor - 1
+        \qquad \text{("tensor2tensor")}
+
+    Each value is the float64 nearest the exact real number (evaluated with mpmath and
+    rounded once). The origins compute them with ``np.power`` in float64 (XLM, Marian)
+    or ``exp`` in float32 (fairseq, M2M100), so they differ from these in the last bits.
+
+    Parameters
+    ----------
+    dim : int
+        The encoding dimension ``d`` (``>= 1``; ``>= 4`` for ``"tensor2tensor"``).
+    base : float
+        ``b > 0`` (10000 in every origin; tensor2tensor's ``max_timescale / min_timescale``).
+    convention : {"interleaved", "concat", "tensor2tensor"}
+        Required. For odd ``d`` the first two have :math:`\lceil d/2 \rceil` frequencies
+        (the sine block has one more column than the cosine block), tensor2tensor
+        :math:`\lfloor d/2 \rfloor` (its last column is zero).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, read-only.
+
+    Examples
+    --------
+    >>> from pemath import sinusoidal
+    >>> sinusoidal.frequencies(4, base=100.0, convention="interleaved")
+    array([1. , 0.1])
+    >>> sinusoidal.frequencies(6, base=100.0, convention="tensor2tensor")
+    array([1.  , 0.1 , 0.01])
+    """
+    convention = _check_convention(convention)
+    dim = check_int("dim", dim, minimum=1)
+    base = check_real("base", base, positive=True)
+    if convention == "tensor2tensor":
+        half = dim // 2
+        if half < 2:
+            raise ValueError(
+                f"dim must be >= 4 for convention='tensor2tensor', got {dim}: its frequency spacing "
+                "ln(base) / (dim // 2 - 1) divides by zero for dim 2 or 3 (fairseq and HF M2M100 "
+                "raise ZeroDivisionError there; tensor2tensor clamps the divisor to 1), so the "
+                "convention has no single definition at that size"
+            )
+        # base**(-i/(half-1)) == base**(-2i/(2*half-2)), correctly rounded.
+        return base_inv_freq(2 * half, base, denominator=2 * half - 2)
+    n = (dim + 1) // 2
+    return base_inv_freq(2 * n, base, denominator=dim)
+
+
+def wavelengths(dim: int, *, base: float = 10000.0, convention: str | None = None) -> np.ndarray:
+    r"""The wavelengths :math:`\lambda_i = 2\pi / \omega_i` (positions per period) of :func:`frequencies`.
+
+    .. math:: \lambda_i = \frac{2\pi}{\omega_i}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pemath import sinusoidal
+    >>> np.round(sinusoidal.wavelengths(4, base=100.0, convention="concat"), 4)
+    array([ 6.2832, 62.8319])
+    """
+    out = (2.0 * math.pi) / frequencies(dim, base=base, convention=convention)
+    out.setflags(write=False)
+    return out
+
+
+def encode(
+    positions: Any,
+    dim: int,
+    *,
+    base: float = 10000.0,
+    convention: str | None = None,
+    dtype: Any = None,
+) -> Any:
+    r"""The sinusoidal encoding of ``positions``, shape ``positions.shape + (dim,)``.
+
+    With :math:`\omega_i` from :func:`frequencies` and :math:`h = \lfloor d/2 \rfloor`:
+
+    .. math::
+
+        \text{interleaved:}\quad PE_{2i} = \sin(p\,\omega_i),\;
+            PE_{2i+1} = \cos(p\,\omega_i)
+
+        \text{concat:}\quad PE_{i} = \sin(p\,\omega_i),\;
+            PE_{\lceil d/2 \rceil + i} = \cos(p\,\omega_i)
+
+        \text{tensor2tensor:}\quad PE_{i} = \sin(p\,\omega_i),\;
+            PE_{h + i} = \cos(p\,\omega_i)
+
+    Odd ``dim``, as each origin defines it (read from their sources):
+
+    * ``"interleaved"`` (HF XLM ``create_sinusoidal_embeddings``: column ``j`` has angle
+      ``p / 10000**(2*(j//2)/dim)``, sine on even ``j``, cosine on odd ``j``): the last
+      column is a sine, :math:`\sin(p\,b^{-2h/d})`.
+    * ``"concat"`` (HF Marian ``create_weight``: ``sentinel = dim // 2 + 1`` for odd dim):
+      the sine block has :math:`h + 1` columns, the cosine block :math:`h`, both with
+      exponents :math:`2i/d`.
+    * ``"tensor2tensor"`` (``get_timing_signal_1d`` pads ``channels % 2``; fairseq and
+      M2M100 ``get_embedding`` append a zero column): :math:`2h` sinusoid columns then one
+      zero column.
+
+    Positions are used as given: fairseq and M2M100 look rows up at
+    ``padding_idx + 1 + t`` (and zero the padding row), so their row ``r`` is
+    ``encode(r, ...)``.
+
+    Parameters
+    ----------
+    positions : array or int/float or list
+        Integer or real positions of any shape (fractional positions are exact, never
+        truncated). Arrays keep their namespace and device; Python values give NumPy.
+    dim : int
+        The encoding dimension.
+    base : float
+        ``b > 0``.
+    convention : {"interleaved", "concat", "tensor2tensor"}
+        Required: see the module docstring.
+    dtype : optional
+        A real floating dtype of the namespace: the float64 result is cast once, at the end.
+
+    Returns
+    -------
+    array
+        float64 (or ``dtype``), in the namespace and on the device of ``positions``.
+        Angles, sines and cosines are computed in float64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pemath import sinusoidal
+    >>> np.round(sinusoidal.encode(1, 4, base=100.0, convention="interleaved"), 6)
+    array([0.841471, 0.540302, 0.099833, 0.995004])
+    >>> np.round(sinusoidal.encode(1, 4, base=100.0, convention="concat"), 6)
+    array([0.841471, 0.099833, 0.540302, 0.995004])
+    >>> sinusoidal.encode([0, 1, 2], 6, convention="tensor2tensor").shape
+    (3, 6)
+    """
+    freq = frequencies(dim, base=base, convention=convention)
+    dim = int(dim)
+    if _compat.is_array(positions):
+        xp = _compat.namespace(positions)
+        device = _compat.device_of(positions)
+    else:
+        xp = _compat.namespace(np.empty(0))
+        device = _compat.device_of(np.empty(0))
+    if dtype is not None and not _compat.is_real_floating(xp, dtype):
+        raise TypeError(f"dtype must be a real floating dtype of {xp.__name__}, got {dtype!r}")
+    wdt = _compat.working_dtype(xp, device)
+    pos = as_positions(positions, xp, device, wdt)
+    theta = pos[..., None] * xp.asarray(freq.tolist(), dtype=wdt, device=device)
+    sin, cos = xp.sin(theta), xp.cos(theta)
+    half = dim // 2
+    if convention == "interleaved":
+        pairs = xp.stack([sin[..., :half], cos[..., :half]], axis=-1)
+        out = xp.reshape(pairs, tuple(pos.shape) + (2 * half,))
+        if dim % 2:
+            out = xp.concat([out, sin[..., half:]], axis=-1)
+    elif convention == "concat":
+        out = xp.concat([sin, cos[..., :half]], axis=-1)
+    else:
+        parts = [sin, cos]
+        if dim % 2:
+            parts.append(xp.zeros(tuple(pos.shape) + (1,), dtype=wdt, device=device))
+        out = xp.concat(parts, axis=-1)
+    if dtype is not None:
+        out = xp.astype(out, dtype)
+    return out
