@@ -27,6 +27,7 @@ __all__ = [
     "check_seq_len",
     "as_positions",
     "as_float_array",
+    "as_real_table",
 ]
 
 _MAX_EXACT_F64 = 2**53
@@ -145,6 +146,28 @@ def as_float_array(name: str, values: Any, *, length: int | None = None, positiv
         raise ValueError(f"{name} must have {length} entries, got {arr.shape[0]}")
     arr.setflags(write=False)
     return arr
+
+
+def as_real_table(name: str, table: Any, what: str) -> tuple[Any, Any]:
+    """A real floating array (given as an array of any backend, or nested lists → NumPy float64).
+
+    ``what`` describes the expected layout for messages, e.g. ``"a 2-D array (rows, dim)"``.
+    Returns ``(array, xp)``; the caller checks the shape.
+    """
+    if not _compat.is_array(table):
+        if isinstance(table, (str, bytes)) or table is None:
+            raise TypeError(f"{name} must be {what}, got {show(table)}")
+        try:
+            host = np.asarray(table)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be {what} of real numbers, got {show(table)}") from exc
+        if host.dtype.kind not in "iuf":
+            raise TypeError(f"{name} must hold real numbers, got {show(table)} (NumPy dtype {host.dtype})")
+        table = host.astype(np.float64)
+    xp = _compat.namespace(table)
+    if not _compat.is_real_floating(xp, table.dtype):
+        raise TypeError(f"{name} must have a real floating dtype, got {show(table)}")
+    return table, xp
 
 
 def as_positions(

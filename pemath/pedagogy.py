@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from . import _compat
-from ._validate import check_int, show
+from ._validate import as_real_table, check_int, show
 
 __all__ = ["integer", "normalized", "binary", "LearnedTable"]
 
@@ -233,19 +233,7 @@ class LearnedTable:
     """
 
     def __init__(self, table: Any) -> None:
-        if not _compat.is_array(table):
-            if isinstance(table, (str, bytes)) or table is None:
-                raise TypeError(f"table must be a 2-D array (rows, dim), got {show(table)}")
-            try:
-                host = np.asarray(table)
-            except (TypeError, ValueError) as exc:
-                raise TypeError(f"table must be a 2-D array of real numbers (rows, dim), got {show(table)}") from exc
-            if host.dtype.kind not in "iuf":
-                raise TypeError(f"table must hold real numbers, got {show(table)} (NumPy dtype {host.dtype})")
-            table = host.astype(np.float64)
-        xp = _compat.namespace(table)
-        if not _compat.is_real_floating(xp, table.dtype):
-            raise TypeError(f"table must have a real floating dtype, got {show(table)}")
+        table, xp = as_real_table("table", table, "a 2-D array (rows, dim)")
         if table.ndim != 2 or int(table.shape[0]) < 1 or int(table.shape[1]) < 1:
             raise ValueError(
                 f"table must be 2-D (rows, dim) with at least one row and column, got shape {tuple(table.shape)}"

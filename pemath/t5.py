@@ -22,7 +22,7 @@ import mpmath
 import numpy as np
 
 from . import _compat
-from ._validate import check_bool, check_int, show
+from ._validate import as_real_table, check_bool, check_int, show
 
 __all__ = ["bucket", "bias", "thresholds"]
 
@@ -337,19 +337,7 @@ def bias(
     array([[ 1.,  0., 17.],
            [ 2.,  1.,  0.]])
     """
-    if not _compat.is_array(table):
-        if isinstance(table, (str, bytes)) or table is None:
-            raise TypeError(f"table must be a 2-D array (num_buckets, heads), got {show(table)}")
-        try:
-            host = np.asarray(table)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"table must be a 2-D array (num_buckets, heads), got {show(table)}") from exc
-        if host.dtype.kind not in "iuf":
-            raise TypeError(f"table must hold real numbers, got {show(table)} (NumPy dtype {host.dtype})")
-        table = host.astype(np.float64)
-    xp = _compat.namespace(table)
-    if not _compat.is_real_floating(xp, table.dtype):
-        raise TypeError(f"table must have a real floating dtype, got {show(table)}")
+    table, xp = as_real_table("table", table, "a 2-D array (num_buckets, heads)")
     if table.ndim != 2:
         raise ValueError(f"table must be 2-D (num_buckets, heads), got shape {tuple(table.shape)}")
     rows = int(table.shape[0])
