@@ -1,14 +1,18 @@
 """Rotary position embedding (RoPE): numeric reference in every layout and convention."""
 
 from .apply import apply, cos_sin, inv_freq
+from .hf import from_hf
 from .complex_form import apply_complex, freqs_cis, from_complex, to_complex
 from .dense import matrix
 from .layout import convert_layout, permute_qk_weight, permute_qk_weights
+from . import xpos
+from .axial import apply_axial, apply_mrope, mrope_components
 
 __all__ = [
     "inv_freq",
     "apply",
     "cos_sin",
+    "from_hf",
     "matrix",
     "to_complex",
     "from_complex",
@@ -17,4 +21,8 @@ __all__ = [
     "convert_layout",
     "permute_qk_weight",
     "permute_qk_weights",
+    "xpos",
+    "apply_axial",
+    "apply_mrope",
+    "mrope_components",
 ]
