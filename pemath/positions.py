@@ -197,6 +197,19 @@ def _from_array_api(module: Any, dtype: Any) -> int:
     return _n_from_float(float(fi.eps), float(fi.max))
 
 
+#: max_exact_position of the narrow formats by name, for machines without ml_dtypes
+#: (N = min(2**p, floor(max)); tests check the table against ml_dtypes where installed).
+NARROW_FORMATS = {
+    "bfloat16": 256,
+    "float8_e4m3fn": 16,
+    "float8_e4m3fnuz": 16,
+    "float8_e4m3b11fnuz": 16,
+    "float8_e5m2": 8,
+    "float8_e5m2fnuz": 8,
+    "float8_e3m4": 15,
+}
+
+
 def max_exact_position(dtype: Any) -> int:
     r"""The largest ``N`` such that every integer in ``[0, N]`` is exact in ``dtype``.
 
@@ -243,6 +256,8 @@ def max_exact_position(dtype: Any) -> int:
         except TypeError:
             mld = _ml_dtypes()
             found = getattr(mld, dtype, None) if mld is not None and dtype.isidentifier() else None
+            if mld is None and dtype in NARROW_FORMATS:
+                return NARROW_FORMATS[dtype]
             if found is None or not isinstance(found, type):
                 hint = "" if mld is not None else " (ml_dtypes is not installed: bfloat16 and float8 names need it)"
                 raise ValueError(f"dtype {dtype!r} is not a known dtype name{hint}") from None
