@@ -55,15 +55,18 @@ def _draw(spec: Any, rng: random.Random, edge: int) -> Any:
     return vals[edge] if edge < len(vals) else rng.choice(vals)
 
 
-def for_all(check: Callable[..., None], *, examples: int = 40, seed: int = 0, **specs: Any) -> str:
+def for_all(check: Callable[..., None], /, *, examples: int = 40, **specs: Any) -> str:
     """Run ``check(**drawn)`` on many inputs; raise CheckFailure naming the failing input.
 
+    Every keyword but ``examples`` names an argument of ``check`` and its input spec
+    (so a check may well have an argument called ``seed``). The inputs are
+    reproducible: hypothesis runs derandomized, the fallback uses a fixed seed.
     Returns a summary such as ``"40 hypothesis examples"``.
     """
     try:
         from hypothesis import HealthCheck, given, settings
     except ImportError:
-        rng = random.Random(seed)
+        rng = random.Random(0)
         for n in range(examples):
             kw = {k: _draw(v, rng, n) for k, v in specs.items()}
             try:

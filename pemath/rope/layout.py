@@ -60,8 +60,10 @@ def permute_qk_weight(weight: Any, *, n_heads: int, src: str = "interleaved", ds
     (``rotate_half``, ``half``) differ by this permutation of each head's output
     features; it is HF's ``convert_llama_weights_to_hf`` permutation
     (``src="interleaved", dst="half"``) and its inverse. With the permuted
-    weights, RoPE in the ``dst`` layout gives bit-for-bit the same q·k scores as the
-    original weights in the ``src`` layout.
+    weights, RoPE in the ``dst`` layout gives the same q·k scores as the original
+    weights in the ``src`` layout: the rotated q and k are the original ones permuted,
+    bit for bit, so the scores differ only by the order in which the dot product is
+    summed (a few ulps in floating point, nothing in exact arithmetic).
 
     Parameters
     ----------
