@@ -1,0 +1,419 @@
+"""RoPE's forms and their algebra: the rotations form a group, and every way of writing them agrees.
+
+The block-diagonal matrix (RoFormer eq. 15), the elementwise form (eq. 34), Meta's
+complex form, the half layout (P R P^T) and the Meta -> HF weight permutation are the
+same map; each claim proves one equivalence and checks it against pemath's
+implementation of both sides.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ..symbolic import rope as R
+from ..symbolic import rope_algebra as A
+from ._inputs import Choice, Ints, for_all
+from ._model import Check, CheckFailure, Claim, Verdict
+from ._registry import register
+from ._tolerance import phase_bound
+
+_BASES = Choice([10000.0, 500000.0, 100.0])
+_b = sp.Symbol("b", positive=True)  # the base symbol of pemath.symbolic.rope.frequency
+_t = sp.Symbol("t", positive=True)  # theta_i, replacing the function THETA(i) before lambdify
+
+
+def _rng_vec(seed: int, *shape: int) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+# ------------------------------------------------------------------- rope.group
+
+
+def _group_proof() -> Verdict:
+    d = A.group_symbolic_d()
+    d.steps.extend(A.group_block().steps)
+    for dim in (2, 4, 8):
+        for layout in R.LAYOUTS:
+            d.steps.extend(A.group_dense(dim, layout).steps)
+    return Verdict(True, d)
+
+
+def _group_statement() -> sp.Basic:
+    d = 2 * R.H
+    Rm, Rn = sp.MatrixSymbol("R(m)", d, d), sp.MatrixSymbol("R(n)", d, d)
+    return sp.Tuple(
+        sp.Eq(sp.MatMul(Rm, Rn), sp.MatrixSymbol("R(m+n)", d, d), evaluate=False),
+        sp.Eq(sp.Transpose(Rm), sp.MatrixSymbol("R(-m)", d, d), evaluate=False),
+        sp.Eq(sp.Determinant(Rm), 1, evaluate=False),
+        sp.Eq(sp.Symbol("|R(m) x|^2"), sp.Symbol("|x|^2"), evaluate=False),
+        sp.Eq(sp.Symbol("B(alpha) B(beta)"), A.group_block().result["product"], evaluate=False),
+    )
+
+
+def _block_product():
+    """B(a + b) lambdified from the symbolic group law, as a function of the two angles."""
+    return sp.lambdify((A.ALPHA, A.BETA), A.group_block().result["product"], "numpy")
+
+
+def _group_numeric() -> str:
+    from .. import rope
+
+    product = _block_product()
+
+    def check(draw_seed: int, m: int, n: int, half: int, layout: str, base: float) -> None:
+        dim = 2 * half
+        x = _rng_vec(draw_seed, dim)
+        span = abs(m) + abs(n)
+        tol = phase_bound(span, terms=2 * dim, scale=float(np.max(np.abs(x))))
+        twice = rope.apply(rope.apply(x, m, layout=layout, base=base), n, layout=layout, base=base)
+        once = rope.apply(x, m + n, layout=layout, base=base)
+        assert np.max(np.abs(twice - once)) <= 2 * tol, "apply(apply(x, m), n) != apply(x, m + n)"
+        th = rope.inv_freq(dim, base=base)
+        for i, (a, b) in enumerate(R.pair_indices(dim, layout)):
+            want = np.asarray(product(m * th[i], n * th[i]), dtype=float) @ x[[a, b]]
+            assert np.max(np.abs(twice[[a, b]] - want)) <= 2 * tol, f"pair {i}: not the symbolic B(a + b) x_i"
+        Rm = rope.matrix(m, dim, layout=layout, base=base)
+        Rn = rope.matrix(n, dim, layout=layout, base=base)
+        mtol = phase_bound(span, terms=2 * dim)
+        assert np.max(np.abs(Rm @ Rn - rope.matrix(m + n, dim, layout=layout, base=base))) <= mtol, \
+            "matrix(m) @ matrix(n) != matrix(m + n)"
+        assert np.max(np.abs(Rm.T - rope.matrix(-m, dim, layout=layout, base=base))) <= mtol, \
+            "matrix(m).T != matrix(-m)"
+        assert np.max(np.abs(Rm.T @ Rm - np.eye(dim))) <= mtol, "matrix(m) is not orthogonal"
+        assert abs(np.linalg.det(Rm) - 1.0) <= phase_bound(abs(m), terms=2 * dim), "det matrix(m) != 1"
+        y = rope.apply(x, m, layout=layout, base=base)
+        assert abs(y @ y - x @ x) <= phase_bound(abs(m), terms=2 * dim, scale=float(x @ x)), "|apply(x, m)| != |x|"
+
+    return for_all(check, examples=30, draw_seed=Ints(0, 2**31), m=Ints(-10**5, 10**5), n=Ints(-10**5, 10**5),
+                   half=Ints(1, 32), layout=Choice(R.LAYOUTS), base=_BASES)
+
+
+def _group_mpmath() -> str:
+    from .. import rope
+
+    product = sp.lambdify((A.ALPHA, A.BETA), A.group_block().result["product"], "mpmath")
+    blk = sp.lambdify(R.m, R.block(R.m), "mpmath")
+    dim = 8
+    x = _rng_vec(3, dim)
+    worst = 0.0
+    with mpmath.workdps(60):
+        th = [mpmath.mpf(10000) ** (-mpmath.mpf(2 * i) / dim) for i in range(dim // 2)]
+        for a, b in ((2**40, 2**40 - 3), (10**12, -(10**12) + 7), (2**40, 2**39 + 1)):
+            for t in th:
+                # the group law, with B(a)B(b) multiplied out at 60 digits, at huge angles
+                gap = mpmath.norm(blk(a * t) * blk(b * t) - product(a * t, b * t))
+                det = mpmath.det(blk(a * t))
+                if gap > mpmath.mpf(10) ** -45 or abs(det - 1) > mpmath.mpf(10) ** -50:
+                    raise CheckFailure(f"group law off by {mpmath.nstr(gap, 5)} (det {det}) at 60 digits, a={a}, b={b}")
+            # pemath's float64 rotation at the huge position a + b against the 60-digit R(a + b) x
+            got = rope.apply(x, a + b, layout="interleaved")
+            tol = phase_bound(abs(a + b), terms=2, scale=float(np.max(np.abs(x))))
+            for i, t in enumerate(th):
+                want = product(a * t, b * t) * mpmath.matrix([float(x[2 * i]), float(x[2 * i + 1])])
+                for j in range(2):
+                    err = abs(got[2 * i + j] - float(want[j]))
+                    if err > tol:
+                        raise CheckFailure(f"apply(x, {a + b})[{2 * i + j}] off by {err:.3g} > {tol:.3g}")
+                    worst = max(worst, err / tol)
+    return f"group law exact at 60 digits up to a + b = 2**41; float64 apply() within {worst:.2g} of its bound"
+
+
+register(
+    Claim(
+        id="rope.group",
+        title="R(m)R(n) = R(m+n), R(m)^T = R(-m), det R = 1, |R(m)x| = |x|: every d, both layouts",
+        kind="theorem",
+        family="rope_forms",
+        statement=_group_statement,
+        proof=_group_proof,
+        checks=(Check("numeric", _group_numeric), Check("mpmath", _group_mpmath)),
+        references=(
+            "Su et al. 2021 (RoFormer), section 3.2.2, eq. 15 (R is orthogonal: section 3.3)",
+            "seeds/002 (The Basics of RoPE: 'this rotation preserves the norm of the embeddings')",
+        ),
+    )
+)
+
+
+# ------------------------------------------------------------------- rope.elementwise_form
+
+
+def _elementwise_proof() -> Verdict:
+    d = A.elementwise_form(2, "interleaved")
+    for dim in (2, 4, 8):
+        for layout in R.LAYOUTS:
+            if (dim, layout) != (2, "interleaved"):
+                d.steps.extend(A.elementwise_form(dim, layout).steps)
+    return Verdict(True, d)
+
+
+@functools.lru_cache(maxsize=None)
+def _rotate(dim: int, layout: str):
+    """The layout's rotate, lambdified from its symbolic definition (not pemath's kernel)."""
+    x = sp.Matrix(sp.symbols(f"x_0:{dim}", real=True))
+    f = sp.lambdify([list(x)], A.rotate_features(x, layout).T, "numpy")
+    return lambda v: np.asarray(f(list(v)), dtype=float).reshape(dim)
+
+
+def _elementwise_numeric() -> str:
+    from .. import rope
+
+    xs = sp.Matrix(sp.symbols("x_0:8", real=True))
+    sym_form = {L: sp.lambdify((list(xs), R.m, _b), A.elementwise(xs, R.m, L).T, "numpy") for L in R.LAYOUTS}
+
+    def check(draw_seed: int, m: int, half: int, layout: str, base: float) -> None:
+        dim = 2 * half
+        x = _rng_vec(draw_seed, dim)
+        got = rope.apply(x, m, layout=layout, base=base)
+        cos, sin = rope.cos_sin(m, dim, layout=layout, base=base)
+        tol = phase_bound(abs(m), terms=2, scale=float(np.max(np.abs(x))))
+        # eq. 34 with pemath's cos/sin tables and the symbolic rotate
+        eq34 = x * cos + _rotate(dim, layout)(x) * sin
+        assert np.max(np.abs(got - eq34)) <= tol, "apply() != x * cos + rotate(x) * sin"
+        dense = rope.matrix(m, dim, layout=layout, base=base) @ x
+        assert np.max(np.abs(got - dense)) <= tol * dim, "apply() != matrix(m) @ x"
+        x8 = _rng_vec(draw_seed + 1, 8)
+        want = np.asarray(sym_form[layout](list(x8), m, base), dtype=float).reshape(8)
+        assert np.max(np.abs(rope.apply(x8, m, layout=layout, base=base) - want)) <= tol * 8, \
+            "apply() != the symbolic elementwise form (d = 8)"
+
+    return for_all(check, examples=30, draw_seed=Ints(0, 2**31), m=Ints(-10**5, 10**5), half=Ints(1, 64),
+                   layout=Choice(R.LAYOUTS), base=_BASES)
+
+
+register(
+    Claim(
+        id="rope.elementwise_form",
+        title="x*cos(m theta) + rotate(x)*sin(m theta) = R(m) x, with each layout's rotate",
+        kind="theorem",
+        family="rope_forms",
+        statement=lambda: sp.Eq(
+            sp.MatAdd(sp.HadamardProduct(sp.MatrixSymbol("x", 4, 1), sp.MatrixSymbol("cos(m theta)", 4, 1)),
+                      sp.HadamardProduct(sp.MatrixSymbol("rotate(x)", 4, 1), sp.MatrixSymbol("sin(m theta)", 4, 1))),
+            sp.MatMul(sp.MatrixSymbol("R(m)", 4, 4), sp.MatrixSymbol("x", 4, 1)), evaluate=False),
+        proof=_elementwise_proof,
+        checks=(Check("numeric", _elementwise_numeric),),
+        references=(
+            "Su et al. 2021 (RoFormer), section 3.4.2, eq. 34",
+            "GPT-NeoX / HF transformers rotate_half (half layout); GPT-J rotate_every_two (interleaved)",
+        ),
+    )
+)
+
+
+# ------------------------------------------------------------------- rope.complex_form
+
+
+def _complex_proof() -> Verdict:
+    return Verdict(True, A.complex_form())
+
+
+def _complex_lambdified(module: str):
+    xa, xb = sp.symbols("x_a x_b", real=True)
+    expr = A.complex_form().result["rotated"].subs(R.THETA(R.I), _t)
+    return sp.lambdify((xa, xb, R.m, _t), expr, module)
+
+
+def _complex_numeric() -> str:
+    from .. import rope
+
+    rotated = _complex_lambdified("numpy")
+    cis = sp.lambdify((R.m, _t), sp.exp(sp.I * R.m * _t), "numpy")
+
+    def check(draw_seed: int, m: int, half: int, layout: str, base: float) -> None:
+        dim = 2 * half
+        x = _rng_vec(draw_seed, dim)
+        th = rope.inv_freq(dim, base=base)
+        tol = phase_bound(abs(m), terms=2, scale=float(np.max(np.abs(x))))
+        z = rope.to_complex(x, layout=layout)
+        pairs = R.pair_indices(dim, layout)
+        assert all(z[i] == complex(x[a], x[b]) for i, (a, b) in enumerate(pairs)), "to_complex is not x_a + i x_b"
+        fc = rope.freqs_cis(m, dim, base=base)
+        assert np.max(np.abs(fc - cis(m, th))) <= phase_bound(abs(m), terms=2), "freqs_cis != e^{i m theta}"
+        zr = rope.apply_complex(z, m, base=base)
+        want = np.array([rotated(x[a], x[b], m, th[i]) for i, (a, b) in enumerate(pairs)])
+        assert np.max(np.abs(zr - want)) <= tol, "apply_complex != the symbolic z e^{i m theta}"
+        real = rope.apply(x, m, layout=layout, base=base)
+        assert np.max(np.abs(rope.from_complex(zr, layout=layout) - real)) <= tol, \
+            "from_complex(apply_complex(to_complex(x))) != apply(x)"
+        back = rope.apply_complex(zr, m, base=base, inverse=True)
+        assert np.max(np.abs(rope.from_complex(back, layout=layout) - x)) <= 2 * tol, "inverse does not undo"
+
+    return for_all(check, examples=30, draw_seed=Ints(0, 2**31), m=Ints(-10**5, 10**5), half=Ints(1, 64),
+                   layout=Choice(R.LAYOUTS), base=_BASES)
+
+
+def _complex_mpmath() -> str:
+    from .. import rope
+
+    rotated = _complex_lambdified("mpmath")
+    dim = 8
+    x = _rng_vec(5, dim)
+    worst = 0.0
+    with mpmath.workdps(60):
+        th = [mpmath.mpf(10000) ** (-mpmath.mpf(2 * i) / dim) for i in range(dim // 2)]
+        for m in (10**6, 10**12, 2**40):
+            z = rope.apply_complex(rope.to_complex(x, layout="half"), m)
+            tol = phase_bound(m, terms=2, scale=float(np.max(np.abs(x))))
+            for i, (a, b) in enumerate(R.pair_indices(dim, "half")):
+                xa, xb = mpmath.mpf(float(x[a])), mpmath.mpf(float(x[b]))
+                polar = (xa + 1j * xb) * mpmath.expj(m * th[i])
+                real = rotated(xa, xb, m, th[i])
+                if abs(polar - real) > mpmath.mpf(10) ** -45:
+                    raise CheckFailure(f"complex and real forms differ by {mpmath.nstr(abs(polar - real), 5)} at m={m}")
+                err = abs(complex(z[i]) - complex(polar))
+                if err > tol:
+                    raise CheckFailure(f"apply_complex at m={m}, pair {i} off by {err:.3g} > {tol:.3g}")
+                worst = max(worst, err / tol)
+    return f"forms agree at 60 digits up to m = 2**40; float64 apply_complex() within {worst:.2g} of its bound"
+
+
+register(
+    Claim(
+        id="rope.complex_form",
+        title="(x_a + i x_b) e^{i m theta} is the rotated pair: Meta's complex form = the real form",
+        kind="theorem",
+        family="rope_forms",
+        statement=lambda: sp.Eq(A.complex_form().result["rotated"],
+                                sp.Symbol("(R(m) x)_a") + sp.I * sp.Symbol("(R(m) x)_b"), evaluate=False),
+        proof=_complex_proof,
+        checks=(Check("numeric", _complex_numeric), Check("mpmath", _complex_mpmath)),
+        references=(
+            "Su et al. 2021 (RoFormer), section 3.2.1, eqs. 12-13",
+            "Meta llama model.py: precompute_freqs_cis / apply_rotary_emb (view_as_complex)",
+            "seeds/000 (complex form f(x, m) = x e^{i m theta})",
+        ),
+    )
+)
+
+
+# ------------------------------------------------------------------- rope.layout_conjugacy
+
+
+def _conjugacy_proof() -> Verdict:
+    d = A.layout_symbolic_d()
+    for dim in (2, 4, 8):
+        d.steps.extend(A.layout_conjugacy(dim).steps)
+    return Verdict(True, d)
+
+
+def _perm_matrix():
+    j, h = sp.symbols("j h", integer=True, nonnegative=True)
+    sigma = sp.lambdify((j, h), A.half_index(j, h), "numpy")
+
+    def P(dim: int) -> np.ndarray:
+        cols = np.arange(dim)
+        out = np.zeros((dim, dim))
+        out[np.asarray(sigma(cols, dim // 2), dtype=int), cols] = 1.0
+        return out
+
+    return P
+
+
+def _conjugacy_numeric() -> str:
+    from .. import rope
+
+    P = _perm_matrix()
+
+    def check(draw_seed: int, m: int, half: int, base: float) -> None:
+        dim = 2 * half
+        x = _rng_vec(draw_seed, dim)
+        Pd = P(dim)
+        assert np.array_equal(rope.convert_layout(x, src="interleaved", dst="half"), Pd @ x), \
+            "convert_layout(interleaved -> half) is not P x"
+        assert np.array_equal(rope.convert_layout(x, src="half", dst="interleaved"), Pd.T @ x), \
+            "convert_layout(half -> interleaved) is not P^T x"
+        Ri = rope.matrix(m, dim, layout="interleaved", base=base)
+        assert np.array_equal(rope.matrix(m, dim, layout="half", base=base), Pd @ Ri @ Pd.T), \
+            "matrix(half) != P matrix(interleaved) P^T"
+        half_of_int = rope.convert_layout(rope.apply(x, m, layout="interleaved", base=base), src="interleaved",
+                                          dst="half")
+        int_then_half = rope.apply(Pd @ x, m, layout="half", base=base)
+        assert np.array_equal(half_of_int, int_then_half), "P apply_int(x) != apply_half(P x) bit for bit"
+
+    return for_all(check, examples=30, draw_seed=Ints(0, 2**31), m=Ints(-10**6, 10**6), half=Ints(1, 64), base=_BASES)
+
+
+register(
+    Claim(
+        id="rope.layout_conjugacy",
+        title="R_half(m) = P R_interleaved(m) P^T: the two layouts differ by a fixed permutation",
+        kind="theorem",
+        family="rope_forms",
+        statement=lambda: sp.Eq(sp.MatrixSymbol("R_half(m)", 4, 4),
+                                sp.MatMul(R.permutation(4), sp.MatrixSymbol("R_interleaved(m)", 4, 4),
+                                          R.permutation(4).T, evaluate=False), evaluate=False),
+        proof=_conjugacy_proof,
+        checks=(Check("numeric", _conjugacy_numeric),),
+        references=(
+            "Su et al. 2021 (RoFormer), section 3.2.2, eq. 15 (interleaved pairs)",
+            "GPT-NeoX / HF transformers rotate_half (half pairs)",
+        ),
+    )
+)
+
+
+# ------------------------------------------------------------------- rope.weight_permutation
+
+
+def _weights_proof() -> Verdict:
+    d = A.weight_permutation(4)
+    d.steps.extend(A.weight_permutation(8).steps)
+    return Verdict(True, d)
+
+
+def _weights_numeric() -> str:
+    from .. import rope
+
+    P = _perm_matrix()
+
+    def check(draw_seed: int, m: int, n: int, half: int, n_kv: int, group: int, in_features: int) -> None:
+        head_dim, n_heads = 2 * half, n_kv * group
+        rng = np.random.default_rng(draw_seed)
+        wq = rng.standard_normal((n_heads * head_dim, in_features))
+        wk = rng.standard_normal((n_kv * head_dim, in_features))
+        x, y = rng.standard_normal((2, in_features))
+        wq_hf, wk_hf = rope.permute_qk_weights(wq, wk, n_heads=n_heads, n_kv_heads=n_kv)
+        Pd = P(head_dim)
+        for h in range(n_heads):
+            rows = slice(h * head_dim, (h + 1) * head_dim)
+            assert np.array_equal(wq_hf[rows], Pd @ wq[rows]), f"head {h}: W_hf is not P W_meta"
+        back = rope.permute_qk_weight(wq_hf, n_heads=n_heads, src="half", dst="interleaved")
+        assert np.array_equal(back, wq), "the inverse permutation does not restore W_meta"
+        q_meta = (wq @ x).reshape(n_heads, head_dim)
+        k_meta = (wk @ y).reshape(n_kv, head_dim)
+        q_hf = (wq_hf @ x).reshape(n_heads, head_dim)
+        k_hf = (wk_hf @ y).reshape(n_kv, head_dim)
+        s_meta = np.einsum("hd,hd->h", rope.apply(q_meta, m, layout="interleaved"),
+                           np.repeat(rope.apply(k_meta, n, layout="interleaved"), group, axis=0))
+        s_hf = np.einsum("hd,hd->h", rope.apply(q_hf, m, layout="half"),
+                         np.repeat(rope.apply(k_hf, n, layout="half"), group, axis=0))
+        scale = float(np.max(np.abs(q_meta)) * np.max(np.abs(k_meta)))
+        tol = phase_bound(abs(m) + abs(n), terms=2 * head_dim, scale=scale)
+        assert np.max(np.abs(s_meta - s_hf)) <= tol, f"scores differ by {np.max(np.abs(s_meta - s_hf)):.3g}"
+
+    return for_all(check, examples=25, draw_seed=Ints(0, 2**31), m=Ints(0, 10**5), n=Ints(0, 10**5), half=Ints(1, 32),
+                   n_kv=Ints(1, 4), group=Ints(1, 4), in_features=Ints(1, 16))
+
+
+register(
+    Claim(
+        id="rope.weight_permutation",
+        title="Meta -> HF: W_hf = P W_meta per head leaves every q.k score unchanged",
+        kind="theorem",
+        family="rope_forms",
+        statement=lambda: sp.Eq(
+            sp.Symbol("(R_half(m) P W x)^T (R_half(n) P W y)"),
+            sp.Symbol("(R_int(m) W x)^T (R_int(n) W y)"), evaluate=False),
+        proof=_weights_proof,
+        checks=(Check("numeric", _weights_numeric),),
+        references=(
+            "HF transformers convert_llama_weights_to_hf.py: permute() of wq and wk",
+            "Meta llama model.py (complex form, interleaved pairs)",
+        ),
+    )
+)

@@ -1,0 +1,585 @@
+"""Claims about RoPE's scaling variants (Linear, NTK, Dynamic NTK, YaRN, Llama 3.1, LongRoPE, p-RoPE)."""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ..symbolic import rope as rsym
+from ..symbolic import scaling as sym
+from ._inputs import Choice, Floats, Ints, for_all
+from ._model import Check, CheckFailure, Claim, Skip, Verdict
+from ._registry import register
+from ._tolerance import U64, phase_bound
+
+FAMILY = "scaling"
+BASES = [10000.0, 500000.0, 1e6, 100.0]
+YARN_PAPER = "Peng et al. 2023 (YaRN, arXiv:2309.00071)"
+HF_ROPE = "Hugging Face transformers, modeling_rope_utils.py (ROPE_INIT_FUNCTIONS)"
+
+
+@functools.lru_cache(maxsize=None)
+def _derived(name: str) -> Any:
+    """The derivation ``pemath.symbolic.scaling.<name>()``, derived once per process.
+
+    The proof, the statement and the checks of a claim share it (SymPy's solve and
+    limit are the costly steps); a derivation that fails raises and is not cached.
+    """
+    return getattr(sym, name)()
+
+
+# ---------------------------------------------------------------------------------------
+# scaling.relative
+
+
+VARIANTS = ("Linear", "NTK", "DynamicNTK", "YaRN", "YaRN-ratio", "Llama3", "LongRoPE", "Proportional")
+
+
+def _variant(name: str, rng: np.random.Generator, half: int) -> tuple[Any, int | None]:
+    """A pemath.scaling instance of the named variant with drawn parameters, and a seq_len."""
+    from .. import scaling
+
+    s = float(rng.uniform(0.25, 32.0))
+    L0 = int(rng.integers(16, 2**15))
+    seq = int(rng.integers(1, 4 * L0))
+    if name == "Linear":
+        return scaling.Linear(s), None
+    if name == "NTK":
+        return scaling.NTK(s), None
+    if name == "DynamicNTK":
+        return scaling.DynamicNTK(s, L0), seq
+    if name == "YaRN":
+        return scaling.YaRN(s, L0), None
+    if name == "YaRN-ratio":
+        return scaling.YaRN(s, L0, ramp="ratio", beta_fast=float(rng.uniform(8, 64)), beta_slow=1.0), None
+    if name == "Llama3":
+        return scaling.Llama3(s, L0, low_freq_factor=1.0, high_freq_factor=float(rng.uniform(2, 8))), None
+    if name == "LongRoPE":
+        short, long = rng.uniform(0.5, 2.0, half), rng.uniform(1.0, 64.0, half)
+        return scaling.LongRoPE(short.tolist(), long.tolist(), L0, factor=s), seq
+    return scaling.Proportional(float(rng.uniform(0, 1)), factor=s), None
+
+
+def _score_fn(module: str) -> Any:
+    """The derived score a^2 q_i^T R((n-m) g_i) k_i of one pair, lambdified."""
+    der = _derived("per_frequency_relative")
+    qi, ki, g_i, a = der.result["symbols"]
+    plain = sp.symbols("q0 q1 k0 k1 g")
+    expr = der.result["score"].subs(dict(zip([qi[0], qi[1], ki[0], ki[1], g_i], plain)))
+    return sp.lambdify((*plain, a, rsym.m, rsym.n), expr, module)
+
+
+def _relative_proof() -> Verdict:
+    return Verdict(True, _derived("per_frequency_relative"))
+
+
+def _relative_statement() -> sp.Basic:
+    der = _derived("per_frequency_relative")
+    i, h = rsym.I, rsym.H
+    lhs = sp.Sum(sp.Symbol("<a R(m g_i) q_i, a R(n g_i) k_i>"), (i, 0, h - 1))
+    return sp.Eq(lhs, sp.Sum(der.result["score"], (i, 0, h - 1)), evaluate=False)
+
+
+def _relative_numeric() -> str:
+    from .. import rope
+
+    score = _score_fn("numpy")
+
+    def check(draw_seed: int, variant: str, m: int, n: int, shift: int, half: int, layout: str, base: float) -> None:
+        rng = np.random.default_rng(draw_seed)
+        dim = 2 * half
+        sc, seq = _variant(variant, rng, half)
+        q, k = rng.standard_normal((2, dim))
+        kw = dict(layout=layout, base=base, scaling=sc, seq_len=seq)
+        got = rope.apply(q, m, **kw) @ rope.apply(k, n, **kw)
+        g = rope.inv_freq(dim, base=base, scaling=sc, seq_len=seq)
+        a = sc.attention_factor
+        pairs = rsym.pair_indices(dim, layout)
+        want = sum(score(q[x], q[y], k[x], k[y], g[i], a, m, n) for i, (x, y) in enumerate(pairs))
+        size = a * a * float(np.max(np.abs(q)) * np.max(np.abs(k)))
+        gmax = float(np.max(g))
+        tol = phase_bound((abs(m) + abs(n)) * gmax, terms=2 * dim, scale=size)
+        assert abs(got - want) <= tol, f"{sc!r}: score {got!r} != a^2 q^T R((n-m) g) k = {want!r} (tol {tol:.3g})"
+        moved = rope.apply(q, m + shift, **kw) @ rope.apply(k, n + shift, **kw)
+        tol2 = tol + phase_bound((abs(m) + abs(n) + 2 * abs(shift)) * gmax, terms=2 * dim, scale=size)
+        assert abs(moved - got) <= tol2, f"{sc!r}: shifting both positions by {shift} changes the score"
+
+    return for_all(check, draw_seed=Ints(0, 2**31), variant=Choice(VARIANTS), m=Ints(-10**5, 10**5),
+                   n=Ints(-10**5, 10**5), shift=Ints(-10**5, 10**5), half=Ints(2, 48),
+                   layout=Choice(rsym.LAYOUTS), base=Choice(BASES), examples=48)
+
+
+def _relative_mpmath() -> str:
+    from .. import rope, scaling
+
+    score = _score_fn("mpmath")
+    rng = np.random.default_rng(3)
+    dim = 8
+    q, k = rng.standard_normal((2, dim))
+    cases = (scaling.YaRN(16.0, 4096), scaling.LongRoPE([1.0] * 4, [2.0, 5.0, 17.0, 40.0], 4096, factor=32.0))
+    worst = 0.0
+    with mpmath.workdps(60):
+        for sc in cases:
+            g = [mpmath.mpf(float(x)) for x in sc.inv_freq(dim, 10000.0, seq_len=8192)]
+            a = mpmath.mpf(sc.attention_factor)
+
+            def rot(x: np.ndarray, p: int) -> list:
+                out = []
+                for i, t in enumerate(g):
+                    c, sn = a * mpmath.cos(p * t), a * mpmath.sin(p * t)
+                    u, v = mpmath.mpf(float(x[2 * i])), mpmath.mpf(float(x[2 * i + 1]))
+                    out += [u * c - v * sn, v * c + u * sn]
+                return out
+
+            for m, n in ((10**6, 10**6 + 5), (10**9, 3), (2**40, 2**40 - 17)):
+                direct = mpmath.fsum(x * y for x, y in zip(rot(q, m), rot(k, n)))
+                rel = mpmath.fsum(score(q[2 * i], q[2 * i + 1], k[2 * i], k[2 * i + 1], t, a, m, n)
+                                  for i, t in enumerate(g))
+                if abs(direct - rel) > mpmath.mpf(10) ** -40:
+                    raise CheckFailure(f"{sc!r}: a^2-relative form off by {mpmath.nstr(abs(direct - rel), 5)} "
+                                       f"at m={m}, n={n}")
+                kw = dict(layout="interleaved", base=10000.0, scaling=sc, seq_len=8192)
+                got = rope.apply(q, m, **kw) @ rope.apply(k, n, **kw)
+                tol = phase_bound(abs(m) + abs(n), terms=2 * dim,
+                                  scale=float(a * a) * float(np.max(np.abs(q)) * np.max(np.abs(k))))
+                err = abs(got - float(direct))
+                if err > tol:
+                    raise CheckFailure(f"{sc!r}: float64 score off by {err:.3g} > {tol:.3g} at m={m}, n={n}")
+                worst = max(worst, err / tol)
+    return f"a^2 form exact at 60 digits up to m = 2**40 (YaRN, LongRoPE); apply() within {worst:.2g} of its bound"
+
+
+def _cuda() -> Any:
+    try:
+        import cupy as cp
+
+        if cp.cuda.runtime.getDeviceCount() < 1:
+            raise Skip("no CUDA device")
+    except ImportError:
+        raise Skip("CuPy not installed") from None
+    except Skip:
+        raise
+    except Exception as exc:
+        raise Skip(f"CUDA unavailable: {exc}") from None
+    return cp
+
+
+def _relative_cupy() -> str:
+    cp = _cuda()
+    from .. import rope
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((8, 64))
+    pos = np.arange(8) * 1000
+    for name in VARIANTS:
+        sc, seq = _variant(name, np.random.default_rng(1), 32)
+        kw = dict(layout="half", scaling=sc, seq_len=seq)
+        host = rope.apply(x, pos, **kw)
+        dev = cp.asnumpy(rope.apply(cp.asarray(x), cp.asarray(pos), **kw))
+        err = float(np.max(np.abs(host - dev)))
+        if err > phase_bound(8000 * float(np.max(rope.inv_freq(64, scaling=sc, seq_len=seq))), terms=2,
+                             scale=sc.attention_factor * float(np.max(np.abs(x)))):
+            raise CheckFailure(f"{sc!r}: CuPy and NumPy differ by {err:.3g}")
+    return f"CuPy matches NumPy within the phase bound for {len(VARIANTS)} variants"
+
+
+register(
+    Claim(
+        id="scaling.relative",
+        title="Every per-frequency scaling keeps RoPE relative: <aR(m g_i)q, aR(n g_i)k> = a² qᵀR((n−m) g_i)k "
+              "(Linear, NTK, DynamicNTK, YaRN, Llama 3.1, LongRoPE, p-RoPE)",
+        kind="theorem",
+        family=FAMILY,
+        statement=_relative_statement,
+        proof=_relative_proof,
+        checks=(Check("numeric", _relative_numeric), Check("mpmath", _relative_mpmath), Check("cupy", _relative_cupy)),
+        references=("Su et al. 2021 (RoFormer), section 3.4.2", "Chen et al. 2023 (Position Interpolation), section 2",
+                    f"{YARN_PAPER}, sections 3.1-3.4", HF_ROPE),
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------
+# scaling.ntk_base
+
+
+def _ntk_tol(dim: int, s: float) -> float:
+    """Relative error bound of b s^(d/(d-2)) in float64 (exponent, pow, product) and of the frequencies."""
+    return 8 * U64 * (3 + dim / (dim - 2) * abs(math.log(s)))
+
+
+def _ntk_numeric() -> str:
+    from .. import rope, scaling
+
+    b, s, D = _derived("ntk_base").result["symbols"]
+    formula = sp.lambdify((b, s, D), _derived("ntk_base").result["base"], "math")
+
+    def check(half: int, s_: float, base: float) -> None:
+        dim = 2 * half
+        ntk = scaling.NTK(s_)
+        tol = _ntk_tol(dim, s_)
+        got = ntk.scaled_base(dim, base)
+        want = formula(base, s_, dim)
+        assert abs(got / want - 1) <= tol, f"scaled_base {got!r} != b s^(d/(d-2)) = {want!r}"
+        f, f0 = rope.inv_freq(dim, base=base, scaling=ntk), rope.inv_freq(dim, base=base)
+        assert f[0] == 1.0, f"highest frequency changed: {f[0]!r}"
+        assert abs(f[-1] * s_ / f0[-1] - 1) <= tol, f"lowest frequency {f[-1]!r} is not {f0[-1]!r} / {s_}"
+        i = np.arange(half)
+        ratio = f / f0 / s_ ** (-2.0 * i / (dim - 2))
+        assert np.max(np.abs(ratio - 1)) <= 2 * tol, "theta'_i / theta_i is not s^(-2i/(d-2))"
+
+    return for_all(check, half=Ints(2, 128), s_=Floats(0.1, 64.0), base=Choice(BASES))
+
+
+def _ntk_mpmath() -> str:
+    from .. import scaling
+
+    worst = 0.0
+    with mpmath.workdps(50):
+        for dim in (4, 64, 128, 256):
+            for s_ in (0.5, 2.0, 8.0, 64.0):
+                for base in (10000.0, 500000.0):
+                    bp = mpmath.mpf(base) * mpmath.mpf(s_) ** (mpmath.mpf(dim) / (dim - 2))
+                    e = -mpmath.mpf(dim - 2) / dim
+                    resid = abs(bp**e * s_ - mpmath.mpf(base) ** e)
+                    if resid > mpmath.mpf(10) ** -45:
+                        raise CheckFailure(f"b s^(d/(d-2)) misses the lowest frequency by {mpmath.nstr(resid, 3)}")
+                    ntk = scaling.NTK(s_)
+                    rel = float(abs(mpmath.mpf(ntk.scaled_base(dim, base)) / bp - 1))
+                    f = ntk.inv_freq(dim, base)
+                    relf = max(float(abs(mpmath.mpf(float(x)) / bp ** (-mpmath.mpf(2 * i) / dim) - 1))
+                               for i, x in enumerate(f))
+                    tol = _ntk_tol(dim, s_)
+                    if max(rel, relf) > tol:
+                        raise CheckFailure(
+                            f"NTK({s_}) d={dim} b={base}: relative error {max(rel, relf):.3g} > {tol:.3g}"
+                        )
+                    worst = max(worst, max(rel, relf) / tol)
+    return f"b' exact at 50 digits; scaled_base and inv_freq within {worst:.2g} of the derived bound"
+
+
+register(
+    Claim(
+        id="scaling.ntk_base",
+        title="NTK-aware base: keeping θ_0 = 1 and dividing the lowest b^(−(d−2)/d) by s forces "
+              "b' = b·s^(d/(d−2))",
+        kind="theorem",
+        family=FAMILY,
+        statement=lambda: sp.Eq(sp.Symbol("b'"), _derived("ntk_base").result["base"]),
+        proof=lambda: Verdict(True, _derived("ntk_base")),
+        checks=(Check("numeric", _ntk_numeric), Check("mpmath", _ntk_mpmath)),
+        references=("bloc97, 'NTK-Aware Scaled RoPE', r/LocalLLaMA, June 2023",
+                    f"{YARN_PAPER}, section 3.1 (b' = b s^(|D|/(|D|-2)))"),
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------
+# scaling.dynamic_continuity
+
+
+def _dynamic_numeric() -> str:
+    from .. import rope, scaling
+
+    der = _derived("dynamic_continuity")
+    b, s, h, L, L0 = der.result["symbols"]
+    # the reference is evaluated at 30 digits: HF's form s L / L0 - (s - 1) cancels in float64
+    formula = sp.lambdify((b, s, h, L, L0), der.result["base"], "mpmath")
+
+    def check(s_: float, L0_: int, half: int, base: float, extra: int) -> None:
+        dim = 2 * half
+        dyn = scaling.DynamicNTK(s_, L0_)
+        plain = rope.inv_freq(dim, base=base)
+        for L_ in (None, L0_ - 1, L0_):
+            if L_ is not None and L_ < 1:
+                continue
+            got = rope.inv_freq(dim, base=base, scaling=dyn, seq_len=L_)
+            assert np.array_equal(got, plain), f"seq_len={L_} <= L0={L0_} is not plain RoPE"
+        tol = _ntk_tol(dim, 1 + s_ * max(1, extra) / L0_)
+        for L_ in (L0_ + 1, L0_ + extra):
+            with mpmath.workdps(30):
+                want = formula(mpmath.mpf(base), mpmath.mpf(s_), half, L_, L0_)
+                got_b = dyn.scaled_base(dim, base, seq_len=L_)
+                err = float(abs(got_b / want - 1))
+            assert err <= tol, f"base at L={L_}: {got_b!r} != {mpmath.nstr(want, 20)} (relative error {err:.3g})"
+        # continuity: one token past L0 moves every frequency by at most s/L0 (relative)
+        near = rope.inv_freq(dim, base=base, scaling=dyn, seq_len=L0_ + 1)
+        jump = float(np.max(np.abs(near / plain - 1)))
+        assert jump <= s_ / L0_ + tol, f"frequencies jump by {jump:.3g} > s/L0 = {s_ / L0_:.3g} at L0 + 1"
+
+    return for_all(check, s_=Floats(0.5, 32.0), L0_=Ints(1, 2**17), half=Ints(2, 64), base=Choice(BASES),
+                   extra=Ints(1, 2**17))
+
+
+register(
+    Claim(
+        id="scaling.dynamic_continuity",
+        title="Dynamic NTK: b'(L) = b(sL/L0 − (s−1))^(d/(d−2)) equals b at L = L0 (value and limit); "
+              "RoPE for L ≤ L0",
+        kind="theorem",
+        family=FAMILY,
+        statement=lambda: sp.Eq(
+            sp.Limit(_derived("dynamic_continuity").result["base"], sym.seq_len, sym.L0, "+"), sym.b
+        ),
+        proof=lambda: Verdict(True, _derived("dynamic_continuity")),
+        checks=(Check("numeric", _dynamic_numeric),),
+        references=("emozilla, 'Dynamically Scaled RoPE', r/LocalLLaMA, June 2023",
+                    f"{YARN_PAPER}, section 3.3 (Dynamic NTK)", HF_ROPE + ", _compute_dynamic_ntk_parameters"),
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------
+# scaling.llama3_is_yarn
+
+
+def _llama_tol(s_: float, low: float, high: float) -> float:
+    """Relative error bound of one blended frequency (ramp weight error times |1 - 1/s|, plus the blend)."""
+    return 4 * U64 * ((5 * high / (high - low) + 2) * abs(1 - 1 / s_) + 4 * max(1.0, 1 / s_))
+
+
+def _llama_fns(module: str) -> tuple[Any, Any]:
+    der = _derived("llama3_is_yarn")
+    args = (sym.theta, sym.s, sym.L0, sym.low, sym.high)
+    return sp.lambdify(args, der.result["llama3"], module), sp.lambdify(args, der.result["yarn"], module)
+
+
+def _llama_numeric() -> str:
+    from .. import rope, scaling
+
+    llama_sym, _ = _llama_fns("numpy")
+
+    def check(s_: float, L0_: int, low: float, gap: float, half: int, base: float) -> None:
+        dim, high = 2 * half, low + gap
+        llama = scaling.Llama3(s_, L0_, low_freq_factor=low, high_freq_factor=high)
+        yarn = scaling.YaRN(s_, L0_, beta_fast=high, beta_slow=low, ramp="ratio", attention_factor=1.0)
+        f_l, f_y = rope.inv_freq(dim, base=base, scaling=llama), rope.inv_freq(dim, base=base, scaling=yarn)
+        th = rope.inv_freq(dim, base=base)
+        tol = _llama_tol(s_, low, high)
+        err = float(np.max(np.abs(f_l - f_y) / th))
+        assert err <= 2 * tol, f"Llama3 and YaRN(ratio) differ by {err:.3g} (relative) > {2 * tol:.3g}"
+        want = np.asarray(llama_sym(th, s_, float(L0_), low, high), dtype=np.float64)
+        err = float(np.max(np.abs(f_l - want) / th))
+        assert err <= 2 * tol, f"Llama3 differs from the derived piecewise form by {err:.3g}"
+        assert yarn.attention_factor == 1.0 == llama.attention_factor
+
+    return for_all(check, s_=Floats(0.25, 64.0), L0_=Ints(64, 2**18), low=Floats(0.25, 4.0), gap=Floats(0.25, 32.0),
+                   half=Ints(1, 64), base=Choice(BASES))
+
+
+def _llama_mpmath() -> str:
+    from .. import scaling
+
+    llama_mp, yarn_mp = _llama_fns("mpmath")
+    worst = mpmath.mpf(0)
+    worst_f = 0.0
+    with mpmath.workdps(50):
+        for s_, L0_, low, high in ((8, 8192, 1, 4), (4, 4096, 2, 32), (32, 2**17, 0.5, 3)):
+            S, L, lo, hi = mpmath.mpf(s_), mpmath.mpf(L0_), mpmath.mpf(low), mpmath.mpf(high)
+            edges = [L / hi, L / lo]
+            waves = edges + [e * (1 + sg * mpmath.mpf(10) ** -j) for e in edges for sg in (-1, 1) for j in (40, 20, 5)]
+            waves += [mpmath.mpf(2) ** (x / mpmath.mpf(4)) for x in range(0, 4 * 24)]
+            for w in waves:
+                th = 2 * mpmath.pi / w
+                diff = abs(llama_mp(th, S, L, lo, hi) - yarn_mp(th, S, L, lo, hi))
+                worst = max(worst, diff / th)
+            # pemath's float64 Llama3 against the 50-digit rule at its own frequencies
+            dim, base = 128, 500000.0
+            llama = scaling.Llama3(float(s_), L0_, low_freq_factor=float(low), high_freq_factor=float(high))
+            f = llama.inv_freq(dim, base)
+            tol = _llama_tol(float(s_), float(low), float(high))
+            for i, x in enumerate(f):
+                th = mpmath.mpf(base) ** (-mpmath.mpf(2 * i) / dim)
+                err = float(abs(mpmath.mpf(float(x)) - llama_mp(th, S, L, lo, hi)) / th)
+                if err > tol:
+                    raise CheckFailure(f"Llama3 float64 frequency {i} off by {err:.3g} > {tol:.3g} (relative)")
+                worst_f = max(worst_f, err / tol)
+    if worst > mpmath.mpf(10) ** -45:
+        raise CheckFailure(f"Llama3 and YaRN(ratio) differ by {mpmath.nstr(worst, 3)} at 50 digits")
+    return (f"agree to {mpmath.nstr(worst, 2)} at 50 digits on {len(waves)} wavelengths incl. the exact band edges; "
+            f"Llama3 float64 within {worst_f:.2g} of its bound")
+
+
+register(
+    Claim(
+        id="scaling.llama3_is_yarn",
+        title="Llama 3.1's rule is YaRN's NTK-by-parts ramp in wavelength form: "
+              "γ = (L0/λ − l)/(h − l) = (r − α)/(β − α) "
+              "with r = L0/λ, α = low_freq_factor l, β = high_freq_factor h",
+        kind="theorem",
+        family=FAMILY,
+        statement=lambda: sp.Eq(
+            sym.llama3_frequency(sym.theta), sym.yarn_ratio_frequency(sym.theta, sym.low, sym.high)
+        ),
+        proof=lambda: Verdict(True, _derived("llama3_is_yarn")),
+        checks=(Check("numeric", _llama_numeric), Check("mpmath", _llama_mpmath)),
+        references=("Meta llama-models, apply_scaling (Llama 3.1 reference implementation)",
+                    f"{YARN_PAPER}, section 3.2 (NTK-by-parts: r = L/λ, ramp γ(r))",
+                    HF_ROPE + ", _compute_llama3_parameters and _compute_yarn_parameters"),
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------
+# scaling.llama3_continuity
+
+
+def _continuity_numeric() -> str:
+    from .. import rope, scaling
+
+    def check(s_: float, L0_: int, low: float, gap: float, edge: str, ulps: int) -> None:
+        high = low + gap
+        llama = scaling.Llama3(s_, L0_, low_freq_factor=low, high_freq_factor=high)
+        factor = high if edge == "high" else low
+        # dim 4: theta_1 = base^(-1/2); this base puts theta_1 on the edge lambda = L0 / factor
+        base = (L0_ / (2 * math.pi * factor)) ** 2
+        for _ in range(abs(ulps)):
+            base = float(np.nextafter(base, math.inf if ulps > 0 else 0.0))
+        got = rope.inv_freq(4, base=base, scaling=llama)[1]
+        th = rope.inv_freq(4, base=base)[1]
+        want = th if edge == "high" else th / s_
+        tol = 4 * U64 * ((5 + abs(ulps)) * high / (high - low) + 6) * max(1.0, 1 / s_)
+        assert abs(got - want) <= tol * th, (
+            f"at the {edge} band edge ({ulps:+d} ulps of base) Llama3 gives {got!r}, the adjacent branch {want!r}: "
+            f"a jump of {abs(got - want) / th:.3g} theta"
+        )
+
+    return for_all(check, s_=Floats(1.5, 64.0), L0_=Ints(64, 2**18), low=Floats(0.25, 4.0), gap=Floats(0.25, 32.0),
+                   edge=Choice(["high", "low"]), ulps=Ints(-64, 64))
+
+
+def _continuity_mpmath() -> str:
+    der = _derived("llama3_continuity")
+    args = (sym.lam, sym.s, sym.L0, sym.low, sym.high)
+    smooth = sp.lambdify(args, der.result["smooth"], "mpmath")
+    piece = sp.lambdify(args, sym.llama3_frequency(2 * sp.pi / sym.lam), "mpmath")
+    at_edge, near_edge = mpmath.mpf(0), mpmath.mpf(0)
+    with mpmath.workdps(50):
+        for s_, L0_, low, high in ((8, 8192, 1, 4), (4, 4096, 2, 32), (32, 2**17, 0.5, 3)):
+            S, L, lo, hi = mpmath.mpf(s_), mpmath.mpf(L0_), mpmath.mpf(low), mpmath.mpf(high)
+            # each edge with its outer branch: theta = 2 pi / lambda (kept) and theta / s (interpolated)
+            for edge, outer in ((L / hi, lambda w: 2 * mpmath.pi / w), (L / lo, lambda w: 2 * mpmath.pi / (w * S))):
+                at_edge = max(at_edge, abs(smooth(edge, S, L, lo, hi) - outer(edge)) / outer(edge))
+                for sg in (-1, 1):
+                    w = edge * (1 + sg * mpmath.mpf(10) ** -40)
+                    near_edge = max(near_edge, abs(piece(w, S, L, lo, hi) - outer(w)) / outer(w))
+    if at_edge > mpmath.mpf(10) ** -45 or near_edge > mpmath.mpf(10) ** -35:
+        raise CheckFailure(f"Llama3 jumps at a band edge at 50 digits: {mpmath.nstr(at_edge, 3)} on the edge, "
+                           f"{mpmath.nstr(near_edge, 3)} at 1e-40 from it (relative)")
+    return (f"smoothed value meets the adjacent branch to {mpmath.nstr(at_edge, 2)} on both edges and to "
+            f"{mpmath.nstr(near_edge, 2)} at 1e-40 either side (50 digits)")
+
+
+register(
+    Claim(
+        id="scaling.llama3_continuity",
+        title="Llama 3.1's smoothing is continuous at both band edges: θ at λ = L0/h, θ/s at λ = L0/l",
+        kind="theorem",
+        family=FAMILY,
+        statement=lambda: sp.Eq(_derived("llama3_continuity").result["smooth"].subs(sym.lam, sym.L0 / sym.high),
+                                2 * sp.pi * sym.high / sym.L0, evaluate=False),
+        proof=lambda: Verdict(True, _derived("llama3_continuity")),
+        checks=(Check("numeric", _continuity_numeric), Check("mpmath", _continuity_mpmath)),
+        references=("Meta llama-models, apply_scaling (Llama 3.1 reference implementation)",
+                    HF_ROPE + ", _compute_llama3_parameters"),
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------
+# scaling.proportional_limits
+
+
+def _proportional_numeric() -> str:
+    from .. import rope, scaling
+
+    def check(draw_seed: int, half: int, layout: str, m: int, n: int, base: float, p: float) -> None:
+        rng = np.random.default_rng(draw_seed)
+        dim = 2 * half
+        q, k = rng.standard_normal((2, dim))
+        kw = dict(layout=layout, base=base)
+        nope = scaling.Proportional(0.0)
+        assert np.array_equal(rope.apply(q, m, scaling=nope, **kw), q), "p = 0 rotates"
+        score = rope.apply(q, m, scaling=nope, **kw) @ rope.apply(k, n, scaling=nope, **kw)
+        assert score == q @ k, f"p = 0 score {score!r} != q.k = {q @ k!r}"
+        full = scaling.Proportional(1.0)
+        assert np.array_equal(rope.apply(q, m, scaling=full, **kw), rope.apply(q, m, **kw)), "p = 1 is not RoPE"
+        part = scaling.Proportional(p)
+        f, f0 = rope.inv_freq(dim, base=base, scaling=part), rope.inv_freq(dim, base=base)
+        kept = int(np.count_nonzero(f))
+        assert kept == math.floor(p * dim / 2), f"{kept} pairs rotated, not floor(p d/2) = {math.floor(p * dim / 2)}"
+        assert np.array_equal(f[:kept], f0[:kept]), "the rotated pairs are not the first (highest-frequency) ones"
+        if 0 < kept < half:
+            assert f0[kept - 1] > np.max(f0[kept:]), "a dropped frequency exceeds a kept one"
+        out = rope.apply(q, m, scaling=part, **kw)
+        for i, (x, y) in enumerate(rsym.pair_indices(dim, layout)):
+            if i >= kept:
+                assert out[x] == q[x] and out[y] == q[y], f"dropped pair {i} was rotated"
+
+    return for_all(check, draw_seed=Ints(0, 2**31), half=Ints(1, 64), layout=Choice(rsym.LAYOUTS),
+                   m=Ints(-10**6, 10**6), n=Ints(-10**6, 10**6), base=Choice(BASES), p=Floats(0.0, 1.0))
+
+
+register(
+    Claim(
+        id="scaling.proportional_limits",
+        title="p-RoPE: p = 0 is NoPE (R = I, score qᵀk), p = 1 is RoPE, and p keeps the highest frequencies",
+        kind="theorem",
+        family=FAMILY,
+        statement=lambda: sp.Eq(rsym.block(rsym.m * 0), sp.eye(2)),
+        proof=lambda: Verdict(True, _derived("proportional_limits")),
+        checks=(Check("numeric", _proportional_numeric),),
+        references=("Barbero et al. 2024, 'Round and Round We Go! What makes Rotary Positional Encodings useful?' "
+                    "(arXiv:2410.06205), p-RoPE", HF_ROPE + ", proportional"),
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------
+# scaling.unit_factor
+
+
+def _unit_numeric() -> str:
+    from .. import rope, scaling
+
+    der = _derived("unit_factor")
+    b, D, L, L0 = der.result["symbols"]
+    dyn_base = sp.lambdify((b, D, L, L0), der.result["dynamic_at_one"], "math")
+
+    def check(half: int, base: float, L0_: int, extra: int) -> None:
+        dim = 2 * half
+        plain = rope.inv_freq(dim, base=base)
+        for sc in (scaling.Linear(1.0), scaling.NTK(1.0), scaling.YaRN(1.0, L0_), scaling.YaRN(1.0, L0_, ramp="ratio"),
+                   scaling.Llama3(1.0, L0_)):
+            f = rope.inv_freq(dim, base=base, scaling=sc)
+            err = float(np.max(np.abs(f - plain) / plain))
+            assert err <= 4 * U64, f"{sc!r} is not RoPE: relative difference {err:.3g}"
+            assert sc.attention_factor == 1.0, f"{sc!r} has attention factor {sc.attention_factor}"
+        dyn = scaling.DynamicNTK(1.0, L0_)
+        got = dyn.scaled_base(dim, base, seq_len=L0_ + extra)
+        want = dyn_base(base, dim, L0_ + extra, L0_)
+        tol = _ntk_tol(dim, 1 + extra / L0_)
+        assert abs(got / want - 1) <= tol, f"DynamicNTK(1) base {got!r} != b (L/L0)^(d/(d-2)) = {want!r}"
+        assert got > base, "DynamicNTK(1) kept the base above L0"
+
+    return for_all(check, half=Ints(2, 64), base=Choice(BASES), L0_=Ints(1, 2**17), extra=Ints(1, 2**17))
+
+
+register(
+    Claim(
+        id="scaling.unit_factor",
+        title="At s = 1 Linear, NTK, YaRN (attention factor 0.1 ln 1 + 1 = 1) and Llama 3.1 are RoPE; "
+              "Dynamic NTK is not: above L0 its base is b(L/L0)^(d/(d−2))",
+        kind="theorem",
+        family=FAMILY,
+        statement=lambda: sp.Eq(sp.Symbol("b'_dynamic(s=1)"), _derived("unit_factor").result["dynamic_at_one"]),
+        proof=lambda: Verdict(True, _derived("unit_factor")),
+        checks=(Check("numeric", _unit_numeric),),
+        references=(f"{YARN_PAPER}, section 3.4 (sqrt(1/t) = 0.1 ln s + 1)", HF_ROPE),
+    )
+)

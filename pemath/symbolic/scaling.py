@@ -1,0 +1,419 @@
+"""RoPE's scaling variants as exact SymPy derivations.
+
+Each function returns a :class:`~pemath.symbolic.Derivation` whose decided steps
+raise :class:`~pemath.symbolic.ProofFailure` the moment they do not reduce to
+exactly zero (or ``True``). The parts a wrong implementation would change (the
+frequency, the exponent, the ramp bounds, the smoothing, the kept pairs) are
+parameters, so the tests can feed the field's bugs and see the proofs fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import sympy as sp
+
+from ._decide import Derivation
+from .rope import H, I, TRIG, block, frequency, m, n
+
+__all__ = [
+    "G",
+    "a",
+    "b",
+    "s",
+    "L0",
+    "low",
+    "high",
+    "theta",
+    "lam",
+    "seq_len",
+    "variant_frequencies",
+    "per_frequency_relative",
+    "Q",
+    "D",
+    "show_d",
+    "ntk_base",
+    "dynamic_ratio",
+    "dynamic_continuity",
+    "llama3_gamma",
+    "llama3_frequency",
+    "yarn_ratio_frequency",
+    "llama3_is_yarn",
+    "llama3_continuity",
+    "proportional_kept",
+    "proportional_limits",
+    "unit_factor",
+]
+
+#: The frequency of pair i after any per-frequency change: an arbitrary positive function.
+G = sp.Function("g", positive=True)
+a = sp.Symbol("a", positive=True)  # the attention factor multiplying cos and sin
+b = sp.Symbol("b", positive=True)  # RoPE's base
+s = sp.Symbol("s", positive=True)  # the scaling factor
+L0 = sp.Symbol("L_0", positive=True)  # the original (pre-training) context length
+low = sp.Symbol("l", positive=True)  # Llama 3.1's low_freq_factor
+high = sp.Symbol("h_f", positive=True)  # Llama 3.1's high_freq_factor
+theta = sp.Symbol("theta", positive=True)  # one frequency
+lam = sp.Symbol("lambda", positive=True)  # its wavelength 2 pi / theta
+seq_len = sp.Symbol("L", positive=True)  # the sequence length (a constant of one forward pass)
+
+_SOLVE = ("expand", "powsimp", "simplify")
+
+
+# ---------------------------------------------------------------------------------------
+# 1. Any per-frequency change keeps the relative property.
+
+
+def variant_frequencies() -> dict[str, sp.Expr]:
+    r"""The scaled frequency :math:`\theta'_i` of every variant, as SymPy expressions.
+
+    Written in the pair index ``i``, ``d = 2h``, the base and each variant's constant
+    parameters; the sequence length ``L`` of DynamicNTK and LongRoPE is one number for a
+    whole forward pass, not a position.
+    """
+    i, d = I, 2 * H
+    th = frequency(i, d, b)
+    r = L0 * th / (2 * sp.pi)
+    alpha, beta = sp.symbols("alpha beta", positive=True)
+    lo, hi = sp.symbols("c_lo c_hi", nonnegative=True)
+    f_ext = sp.IndexedBase("f", positive=True)
+    k = sp.floor(sp.Symbol("p", nonnegative=True) * d / 2)
+    yarn_gamma = lambda g: sp.Min(sp.Max(g, 0), 1)  # noqa: E731
+    return {
+        "Linear": th / s,
+        "NTK": frequency(i, d, b * s ** (d / (d - 2))),
+        "DynamicNTK": frequency(i, d, b * dynamic_ratio(sp.Max(seq_len, L0), L0, s) ** (d / (d - 2))),
+        "YaRN (index ramp)": th / s * yarn_gamma((i - lo) / (hi - lo))
+        + th * (1 - yarn_gamma((i - lo) / (hi - lo))),
+        "YaRN (ratio ramp)": th / s * (1 - yarn_gamma((r - alpha) / (beta - alpha)))
+        + th * yarn_gamma((r - alpha) / (beta - alpha)),
+        "Llama3": llama3_frequency(th),
+        "LongRoPE": th / f_ext[i],
+        "Proportional": sp.Piecewise((th / s, i < k), (0, True)),
+    }
+
+
+def per_frequency_relative(
+    freq: Callable[[sp.Expr, sp.Expr], sp.Expr] | None = None,
+    *,
+    power: int = 2,
+    variants: Mapping[str, sp.Expr] | None = None,
+) -> Derivation:
+    r"""<a R(m g_i) q_i, a R(n g_i) k_i> = a^power q_i^T R((n-m) g_i) k_i for any g, then each variant.
+
+    ``freq(i, pos)`` is the frequency pair ``i`` is rotated by at position ``pos``
+    (default ``g(i)``, position-free); ``power`` is the claimed power of the
+    attention factor ``a`` in the score; ``variants`` the frequencies checked to be
+    position-free (default :func:`variant_frequencies`). The tests pass a frequency
+    that moves with the position, ``power=1``, and a variant driven by the position.
+    """
+    d = Derivation("Any per-frequency scaling keeps RoPE relative")
+    i = I
+    f = freq or (lambda idx, pos: G(idx))
+    g_i = G(i)
+    q = sp.IndexedBase("q", real=True)
+    k = sp.IndexedBase("k", real=True)
+    qi = sp.Matrix([q[i, 0], q[i, 1]])
+    ki = sp.Matrix([k[i, 0], k[i, 1]])
+    d.say("A scaling replaces RoPE's frequency of pair i by a positive number g(i), and may multiply cos and "
+          "sin by an attention factor a: pair i of a vector at position m is multiplied by", a * block(m * f(i, m)))
+    summand = ((a * block(m * f(i, m)) * qi).T * (a * block(n * f(i, n)) * ki))[0]
+    target = a**power * (qi.T * block((n - m) * g_i) * ki)[0]
+    d.equal("The factor a multiplies q and k alike, so it enters the score squared: "
+            "<a R(m g_i) q_i, a R(n g_i) k_i> = a^2 q_i^T R((n-m) g_i) k_i",
+            summand, target, methods=TRIG)
+    h = H
+    d.say("Summing over the d/2 pairs, for any positive g:",
+          sp.Eq(sp.Sum(sp.Symbol("<a R(m g_i) q_i, a R(n g_i) k_i>"), (i, 0, h - 1)), sp.Sum(target, (i, 0, h - 1)),
+                evaluate=False))
+    d.zero("which depends on the positions only through n - m: the score is unchanged when m and n shift "
+           "together", sp.diff(target.subs(n, m + sp.Symbol("r", real=True)), m))
+    d.say("The proof used nothing about g but that it is a number per pair, the same at every position. "
+          "So it holds for every variant whose frequency is a function of i, d, the base and constant "
+          "parameters, and never of m or n:")
+    for name, expr in (variants if variants is not None else variant_frequencies()).items():
+        d.true(f"{name}: theta'_i = {sp.sstr(expr)} involves neither m nor n, so it is an instance of g",
+               not (sp.sympify(expr).free_symbols & {m, n}))
+    d.result["score"] = target
+    d.result["symbols"] = (qi, ki, g_i, a)
+    return d
+
+
+# ---------------------------------------------------------------------------------------
+# 2. The NTK-aware base.
+
+
+Q = sp.Symbol("q", integer=True, nonnegative=True)  # d = 2q + 4: every even d > 2
+D = sp.Symbol("d", integer=True, positive=True)  # d, for display
+
+
+def show_d(expr: sp.Basic) -> sp.Basic:
+    """``expr`` with d = 2q + 4 written back in terms of d (for display only)."""
+    return expr.subs(Q, (D - 4) / 2)
+
+
+def ntk_base(claimed: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr] | None = None) -> Derivation:
+    r"""Solve for the base b' that divides the lowest frequency by s and keeps the highest.
+
+    ``claimed(b, s, d)`` is the formula checked against the solution (default
+    :math:`b s^{d/(d-2)}`); the tests pass the exponent ``d/(d-1)``. Every even
+    ``d > 2`` is written ``d = 2q + 4`` (q >= 0), so that ``d - 2 > 0`` is known and
+    powers of positive numbers combine exactly.
+    """
+    der = Derivation("The NTK-aware base")
+    d = 2 * Q + 4
+    bp = sp.Symbol("b'", positive=True)
+    lowest = d / 2 - 1
+    der.say("RoPE's frequencies are theta_i = b^(-2i/d), i = 0 .. d/2 - 1, for an even d > 2 (at d = 2 the "
+            "lowest and highest coincide); write d = 2q + 4, q >= 0.", sp.Eq(sp.Symbol("theta_i"), frequency(I, D, b)))
+    der.equal("The highest frequency, i = 0, is 1 whatever the base: it is unchanged by any b'",
+              frequency(0, d, bp), sp.S.One)
+    der.equal("The lowest, i = d/2 - 1, is b^(-(d-2)/d)", frequency(lowest, d, b), b ** (-(d - 2) / d),
+              methods=("expand", "powsimp"))
+    requirement = sp.Eq(bp ** (-(d - 2) / d), b ** (-(d - 2) / d) / s)
+    der.say("Require the new lowest frequency to be the old one divided by s:", show_d(requirement))
+    sols = sp.solve(requirement, bp)
+    der.true("It has exactly one positive solution b'", len(sols) == 1)
+    solution = sols[0]
+    der.say("namely", sp.Eq(bp, show_d(solution)))
+    target = (claimed or (lambda base, factor, dim: base * factor ** (dim / (dim - 2))))(b, s, d)
+    der.equal("which is b' = b s^(d/(d-2))", solution, target, methods=_SOLVE)
+    der.zero("Check: b s^(d/(d-2)) divides the lowest frequency by s",
+             target ** (-(d - 2) / d) - b ** (-(d - 2) / d) / s, methods=_SOLVE)
+    der.equal("In between, theta'_i / theta_i = s^(-2i/(d-2)): from 1 at i = 0 to 1/s at i = d/2 - 1, "
+              "geometrically", sp.expand_power_base(frequency(I, d, target)) / frequency(I, d, b),
+              s ** (-2 * I / (d - 2)),
+              methods=_SOLVE)
+    for step in der.steps:  # shown in terms of d; decided in terms of q
+        shown = show_d(step.expr) if step.expr is not None else None
+        if shown is not None and not isinstance(shown, sp.logic.boolalg.BooleanAtom):
+            step.expr = shown
+    der.result["base"] = show_d(target)
+    der.result["symbols"] = (b, s, D)
+    return der
+
+
+# ---------------------------------------------------------------------------------------
+# 3. Dynamic NTK.
+
+
+def dynamic_ratio(length: sp.Expr, original: sp.Expr, factor: sp.Expr) -> sp.Expr:
+    """Hugging Face's dynamic NTK ratio s L / L0 - (s - 1)."""
+    return factor * length / original - (factor - 1)
+
+
+def dynamic_continuity(ratio: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr] = dynamic_ratio) -> Derivation:
+    r"""b'(L) = b ratio(L)^(d/(d-2)) for L > L0, b for L <= L0, is continuous at L0.
+
+    ``ratio(L, L0, s)`` is the dynamic ratio (default :func:`dynamic_ratio`); the
+    tests pass ``s L / L0`` (the formula without its ``-(s - 1)`` term).
+    """
+    der = Derivation("Dynamic NTK is continuous at the original length")
+    h = H
+    d = 2 * h
+    L = seq_len
+    rho = ratio(L, L0, s)
+    above = b * rho ** (d / (d - 2))
+    der.say("At sequence length L the base is b for L <= L0 (plain RoPE) and, above L0 (d = 2h),",
+            sp.Eq(sp.Symbol("b'(L)"), above))
+    der.zero("At L = L0 the ratio is exactly 1", rho.subs(L, L0) - 1, methods=("expand",))
+    der.equal("so the formula gives b there: the value above L0 meets plain RoPE's base",
+              above.subs(L, L0), b, methods=("expand", "powsimp"))
+    der.say("Its limit from above:", sp.Limit(above, L, L0, "+"))
+    der.equal("is b: b' is continuous at L0", sp.limit(above, L, L0, "+"), b, methods=("expand", "powsimp"))
+    der.true("The ratio grows with L (its slope s/L0 is positive), so b' >= b for L >= L0",
+             sp.diff(rho, L).is_positive is True)
+    der.equal("The ratio is 1 + s (L - L0)/L0: the form pemath evaluates, exactly 1 at L0",
+              rho, 1 + s * (L - L0) / L0, methods=("expand",))
+    der.result["base"] = above
+    der.result["symbols"] = (b, s, h, L, L0)
+    return der
+
+
+# ---------------------------------------------------------------------------------------
+# 4-5. Llama 3.1's rule and YaRN's NTK-by-parts.
+
+
+def llama3_gamma(wavelength: sp.Expr) -> sp.Expr:
+    """Llama 3.1's smoothing (L0 / lambda - l) / (h - l)."""
+    return (L0 / wavelength - low) / (high - low)
+
+
+def llama3_frequency(th: sp.Expr, gamma: Callable[[sp.Expr], sp.Expr] = llama3_gamma) -> sp.Expr:
+    """Llama 3.1's scaled frequency of one frequency ``th``, piecewise in its wavelength."""
+    w = 2 * sp.pi / th
+    g = gamma(w)
+    return sp.Piecewise((th, w < L0 / high), (th / s, w > L0 / low), ((1 - g) * th / s + g * th, True))
+
+
+def yarn_ratio_frequency(th: sp.Expr, alpha: sp.Expr, beta: sp.Expr) -> sp.Expr:
+    """YaRN's paper ramp: gamma = clip((r - alpha)/(beta - alpha), 0, 1), r = L0 th / 2 pi."""
+    r = L0 * th / (2 * sp.pi)
+    g = sp.Min(sp.Max((r - alpha) / (beta - alpha), 0), 1)
+    return (1 - g) * th / s + g * th
+
+
+def llama3_is_yarn(alpha: sp.Expr = low, beta: sp.Expr = high) -> Derivation:
+    r"""Llama 3.1's rule is YaRN's ratio ramp with alpha = low_freq_factor, beta = high_freq_factor.
+
+    ``alpha``, ``beta`` are YaRN's ramp bounds matched to Llama's factors (the tests
+    swap them).
+    """
+    der = Derivation("Llama 3.1 scaling is YaRN's NTK-by-parts with alpha = l, beta = h")
+    th, w = theta, lam
+    r = sp.Symbol("r", positive=True)
+    der.say("Llama 3.1 (apply_scaling): with wavelength lambda = 2 pi / theta, factors l < h and "
+            "original length L0,", sp.Eq(sp.Symbol("theta'"), llama3_frequency(th)))
+    der.say("YaRN (paper, NTK-by-parts): with r = L0 / lambda, the number of turns a wavelength makes in "
+            "L0, and gamma(r) = clip((r - alpha)/(beta - alpha), 0, 1),",
+            sp.Eq(sp.Symbol("theta'"), yarn_ratio_frequency(th, alpha, beta)))
+    r_of = L0 * th / (2 * sp.pi)
+    der.equal("The turn count: L0 / lambda = L0 theta / (2 pi)", (L0 / w).subs(w, 2 * sp.pi / th), r_of)
+    gamma_yarn = (r - alpha) / (beta - alpha)
+    der.equal("Llama's smoothing, written in r (lambda = L0 / r), is YaRN's ramp with alpha = l, beta = h: "
+              "(L0/lambda - l)/(h - l) = (r - alpha)/(beta - alpha)",
+              llama3_gamma(L0 / r), gamma_yarn, methods=("expand", "simplify"))
+    der.equal("Upper band edge: L0/h - lambda = (lambda/beta)(r - beta), with lambda = L0 / r",
+              (L0 / high - w).subs(w, L0 / r), ((w / beta) * (r - beta)).subs(w, L0 / r),
+              methods=("expand", "simplify"))
+    der.true("and lambda/beta > 0, so lambda < L0/h <=> r > beta, and lambda = L0/h <=> r = beta",
+             (w / beta).is_positive is True)
+    der.equal("Lower band edge: L0/l - lambda = (lambda/alpha)(r - alpha)",
+              (L0 / low - w).subs(w, L0 / r), ((w / alpha) * (r - alpha)).subs(w, L0 / r),
+              methods=("expand", "simplify"))
+    der.true("and lambda/alpha > 0, so lambda > L0/l <=> r < alpha, and lambda = L0/l <=> r = alpha",
+             (w / alpha).is_positive is True)
+    blend = lambda g: (1 - g) * th / s + g * th  # noqa: E731
+    der.equal("Inside the band both blend theta/s and theta with the same weight: Llama's smoothed "
+              "frequency is YaRN's (1 - gamma(r)) theta/s + gamma(r) theta",
+              blend(llama3_gamma(2 * sp.pi / th)), blend(gamma_yarn.subs(r, r_of)), methods=("expand",))
+    u = sp.Symbol("u", nonnegative=True)
+    der.equal("There YaRN's clip is inactive: r = alpha + u (beta - alpha) with 0 <= u <= 1 gives gamma = u",
+              gamma_yarn.subs(r, alpha + u * (beta - alpha)), u, methods=("expand", "simplify"))
+    der.equal("Above the band (r > beta) YaRN clips gamma to 1 and keeps theta, as Llama's first branch",
+              blend(sp.Min(sp.Max(sp.Integer(1), 0), 1)), th)
+    der.equal("Below it (r < alpha) YaRN clips gamma to 0 and interpolates theta/s, as Llama's second",
+              blend(sp.Min(sp.Max(sp.Integer(0), 0), 1)), th / s)
+    der.equal("At the edge r = beta (lambda = L0/h: Llama's tests are both false, it smooths) "
+              "Llama's gamma is 1, YaRN's clip is 1", llama3_gamma(L0 / beta), sp.S.One, methods=("expand",))
+    der.equal("At the edge r = alpha (lambda = L0/l) Llama's gamma is 0, YaRN's clip is 0",
+              llama3_gamma(L0 / alpha), sp.S.Zero, methods=("expand",))
+    der.say("So the strict inequalities at the edges do not matter: each edge gets the value of both adjacent "
+            "branches (the continuity claim). Hence, frequency by frequency, "
+            "Llama3(s, L0, l, h) = YaRN(s, L0, beta_fast = h, beta_slow = l, ramp = ratio, attention factor 1).")
+    der.result["llama3"] = llama3_frequency(th)
+    der.result["yarn"] = yarn_ratio_frequency(th, alpha, beta)
+    return der
+
+
+def llama3_continuity(gamma: Callable[[sp.Expr], sp.Expr] = llama3_gamma) -> Derivation:
+    r"""Llama 3.1's smoothed frequency meets theta at lambda = L0/h and theta/s at lambda = L0/l.
+
+    ``gamma(lambda)`` is the smoothing (default :func:`llama3_gamma`); the tests pass
+    the one with l and h swapped.
+    """
+    der = Derivation("Llama 3.1 scaling is continuous at both band edges")
+    w = lam
+    th = 2 * sp.pi / w
+    g = gamma(w)
+    smooth = (1 - g) * th / s + g * th
+    keep, interp = th, th / s
+    der.say("As a function of the wavelength lambda (theta = 2 pi / lambda) the three branches are "
+            "theta (lambda < L0/h), theta/s (lambda > L0/l), and in between", smooth)
+    for edge, other, name, gval in ((L0 / high, keep, "L0/h", 1), (L0 / low, interp, "L0/l", 0)):
+        der.equal(f"At lambda = {name} the smoothing weight is {gval}", g.subs(w, edge), sp.Integer(gval),
+                  methods=("expand",))
+        der.equal(f"so the smoothed frequency there equals the adjacent branch "
+                  f"{'theta' if gval else 'theta/s'}", smooth.subs(w, edge), other.subs(w, edge),
+                  methods=("expand",))
+        der.zero(f"and the two branches have the same limit as lambda -> {name}: no jump",
+                 sp.limit(smooth, w, edge) - sp.limit(other, w, edge), methods=("expand",))
+    der.result["smooth"] = smooth
+    return der
+
+
+# ---------------------------------------------------------------------------------------
+# 6. p-RoPE.
+
+
+def proportional_kept(i: sp.Expr, k: sp.Expr, h: sp.Expr) -> sp.Basic:
+    """p-RoPE rotates pair i when i < k (the k highest frequencies)."""
+    return sp.StrictLessThan(i, k)
+
+
+def proportional_limits(kept: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Basic] = proportional_kept) -> Derivation:
+    r"""p = 0 is NoPE, p = 1 is RoPE, and p keeps the highest frequencies.
+
+    ``kept(i, k, h)`` says whether pair ``i`` of ``h`` is rotated when ``k`` are kept
+    (default ``i < k``); the tests pass ``i >= h - k`` (keeping the lowest), which
+    agrees at p = 0 and p = 1 and is caught at p = 1/2.
+    """
+    der = Derivation("p-RoPE: p = 0 is NoPE, p = 1 is RoPE, p keeps the highest frequencies")
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    t = sp.Symbol("t", integer=True, nonnegative=True)
+    h = i + 1 + t  # any number of pairs h containing pair i: 0 <= i <= h - 1
+    p = sp.Symbol("p", nonnegative=True)
+    k_of = lambda frac, half: sp.floor(frac * 2 * half / 2)  # noqa: E731
+    der.say("Of the d/2 = h pairs, p-RoPE keeps k = floor(p d / 2) and sets the other frequencies to 0; "
+            "take any pair i, 0 <= i <= h - 1 (h = i + 1 + t, t >= 0):",
+            sp.Eq(sp.Symbol("theta'_i"), sp.Piecewise((frequency(I, 2 * H, b), kept(I, k_of(p, H), H)), (0, True))))
+    k0, k1 = k_of(sp.S.Zero, h), k_of(sp.S.One, h)
+    der.equal("p = 0 keeps k = floor(0 * d/2) = 0 pairs", k0, sp.S.Zero)
+    der.true("so no pair is rotated", sp.Not(kept(i, k0, h)))
+    der.equal("every frequency is 0 and R(m * 0) is the identity: the score is q^T k (NoPE)",
+              block(m * 0), sp.eye(2))
+    der.equal("p = 1 keeps k = floor(1 * d/2) = d/2 = h pairs", k1, h)
+    der.true("so every pair is rotated with its own theta_i: RoPE", kept(i, k1, h))
+    c = sp.Symbol("c", positive=True)
+    base = 1 + c
+    der.say("In between, p-RoPE keeps the highest frequencies: theta_i = b^(-2i/d) falls with i for b > 1 "
+            "(b = 1 + c), as ln theta_i = -(2i/d) ln b. For concrete d:")
+    for dim, frac in ((8, sp.Rational(1, 2)), (12, sp.Rational(1, 3)), (12, sp.Rational(1, 2))):
+        half = dim // 2
+        k = k_of(frac, half)
+        rotated = [j for j in range(half) if bool(kept(sp.Integer(j), k, sp.Integer(half)))]
+        dropped = [j for j in range(half) if j not in rotated]
+        der.true(f"d = {dim}, p = {frac}: k = {k} pairs rotated", len(rotated) == k)
+        lnf = lambda j: -sp.Rational(2 * j, dim) * sp.log(base)  # noqa: E731
+        gaps = [sp.Gt(lnf(j) - lnf(jj), 0) for j in rotated for jj in dropped]
+        der.true(f"d = {dim}, p = {frac}: every rotated frequency (pairs {rotated}) exceeds every dropped one "
+                 f"(pairs {dropped})", sp.And(*gaps))
+    return der
+
+
+# ---------------------------------------------------------------------------------------
+# 7. A factor of 1.
+
+
+def _blend(g: sp.Expr, th: sp.Expr, factor: sp.Expr) -> sp.Expr:
+    return (1 - g) * th / factor + g * th
+
+
+def unit_factor(blend: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr] = _blend) -> Derivation:
+    r"""At s = 1 Linear, NTK, YaRN and Llama 3.1 are RoPE; Dynamic NTK is not, above L0.
+
+    ``blend(gamma, theta, s)`` is the YaRN/Llama blend (default
+    :math:`(1-\gamma)\theta/s + \gamma\theta`); the tests pass one that forgets a weight.
+    """
+    der = Derivation("A scaling factor of 1")
+    th = theta
+    g = sp.Symbol("gamma", nonnegative=True)
+    h = Q
+    d = 2 * h + 4
+    der.equal("Linear: theta/s at s = 1 is theta", (th / s).subs(s, 1), th)
+    der.equal("NTK: b s^(d/(d-2)) at s = 1 is b", (b * s ** (d / (d - 2))).subs(s, 1), b)
+    der.equal("YaRN and Llama 3.1: the blend (1 - gamma) theta/s + gamma theta at s = 1 is theta, whatever "
+              "the ramp weight gamma (index or ratio ramp)", blend(g, th, s).subs(s, 1), th, methods=("expand",))
+    der.equal("and Llama's interpolated branch theta/s is theta", (th / s).subs(s, 1), th)
+    mscale = sp.Rational(1, 10) * sp.log(s) + 1
+    der.equal("YaRN's attention factor 0.1 ln s + 1 is 1 at s = 1", mscale.subs(s, 1), sp.S.One)
+    der.say("It multiplies q and k, so the logits by (0.1 ln s + 1)^2: the paper's 1/t with "
+            "sqrt(1/t) = 0.1 ln s + 1.", sp.Eq(sp.Symbol("1/t"), mscale**2))
+    L = seq_len
+    rho = dynamic_ratio(L, L0, sp.S.One)
+    der.equal("Dynamic NTK is different: at s = 1 its ratio is L/L0, so above L0 the base still grows, to "
+              "b (L/L0)^(d/(d-2)); its factor sets the slope, not whether it scales", rho, L / L0,
+              methods=("expand",))
+    der.result["dynamic_at_one"] = show_d(b * rho ** (d / (d - 2)))
+    der.result["symbols"] = (b, D, L, L0)
+    return der
