@@ -81,6 +81,7 @@ def for_all(check: Callable[..., None], /, *, examples: int = 40, **specs: Any) 
         database=None,
         deadline=None,
         suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
     )
     @given(**{k: _strategy(v) for k, v in specs.items()})
     def run(**kw: Any) -> None:

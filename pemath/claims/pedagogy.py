@@ -1,0 +1,202 @@
+"""The seeds' teaching encodings: integer (unbounded), normalized (length-dependent), binary (jumpy)."""
+
+from __future__ import annotations
+
+import functools
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ..symbolic import pedagogy as sym
+from ._inputs import Choice, Ints, for_all
+from ._model import Check, CheckFailure, Claim, Verdict
+from ._registry import register
+from ._tolerance import U64, phase_bound
+
+_SEED_INTRO = "seeds/001 ('You could have designed state of the art positional encoding'): integer, normalized, binary"
+_SEED_RENARD = "seeds/000 (Renard, 'Positional Encodings of Attention Mechanisms', part 2)"
+_SEED_003 = "seeds/003 (learned tables are bounded in length; binary positions 'in the world of floats')"
+
+# ----------------------------------------------------------------------------------------------
+# pedagogy.integer_unbounded
+# ----------------------------------------------------------------------------------------------
+
+
+def _integer_proof() -> Verdict:
+    return Verdict(True, sym.integer_unbounded())
+
+
+def _integer_statement() -> sp.Basic:
+    B = sp.Symbol("B", integer=True, nonnegative=True)
+    return sp.Gt(sp.Symbol("PE(B + 1)_j"), B)
+
+
+def _integer_numeric() -> str:
+    from .. import pedagogy
+
+    def check(bound: int, dim: int) -> None:
+        pe = pedagogy.integer([bound, bound + 1], dim)
+        assert np.all(pe[1] > bound), f"PE({bound + 1}) = {pe[1]} does not exceed {bound}"
+        assert np.all(pe[1] == bound + 1) and np.all(pe[0] == bound), "entries are not the position, exactly"
+        # the norm sqrt(d p^2) carries a few roundings: allow 4 ulp below p
+        assert np.linalg.norm(pe[1]) >= float(bound + 1) * (1 - 4 * U64), "the norm is below the largest entry"
+
+    return for_all(check, examples=25, bound=Ints(0, 2**53 - 1), dim=Ints(1, 64))
+
+
+register(
+    Claim(
+        id="pedagogy.integer_unbounded",
+        title="The integer encoding PE(p)_j = p is unbounded: for every bound B, position B + 1 exceeds it",
+        kind="theorem",
+        family="pedagogy",
+        statement=_integer_statement,
+        proof=_integer_proof,
+        checks=(Check("numeric", _integer_numeric),),
+        references=(_SEED_INTRO, _SEED_RENARD),
+    )
+)
+
+# ----------------------------------------------------------------------------------------------
+# pedagogy.normalized_depends_on_length
+# ----------------------------------------------------------------------------------------------
+
+
+def _normalized_proof() -> Verdict:
+    return Verdict(True, sym.normalized_depends_on_length())
+
+
+def _normalized_statement() -> sp.Basic:
+    return sp.Ne(sp.Rational(2, 4), sp.Rational(2, 8), evaluate=False)
+
+
+def _normalized_numeric() -> str:
+    from .. import pedagogy
+
+    a = pedagogy.normalized(2, 3, length=4)
+    b = pedagogy.normalized(2, 3, length=8)
+    if not (np.all(a == 0.5) and np.all(b == 0.25)):
+        raise CheckFailure(f"normalized(2, length=4) = {a}, length=8: {b}; expected 1/2 and 1/4 exactly")
+
+    def check(p: int, length: int, extra: int, dim: int) -> None:
+        p = min(p, length - 1)
+        other = length + extra
+        x, y = pedagogy.normalized([p], dim, length=length), pedagogy.normalized([p], dim, length=other)
+        # p / L is correctly rounded (one IEEE division of exact integers): compare to the exact rational
+        assert np.all(x == float(Fraction(p, length))) and np.all(y == float(Fraction(p, other))), "not p / L"
+        if p >= 1:
+            assert np.all(x != y), f"position {p} has the same encoding at lengths {length} and {other}"
+        assert np.all((x >= 0) & (x < 1)), "not in [0, 1)"
+
+    summary = for_all(check, examples=25, p=Ints(0, 10**6), length=Ints(1, 10**6), extra=Ints(1, 10**6),
+                      dim=Ints(1, 16))
+    return f"2 at lengths 4 and 8: 1/2 and 1/4 exactly; {summary}"
+
+
+register(
+    Claim(
+        id="pedagogy.normalized_depends_on_length",
+        title="The length-normalized encoding p / L gives the same position different vectors at different lengths",
+        kind="theorem",
+        family="pedagogy",
+        statement=_normalized_statement,
+        proof=_normalized_proof,
+        checks=(Check("numeric", _normalized_numeric),),
+        references=(_SEED_INTRO, _SEED_RENARD),
+    )
+)
+
+# ----------------------------------------------------------------------------------------------
+# pedagogy.binary_bounded_unique_discontinuous
+# ----------------------------------------------------------------------------------------------
+
+
+def _binary_proof() -> Verdict:
+    d = sym.binary_bounded_unique()
+    d.steps.extend(sym.binary_jump().steps)
+    d.steps.extend(sym.sinusoid_step().steps)
+    return Verdict(True, d)
+
+
+def _binary_statement() -> sp.Basic:
+    j = sp.Symbol("j", integer=True, nonnegative=True)
+    return sp.Eq(sp.Symbol("|PE(2^j) - PE(2^j - 1)|^2"), j + 1, evaluate=False)
+
+
+@functools.lru_cache(maxsize=1)
+def _pair_step():
+    s = sym.sinusoid_step().result
+    return sp.lambdify(s["omega"], s["pair_step"], "numpy"), sp.lambdify(s["omega"], s["pair_step"], "mpmath")
+
+
+def _binary_numeric() -> str:
+    from .. import pedagogy, sinusoidal
+
+    for dim in range(1, 15):
+        p = np.arange(2**dim)
+        codes = pedagogy.binary(p, dim)
+        if not np.all((codes == 0) | (codes == 1)):
+            raise CheckFailure(f"d = {dim}: an entry is outside {{0, 1}}")
+        if len(np.unique(codes, axis=0)) != 2**dim:
+            raise CheckFailure(f"d = {dim}: two positions share a code")
+        if not np.array_equal(codes @ (2.0 ** np.arange(dim)), p.astype(float)):
+            raise CheckFailure(f"d = {dim}: sum_j 2^j PE(p)_j is not p")
+        steps = np.sum(np.diff(codes, axis=0) ** 2, axis=1)
+        jumps = steps[2 ** np.arange(dim) - 1]  # from 2^j - 1 to 2^j
+        if not (np.array_equal(jumps, np.arange(1, dim + 1)) and steps.max() == dim):
+            raise CheckFailure(f"d = {dim}: squared steps at 2^j - 1 are {jumps.tolist()}, not j + 1")
+    step, _ = _pair_step()
+
+    def check(t: int, half: int, base: float) -> None:
+        dim = 2 * half
+        pe = sinusoidal.encode(np.array([t, t + 1]), dim, base=base, convention="interleaved")
+        w = base ** (-2.0 * np.arange(half) / dim)
+        got = float(np.sum((pe[1] - pe[0]) ** 2))
+        want = float(np.sum(step(w)))
+        tol = phase_bound(abs(t) + 1, terms=2 * dim, scale=4.0)
+        assert abs(got - want) <= tol, f"|PE(t+1) - PE(t)|^2 = {got!r}, derived sum(2 - 2 cos w_i) = {want!r}"
+        assert got <= float(np.sum(w**2)) + tol, "the sinusoid's step exceeds sum w_i^2"
+
+    summary = for_all(check, examples=25, t=Ints(0, 10**6), half=Ints(1, 64), base=Choice([10000.0, 10.0, 1e6]))
+    return f"binary: d = 1..14 exhaustively (bounded, unique, jumps sqrt(j + 1)); sinusoid step: {summary}"
+
+
+def _binary_mpmath() -> str:
+    from .. import sinusoidal
+
+    _, step = _pair_step()
+    dim = 16
+    worst = 0.0
+    with mpmath.workdps(60):
+        w = [mpmath.mpf(10000) ** (-mpmath.mpf(2 * i) / dim) for i in range(dim // 2)]
+        want = mpmath.fsum(step(x) for x in w)
+        for t in (10**6, 10**9, 2**40):
+            direct = mpmath.fsum((mpmath.sin(x * (t + 1)) - mpmath.sin(x * t)) ** 2
+                                 + (mpmath.cos(x * (t + 1)) - mpmath.cos(x * t)) ** 2 for x in w)
+            if abs(direct - want) > mpmath.mpf(10) ** -45:
+                raise CheckFailure(f"step at t = {t} is {mpmath.nstr(direct, 20)}, not sum(2 - 2 cos w_i)")
+            pe = sinusoidal.encode(np.array([t, t + 1]), dim, convention="interleaved")
+            got = float(np.sum((pe[1] - pe[0]) ** 2))
+            tol = phase_bound(t + 1, terms=2 * dim, scale=4.0)
+            if abs(got - float(want)) > tol:
+                raise CheckFailure(f"float64 step at t = {t} off by {abs(got - float(want)):.3g} > {tol:.3g}")
+            worst = max(worst, abs(got - float(want)) / tol)
+    return (f"the step is the same at t = 10^6, 10^9, 2^40 to 1e-45 (60 digits); encode() within {worst:.2g} "
+            "of its bound")
+
+
+register(
+    Claim(
+        id="pedagogy.binary_bounded_unique_discontinuous",
+        title="Binary encoding: entries in {0, 1}, unique on [0, 2^d), but 2^j - 1 -> 2^j jumps by sqrt(j + 1); "
+              "the sinusoid's step is sum(2 - 2 cos w_i) at every t",
+        kind="theorem",
+        family="pedagogy",
+        statement=_binary_statement,
+        proof=_binary_proof,
+        checks=(Check("numeric", _binary_numeric), Check("mpmath", _binary_mpmath)),
+        references=(_SEED_INTRO, _SEED_RENARD, _SEED_003),
+    )
+)

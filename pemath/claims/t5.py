@@ -1,0 +1,282 @@
+"""T5's relative position buckets (Raffel et al. 2020, section 2.1): relative, monotone, exact near, counted."""
+
+from __future__ import annotations
+
+import functools
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ..symbolic import t5 as sym
+from ._inputs import Ints, for_all
+from ._model import Check, CheckFailure, Claim, Verdict
+from ._registry import register
+
+_REFS = (
+    "Raffel et al. 2020 (T5), section 2.1: 32 embeddings, ranges growing logarithmically up to an offset of 128",
+    "Mesh TensorFlow _relative_position_bucket; HF T5Attention._relative_position_bucket",
+)
+_SPAN = 8192  # |r| checked exhaustively (the widest standard max_distance is 512)
+
+
+def _name(cfg: tuple[int, int, bool]) -> str:
+    nb, md, bi = cfg
+    return f"{nb}/{md} {'bidirectional' if bi else 'unidirectional'}"
+
+
+def _half(cfg: tuple[int, int, bool]) -> int:
+    nb, _, bi = cfg
+    return nb // 2 if bi else nb
+
+
+@functools.lru_cache(maxsize=16)
+def _buckets(cfg: tuple[int, int, bool], exact: bool) -> np.ndarray:
+    """pemath.t5.bucket of every r in [-_SPAN, _SPAN] (index r + _SPAN)."""
+    from .. import t5
+
+    nb, md, bi = cfg
+    return np.asarray(t5.bucket(np.arange(-_SPAN, _SPAN + 1), bidirectional=bi, num_buckets=nb, max_distance=md,
+                                exact=exact))
+
+
+@functools.lru_cache(maxsize=16)
+def _mp_log_buckets(cfg: tuple[int, int, bool], n_max: int) -> tuple[int, ...]:
+    """Bucket (before the direction offset) of each distance 0..n_max, the floor decided at 50 digits.
+
+    Where E log(n/M)/log(D/M) lies within 10^-40 of an integer k the floor is settled exactly
+    (n^E M^k >= D^k M^E in integers): the real value may sit exactly on the integer.
+    """
+    nb, md, _ = cfg
+    h = _half(cfg)
+    me, e = h // 2, h - h // 2
+    out = []
+    with mpmath.workdps(50):
+        ld = mpmath.log(mpmath.mpf(md) / me)
+        for n in range(n_max + 1):
+            if n < me:
+                out.append(n)
+                continue
+            v = e * mpmath.log(mpmath.mpf(n) / me) / ld
+            k = int(mpmath.floor(v))
+            near = int(mpmath.nint(v))
+            if abs(v - near) < mpmath.mpf(10) ** -40:
+                k = near if n**e * me**near >= md**near * me**e else near - 1
+            out.append(me + min(k, e - 1))
+    return tuple(out)
+
+
+def _by_direction(cfg: tuple[int, int, bool], b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(buckets of r = 0, -1, -2, ..., -_SPAN), (buckets of r = 1, 2, ..., _SPAN)."""
+    return b[_SPAN::-1], b[_SPAN + 1:]
+
+
+# ----------------------------------------------------------------------------------------------
+# t5.relative
+# ----------------------------------------------------------------------------------------------
+
+
+def _relative_proof() -> Verdict:
+    return Verdict(True, sym.relative())
+
+
+def _relative_statement() -> sp.Basic:
+    i, j, s = sp.symbols("i j s", integer=True)
+    b, T = sp.Function("b"), sp.Function("T")
+    return sp.Eq(sp.Symbol("B(i + s, j + s)"), T(b(j - i)), evaluate=False)
+
+
+def _relative_numeric() -> str:
+    from .. import t5
+
+    def check(draw_seed: int, cfg: int, heads: int, q_len: int, k_len: int, offset: int, shift: int) -> None:
+        nb, md, bi = sym.STANDARD[cfg]
+        rng = np.random.default_rng(draw_seed)
+        table = rng.standard_normal((nb, heads))
+        kw = dict(bidirectional=bi, max_distance=md)
+        b = t5.bias(table, q_len, k_len, offset=offset, **kw)
+        assert np.array_equal(b[:, 1:, 1:], b[:, :-1, :-1]), f"{_name(sym.STANDARD[cfg])}: not constant on diagonals"
+        moved = t5.bias(table, q_len, k_len + shift, offset=offset + shift, **kw)[:, :, shift:]
+        assert np.array_equal(moved, b), "moving queries and keys together changed the bias"
+        ex = t5.bias(table, q_len, k_len, offset=offset, exact=True, **kw)
+        for i in range(0, q_len, max(1, q_len // 4)):
+            for j in range(0, k_len, max(1, k_len // 4)):
+                want = table[sym.bucket_exact(j - (offset + i), nb, md, bi)]
+                assert np.array_equal(ex[:, i, j], want), f"bias[:, {i}, {j}] is not T[b(j - q_i)]"
+
+    return for_all(check, examples=25, draw_seed=Ints(0, 2**31), cfg=Ints(0, len(sym.STANDARD) - 1),
+                   heads=Ints(1, 4), q_len=Ints(1, 40), k_len=Ints(1, 40), offset=Ints(-1000, 1000), shift=Ints(0, 300))
+
+
+register(
+    Claim(
+        id="t5.relative",
+        title="T5's bias T[b(key - query)] is a function of the relative position only",
+        kind="theorem",
+        family="t5",
+        statement=_relative_statement,
+        proof=_relative_proof,
+        checks=(Check("numeric", _relative_numeric),),
+        references=_REFS,
+    )
+)
+
+# ----------------------------------------------------------------------------------------------
+# t5.monotone
+# ----------------------------------------------------------------------------------------------
+
+
+def _monotone_proof() -> Verdict:
+    return Verdict(True, sym.monotone())
+
+
+def _monotone_statement() -> sp.Basic:
+    n = sp.Symbol("n", integer=True, nonnegative=True)
+    b = sp.Function("b")
+    return sp.Ge(b(n + 1) - b(n), 0)
+
+
+def _monotone_numeric() -> str:
+    for cfg in sym.STANDARD:
+        h = _half(cfg)
+        for exact in (False, True):
+            back, fwd = _by_direction(cfg, _buckets(cfg, exact))
+            if np.any(np.diff(back) < 0):
+                n = int(np.argmax(np.diff(back) < 0))
+                raise CheckFailure(f"{_name(cfg)} exact={exact}: bucket(-{n + 1}) < bucket(-{n})")
+            if cfg[2]:
+                if np.any(np.diff(fwd) < 0) or np.any(fwd < h):
+                    raise CheckFailure(f"{_name(cfg)} exact={exact}: keys after the query are not monotone "
+                                       "in the upper half")
+            elif np.any(fwd != 0):
+                raise CheckFailure(f"{_name(cfg)}: unidirectional keys after the query are not all bucket 0")
+    return f"{len(sym.STANDARD)} standard configurations, |r| <= {_SPAN}, float32 and exact: non-decreasing"
+
+
+def _monotone_mpmath() -> str:
+    from .. import t5
+
+    total = 0
+    for cfg in sym.STANDARD:
+        nb, md, bi = cfg
+        mp = _mp_log_buckets(cfg, 4 * md)
+        back, _ = _by_direction(cfg, _buckets(cfg, True))
+        got = back[: 4 * md + 1]
+        if list(got) != list(mp):
+            n = int(np.argmax(np.asarray(got) != np.asarray(mp)))
+            raise CheckFailure(f"{_name(cfg)}: bucket of distance {n} is {got[n]}, the 50-digit floor gives {mp[n]}")
+        back32, _ = _by_direction(cfg, _buckets(cfg, False))
+        if list(back32[: 4 * md + 1]) != list(mp):
+            raise CheckFailure(f"{_name(cfg)}: T5's float32 buckets differ from the 50-digit floor")
+        starts = tuple(n for n in range(1, len(mp)) if mp[n] > mp[n - 1] and mp[n - 1] >= _half(cfg) // 2)
+        if starts != t5.thresholds(bidirectional=bi, num_buckets=nb, max_distance=md, exact=True):
+            raise CheckFailure(f"{_name(cfg)}: log-bucket boundaries {starts} differ from t5.thresholds")
+        total += len(mp)
+    return f"{total} distances: exact and float32 buckets equal the 50-digit floor; boundaries match thresholds()"
+
+
+register(
+    Claim(
+        id="t5.monotone",
+        title="T5's bucket is non-decreasing in the distance within each direction",
+        kind="theorem",
+        family="t5",
+        statement=_monotone_statement,
+        proof=_monotone_proof,
+        checks=(Check("numeric", _monotone_numeric), Check("mpmath", _monotone_mpmath)),
+        references=_REFS,
+    )
+)
+
+# ----------------------------------------------------------------------------------------------
+# t5.exact_below_max_exact
+# ----------------------------------------------------------------------------------------------
+
+
+def _exact_proof() -> Verdict:
+    return Verdict(True, sym.exact_below_max_exact())
+
+
+def _exact_statement() -> sp.Basic:
+    n = sp.Symbol("n", integer=True, nonnegative=True)
+    return sp.Eq(sp.Function("b")(n), sp.Piecewise((n, n < sym.M), (sp.Symbol("M + min(K(n), E - 1)"), True)),
+                 evaluate=False)
+
+
+def _exact_numeric() -> str:
+    for cfg in sym.STANDARD:
+        h = _half(cfg)
+        me = h // 2
+        for exact in (False, True):
+            back, fwd = _by_direction(cfg, _buckets(cfg, exact))
+            if list(back[: me + 2]) != list(range(me + 1)) + [me]:
+                raise CheckFailure(f"{_name(cfg)} exact={exact}: buckets of distances 0..{me + 1} are "
+                                   f"{back[: me + 2].tolist()}, not 0..{me}, {me}")
+            if cfg[2] and list(fwd[: me]) != [h + n for n in range(1, me + 1)]:
+                raise CheckFailure(f"{_name(cfg)} exact={exact}: keys 1..{me} after the query are not h + n")
+    return f"{len(sym.STANDARD)} standard configurations, float32 and exact: bucket = distance below max_exact"
+
+
+register(
+    Claim(
+        id="t5.exact_below_max_exact",
+        title="T5's bucket is the distance itself below max_exact = h // 2, where the log buckets start",
+        kind="theorem",
+        family="t5",
+        statement=_exact_statement,
+        proof=_exact_proof,
+        checks=(Check("numeric", _exact_numeric),),
+        references=_REFS,
+    )
+)
+
+# ----------------------------------------------------------------------------------------------
+# t5.bucket_count: exactly num_buckets values unidirectional, num_buckets - 1 bidirectional
+# ----------------------------------------------------------------------------------------------
+
+
+def _count_proof() -> Verdict:
+    d = sym.bucket_count()
+    for cfg, count in d.result["counts"].items():
+        nb, _, bi = cfg
+        want = nb - 1 if bi else nb
+        extra = f" (bucket {_half(cfg)} is never produced: keys after the query have distance >= 1)" if bi else ""
+        d.true(f"{_name(cfg)} produces exactly {want} distinct buckets{extra}", sp.Eq(count, want))
+    return Verdict(True, d)
+
+
+def _count_statement() -> sp.Basic:
+    return sp.Eq(
+        sp.Symbol("|{bucket(r) : r in Z}|"),
+        sp.Symbol("num_buckets") - sp.Symbol("[bidirectional]"),
+        evaluate=False,
+    )
+
+
+def _count_numeric() -> str:
+    parts = []
+    for cfg in sym.STANDARD:
+        nb, md, bi = cfg
+        h = _half(cfg)
+        want = set(range(nb)) - ({h} if bi else set())
+        for exact in (False, True):
+            seen = set(np.unique(_buckets(cfg, exact)).tolist())
+            if seen != want:
+                raise CheckFailure(f"{_name(cfg)} exact={exact}: buckets used {sorted(set(range(nb)) - seen)} "
+                                   f"missing, expected only {sorted(set(range(nb)) - want)}")
+        parts.append(f"{nb}/{md}{'b' if bi else 'u'}: {len(want)}")
+    return "pemath.t5.bucket over |r| <= 8192 uses " + ", ".join(parts) + " (float32 and exact)"
+
+
+register(
+    Claim(
+        id="t5.bucket_count",
+        title="T5 buckets take exactly num_buckets values one way, num_buckets - 1 both ways (bucket num_buckets/2 unused)",
+        kind="theorem",
+        family="t5",
+        statement=_count_statement,
+        proof=_count_proof,
+        checks=(Check("numeric", _count_numeric),),
+        references=_REFS,
+    )
+)

@@ -1,0 +1,156 @@
+r"""The teaching encodings before the sinusoid, and the faults the introductions ascribe to them.
+
+* integer: :math:`PE(p)_j = p` is unbounded;
+* normalized: :math:`PE(p)_j = p/L` depends on the sequence length :math:`L`;
+* binary: :math:`PE(p)_j = \lfloor p/2^j \rfloor \bmod 2` is bounded and unique on
+  :math:`[0, 2^d)`, but jumps: from :math:`2^j - 1` to :math:`2^j` flips :math:`j + 1`
+  bits, while the sinusoid moves by the same small step at every position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import sympy as sp
+
+from ._decide import Derivation
+from .rope import TRIG
+
+__all__ = [
+    "binary_bits",
+    "integer_unbounded",
+    "normalized_depends_on_length",
+    "binary_bounded_unique",
+    "binary_jump",
+    "sinusoid_step",
+]
+
+
+def binary_bits(p: int, d: int) -> list[int]:
+    """The d bits of p, least significant first: floor(p / 2^j) mod 2."""
+    return [(p // 2**j) % 2 for j in range(d)]
+
+
+def integer_unbounded(encoding: Callable[[sp.Expr], sp.Expr] = lambda p: p) -> Derivation:
+    """For every bound B, the position B + 1 has entries above B.
+
+    ``encoding(p)`` is every entry at position p (the integer encoding: p); the tests pass
+    bounded ones.
+    """
+    d = Derivation("the integer encoding is unbounded")
+    B = sp.Symbol("B", integer=True, nonnegative=True)
+    dim = sp.Symbol("d", integer=True, positive=True)
+    p = sp.Symbol("p", integer=True, nonnegative=True)
+    d.say("Every entry of the integer encoding at position p is", encoding(p))
+    d.say("Any real bound on the entries is below an integer bound B >= 0 (its ceiling), so take B an "
+          "integer. Position p = B + 1 is a valid position (the encoding accepts every p >= 0).")
+    d.true("its entries exceed B: PE(B + 1)_j > B", sp.Gt(encoding(B + 1), B))
+    e = encoding(p)
+    d.say("Its squared Euclidean norm, over d equal entries, is", dim * e**2)
+    d.equal("|PE(p)|^2 - PE(p)_j^2 = (d - 1) PE(p)_j^2 ...", dim * e**2 - e**2, (dim - 1) * e**2, methods=("expand",))
+    d.true("... >= 0 (d >= 1): the norm is at least any entry, so it exceeds B at p = B + 1 too",
+           sp.Ge((dim - 1) * e**2, 0))
+    d.say("So no bound holds for all positions: against token embeddings of norm O(1), the encoding "
+          "eventually dominates.")
+    return d
+
+
+def normalized_depends_on_length(
+    encoding: Callable[[sp.Expr, sp.Expr], sp.Expr] = lambda p, L: p / L,
+) -> Derivation:
+    """The same position gets different encodings in sequences of different lengths.
+
+    ``encoding(p, L)`` is every entry at position p of a sequence of length L (p/L); the
+    tests pass a length-independent one.
+    """
+    d = Derivation("the length-normalized encoding depends on the length")
+    two, four, eight = sp.Integer(2), sp.Integer(4), sp.Integer(8)
+    a, b = encoding(two, four), encoding(two, eight)
+    d.say("Position 2 in a sequence of length 4, and in one of length 8 (exact rationals):", [a, b])
+    d.true("the two encodings differ: position 2 has no length-independent meaning", sp.Ne(a, b))
+    p = sp.Symbol("p", integer=True, positive=True)
+    L = sp.Symbol("L", integer=True, positive=True)
+    delta = sp.Symbol("delta", integer=True, positive=True)
+    d.equal("in general, for p >= 1 and lengths L < L + delta: (PE_L(p) - PE_{L+delta}(p)) L (L + delta) = p delta",
+            encoding(p, L) * L * (L + delta) - encoding(p, L + delta) * L * (L + delta), p * delta,
+            methods=("expand",))
+    d.true("which is positive, as is L (L + delta): every position p >= 1 changes with the length",
+           sp.And(sp.Gt(p * delta, 0), sp.Gt(L * (L + delta), 0)))
+    t = sp.Symbol("t", integer=True, nonnegative=True)
+    top = encoding(L - 1 - t, L)
+    d.equal("(it is bounded: at p = L - 1 - t, 1 - PE = (1 + t)/L ...", 1 - top, (1 + t) / L, methods=("expand",))
+    d.true("... > 0, so PE < 1; and PE >= 0 for p >= 0)", sp.Gt((1 + t) / L, 0))
+    return d
+
+
+def binary_bounded_unique(
+    dims: Sequence[int] = tuple(range(1, 13)),
+    *,
+    bits: Callable[[int, int], list[int]] = binary_bits,
+) -> Derivation:
+    """Entries in {0, 1}; the 2^d codes of [0, 2^d) are distinct; decoding sum_j 2^j b_j gives p back."""
+    d = Derivation("the binary encoding is bounded and unique")
+    d.say("PE(p)_j = floor(p / 2^j) mod 2, j = 0..d-1: a remainder mod 2 is 0 or 1, and p = sum_j 2^j PE(p)_j "
+          "is p's base-2 expansion, so p is recovered from its code. Decided exhaustively, in exact "
+          f"integers, for d = {min(dims)}..{max(dims)}:")
+    def ok(dim: int) -> bool:
+        codes = [tuple(bits(p, dim)) for p in range(2**dim)]
+        bounded = all(v in (0, 1) for code in codes for v in code)
+        unique = len(set(codes)) == 2**dim
+        decodes = all(sum(v << j for j, v in enumerate(code)) == p for p, code in enumerate(codes))
+        return bounded and unique and decodes
+
+    bad = next((dim for dim in dims if not ok(dim)), None)
+    d.true(f"for every d = {min(dims)}..{max(dims)}: entries in {{0, 1}}, 2^d distinct codes, each decoding to its "
+           "position" + (f" (fails at d = {bad})" if bad is not None else ""), bad is None)
+    return d
+
+
+def binary_jump(
+    dims: Sequence[int] = tuple(range(1, 13)),
+    *,
+    bits: Callable[[int, int], list[int]] = binary_bits,
+) -> Derivation:
+    """From 2^j - 1 to 2^j, j + 1 bits flip: |PE(2^j) - PE(2^j - 1)| = sqrt(j + 1)."""
+    d = Derivation("the binary encoding jumps")
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    j = sp.Symbol("j", integer=True, nonnegative=True)
+    d.equal("2^j - 1 = sum_{i<j} 2^i: its bits 0..j-1 are 1, the others 0", sp.Sum(2**i, (i, 0, j - 1)).doit(),
+            2**j - 1, methods=("expand",))
+    d.say("2^j has bit j alone. The two codes differ in bits 0..j, each by 1:")
+    d.equal("|PE(2^j) - PE(2^j - 1)|^2 = sum_{i=0}^{j} 1 = j + 1", sp.Sum(1, (i, 0, j)).doit(), j + 1,
+            methods=("expand",))
+    d.say("At j = d - 1 neighbouring positions are sqrt(d) apart: the diameter of {0, 1}^d, as far as any "
+          "two codes can be, while positions 0 and 2^(d-1) are 1 apart. Decided exhaustively:")
+    def ok(dim: int) -> bool:
+        jumps = [sum((x - y) ** 2 for x, y in zip(bits(2**j - 1, dim), bits(2**j, dim))) for j in range(dim)]
+        steps = [sum((x - y) ** 2 for x, y in zip(bits(p, dim), bits(p + 1, dim))) for p in range(2**dim - 1)]
+        return jumps == list(range(1, dim + 1)) and max(steps, default=dim) == dim
+
+    bad = next((dim for dim in dims if not ok(dim)), None)
+    d.true(f"for every d = {min(dims)}..{max(dims)}: the squared step from 2^j - 1 to 2^j is j + 1 (j < d), and the "
+           "largest squared step between neighbours is d" + (f" (fails at d = {bad})" if bad is not None else ""),
+           bad is None)
+    return d
+
+
+def sinusoid_step() -> Derivation:
+    """The sinusoid's step: |PE(t+1) - PE(t)|^2 = sum_i (2 - 2 cos w_i) <= sum_i w_i^2, at every t."""
+    d = Derivation("the sinusoid moves by the same small step at every position")
+    t = sp.Symbol("t", real=True)
+    w = sp.Symbol("omega", positive=True)
+    x = sp.Symbol("x", nonnegative=True)
+    step = (sp.sin(w * (t + 1)) - sp.sin(w * t)) ** 2 + (sp.cos(w * (t + 1)) - sp.cos(w * t)) ** 2
+    d.equal("one pair: (sin w(t+1) - sin wt)^2 + (cos w(t+1) - cos wt)^2 = 2 - 2 cos w, whatever t",
+            step, 2 - 2 * sp.cos(w), methods=TRIG)
+    v = sp.Symbol("v", nonnegative=True)
+    d.equal("with w = 2v: 2 - 2 cos w = 4 sin^2(v)", 2 - 2 * sp.cos(2 * v), 4 * sp.sin(v) ** 2, methods=TRIG)
+    d.equal("and sin x <= x for x >= 0: (x - sin x)' = 1 - cos x, which at x = 2v is 1 - cos 2v = 2 sin^2 v ...",
+            sp.diff(x - sp.sin(x), x).subs(x, 2 * v), 2 * sp.sin(v) ** 2, methods=TRIG)
+    d.true("... >= 0, and x - sin x = 0 at x = 0, so sin(w/2) <= w/2", sp.Ge(2 * sp.sin(v) ** 2, 0))
+    d.say("so 4 sin^2(w/2) <= 4 (w/2)^2 = w^2, and summing over the pairs, |PE(t+1) - PE(t)|^2 = sum_i (2 - 2 cos w_i) "
+          "<= sum_i w_i^2 at every position t: no jumps.")
+    d.result["pair_step"] = 2 - 2 * sp.cos(w)
+    d.result["omega"] = w
+    return d
+

@@ -1,0 +1,252 @@
+r"""T5's relative position buckets (Raffel et al. 2020, section 2.1): structure, monotonicity, counts.
+
+With :math:`h` buckets per direction, :math:`M = \lfloor h/2 \rfloor` (``max_exact``),
+:math:`E = h - M` logarithmic buckets and :math:`D` = ``max_distance``, a distance
+:math:`n \ge 0` goes to
+
+.. math::
+
+    b(n) = \begin{cases} n & n < M \\
+        M + \min\!\left(K(n),\, E - 1\right),\quad
+        K(n) = \left\lfloor E \dfrac{\ln(n/M)}{\ln(D/M)} \right\rfloor & n \ge M
+    \end{cases}
+
+and a relative position :math:`r` = key - query to :math:`b(|r|) + h[r > 0]`
+(bidirectional) or :math:`b(\max(-r, 0))` (unidirectional). Symbolically
+:math:`D = M(1 + \sigma)` with :math:`\sigma > 0` (so :math:`\ln(D/M) > 0`).
+
+Concrete configurations are evaluated in exact integer arithmetic: :math:`K(n) \ge k`
+iff :math:`(n/M)^E \ge (D/M)^k` iff :math:`n^E M^k \ge D^k M^E`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+from collections.abc import Callable, Sequence
+
+import sympy as sp
+
+from ._decide import Derivation
+
+__all__ = [
+    "STANDARD",
+    "M",
+    "E",
+    "SIGMA",
+    "log_index",
+    "branches",
+    "formula",
+    "bucket_exact",
+    "relative",
+    "exact_below_max_exact",
+    "monotone",
+    "bucket_count",
+]
+
+#: (num_buckets, max_distance, bidirectional): T5's 32/128 for the encoder and the decoder (also mT5,
+#: ByT5, LongT5, UMT5, Switch), and the other configurations documented by :func:`pemath.t5.bucket`.
+STANDARD: tuple[tuple[int, int, bool], ...] = (
+    (32, 128, True),
+    (32, 128, False),
+    (64, 256, True),
+    (128, 256, True),
+    (128, 512, True),
+    (32, 64, True),
+    (16, 64, True),
+)
+
+M = sp.Symbol("M", integer=True, positive=True)  # max_exact
+E = sp.Symbol("E", integer=True, positive=True)  # number of logarithmic buckets, h - M
+SIGMA = sp.Symbol("sigma", positive=True)  # D = M (1 + sigma) > M
+D = M * (1 + SIGMA)
+
+
+def log_index(n: sp.Expr, *, ref: sp.Expr = M, top: sp.Expr = D, e: sp.Expr = E,
+              log: Callable[[sp.Expr], sp.Expr] = sp.log) -> sp.Expr:
+    """K(n) = floor(E log(n/M) / log(D/M))."""
+    return sp.floor(e * log(n / ref) / log(top / ref))
+
+
+def branches(
+    n: sp.Expr,
+    *,
+    cut: sp.Expr = M,
+    offset: sp.Expr = M,
+    cap: sp.Expr = E - 1,
+    exact: Callable[[sp.Expr], sp.Expr] = lambda x: x,
+    **log_kw,
+) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """(distance where the exact branch ends, exact branch, logarithmic branch) at distance n.
+
+    Every keyword is a mutation point (T5: cut = offset = M, cap = E - 1, the exact branch n).
+    """
+    return cut, exact(n), offset + sp.Min(log_index(n, **log_kw), cap)
+
+
+def formula(n: sp.Expr, **rule) -> sp.Expr:
+    """The bucket of distance n (before the direction offset), as a Piecewise."""
+    cut, ex, lg = branches(n, **rule)
+    return sp.Piecewise((ex, n < cut), (lg, True))
+
+
+@functools.lru_cache(maxsize=64)
+def _powers(e: int, me: int, md: int) -> tuple[int, ...]:
+    """md^k me^(e-k) for k = 1 .. e-1: K(n) >= k iff n^e >= md^k me^(e-k)."""
+    return tuple(md**k * me ** (e - k) for k in range(1, e))
+
+
+def _k_exact(n: int, e: int, me: int, md: int) -> int:
+    """K(n) capped at e - 1, exactly: how many of the integer thresholds n^e reaches."""
+    return bisect.bisect_right(_powers(e, me, md), n**e)
+
+
+def bucket_exact(
+    r: int, num_buckets: int, max_distance: int, bidirectional: bool, *,
+    max_exact: Callable[[int], int] = lambda h: h // 2,
+) -> int:
+    """T5's bucket of relative position r (key - query), by exact integer arithmetic.
+
+    ``max_exact(h)`` is T5's ``h // 2``; the tests pass ``h // 2 + 1``.
+    """
+    h = num_buckets // 2 if bidirectional else num_buckets
+    me = max_exact(h)
+    e = h - me
+    if bidirectional:
+        n, base = abs(r), (h if r > 0 else 0)
+    else:
+        n, base = max(-r, 0), 0
+    return base + (n if n < me else me + _k_exact(n, e, me, max_distance))
+
+
+def relative(rel: Callable[[sp.Expr, sp.Expr], sp.Expr] | None = None) -> Derivation:
+    """The bias of query i and key j is T[b(j - i)]: shifting both positions changes nothing.
+
+    ``rel(q, k)`` is the argument of the bucket function (T5: ``k - q``); the tests pass
+    ones that are not relative.
+    """
+    d = Derivation("T5's bias is a function of key - query")
+    q, k, s = sp.symbols("i j s", integer=True)
+    b, T = sp.Function("b"), sp.Function("T")
+    rel = rel or (lambda qq, kk: kk - qq)
+    bias = T(b(rel(q, k)))
+    d.say("T5's bias of query i and key j looks up the learned table T at the bucket of the relative "
+          "position j - i (b any bucket function):", sp.Eq(sp.Symbol("B_ij"), bias, evaluate=False))
+    d.zero("shifting both positions by s: B(i+s, j+s) - B(i, j) = 0", T(b(rel(q + s, k + s))) - bias,
+           methods=("expand",))
+    r = sp.Symbol("r", integer=True)
+    d.say("Inside b, the distance |r| and the direction [r > 0] (bidirectional), or max(-r, 0) "
+          "(unidirectional), are functions of r = j - i alone:", [sp.Abs(r), sp.Max(-r, 0)])
+    return d
+
+
+def exact_below_max_exact(
+    configs: Sequence[tuple[int, int, bool]] = STANDARD,
+    *,
+    max_exact: Callable[[int], int] = lambda h: h // 2,
+    **rule,
+) -> Derivation:
+    """Below max_exact the bucket is the distance; the logarithmic buckets start at M with bucket M.
+
+    ``rule`` mutates the symbolic formula (see :func:`branches`), ``max_exact`` the concrete one.
+    """
+    d = Derivation("T5 buckets are exact below max_exact")
+    t = sp.Symbol("t", integer=True, nonnegative=True)
+    u = sp.Symbol("u", nonnegative=True)
+    d.say("T5's bucket of a distance n, with M = max_exact, E = h - M log buckets and D = M (1 + sigma):",
+          formula(sp.Symbol("n", integer=True, nonnegative=True), **rule))
+    cut, ex, _ = branches(M - 1 - t, **rule)
+    d.true("every n = M - 1 - t (t >= 0) is below M, in the exact branch", sp.Lt(M - 1 - t, cut))
+    d.zero("where the bucket is n itself", ex - (M - 1 - t), methods=("expand",))
+    cut, _, lg = branches(M, **rule)
+    d.true("n = M is not below M: the logarithmic branch starts there", sp.Ge(M, cut))
+    d.zero("with K(M) = floor(E log 1 / log(D/M)) = 0: bucket M", lg - M, methods=("expand",))
+    cut, _, lg = branches(M * (1 + u), **rule)
+    d.true("every n = M (1 + u) with u >= 0 is in the logarithmic branch", sp.Ge(sp.expand(M * (1 + u) - cut), 0))
+    d.true("where log(n/M) = log(1 + u) >= 0, so K(n) >= 0 and the bucket is >= M: no distance >= M "
+           "shares an exact bucket", sp.Ge(lg - M, 0))
+    d.say("Concrete configurations, in exact integer arithmetic (K(n) >= k iff n^E M^k >= D^k M^E):")
+    for nb, md, bi in configs:
+        h = nb // 2 if bi else nb
+        me = h // 2
+        got = [bucket_exact(-n, nb, md, bi, max_exact=max_exact) for n in range(me + 2)]
+        want = list(range(me + 1)) + [me]
+        d.true(f"{nb}/{md} {'bidirectional' if bi else 'unidirectional'}: the buckets of distances 0..{me + 1} "
+               f"are 0..{me}, {me}: exact up to max_exact = {me}, and distance {me + 1} shares the first "
+               "logarithmic bucket", got == want)
+    return d
+
+
+def monotone(**rule) -> Derivation:
+    """The bucket is non-decreasing in the distance (within each direction)."""
+    d = Derivation("T5 buckets are monotone in the distance")
+    n = sp.Symbol("n", positive=True)
+    log = rule.get("log", sp.log)
+    arg = rule.get("e", E) * log(n / rule.get("ref", M)) / log(rule.get("top", D) / rule.get("ref", M))
+    d.say("For n >= M the bucket is M + min(floor(g(n)), E - 1) with", sp.Eq(sp.Symbol("g(n)"), arg, evaluate=False))
+    d.true("g is increasing: g'(n) = E / (n log(1 + sigma)) > 0 (log(D/M) = log(1 + sigma) > 0)",
+           sp.Gt(sp.diff(arg, n), 0))
+    d.say("floor is non-decreasing: a <= b gives floor(a) <= a <= b, and floor(b) is the largest integer "
+          "<= b, so floor(a) <= floor(b); min(., E - 1) is non-decreasing too. Hence the logarithmic "
+          "branch is non-decreasing in n.")
+    _, below, _ = branches(M - 1, **rule)
+    _, _, at = branches(M, **rule)
+    d.zero("at the junction the bucket steps from M - 1 (exact branch, n = M - 1) to M (logarithmic "
+           "branch, n = M): up by one", at - below - 1, methods=("expand",))
+    t = sp.Symbol("t", integer=True, nonnegative=True)
+    _, e1, _ = branches(t, **rule)
+    _, e2, _ = branches(t + 1, **rule)
+    d.zero("and the exact branch steps by one: b(n + 1) - b(n) = 1 for n + 1 < M", e2 - e1 - 1, methods=("expand",))
+    d.say("With the direction: bidirectional r > 0 adds h to b(r) (increasing in r), r < 0 uses b(-r) "
+          "(non-decreasing in |r|); unidirectional keys after the query (r >= 0) are all bucket 0.")
+    return d
+
+
+def bucket_count(
+    configs: Sequence[tuple[int, int, bool]] = STANDARD,
+    *,
+    span: int = 4,
+    **rule,
+) -> Derivation:
+    """How many buckets T5 uses: num_buckets unidirectional, num_buckets - 1 bidirectional (even num_buckets).
+
+    The result ``counts`` maps each configuration to the number of distinct buckets.
+    """
+    d = Derivation("how many T5 buckets are used")
+    tt = sp.Symbol("t", nonnegative=True)
+    _, _, at_d = branches(D, **rule)
+    d.zero("at n = D: K(D) = floor(E log(D/M) / log(D/M)) = E, capped: bucket M + E - 1 = h - 1, the last",
+           at_d - (M + E - 1), methods=("expand",))
+    k_beyond = sp.expand(log_index(D * (1 + tt), **{k: v for k, v in rule.items() if k in ("ref", "top", "e", "log")}))
+    d.true("beyond D, n = D (1 + t): K(n) = E + floor(E log(1 + t)/log(1 + sigma)) >= E, capped at E - 1: "
+           "every n >= D is in bucket h - 1", sp.Ge(k_beyond - E, 0))
+    x = sp.Symbol("x", nonnegative=True)
+    gp = sp.diff(x - sp.log(1 + x), x)
+    d.equal("log(1 + x) <= x for x >= 0: (x - log(1 + x))' = x/(1 + x) ...", gp, x / (1 + x), methods=("simplify",))
+    d.true("... >= 0, and x - log(1 + x) = 0 at x = 0", sp.Ge(x / (1 + x), 0))
+    d.say("So between consecutive distances n >= M the real-valued index E log(n/M)/log(D/M) grows by "
+          "E log(1 + 1/n)/log(D/M) <= E/(M log(D/M)); where that is <= 1, floor steps by at most 1 and "
+          "every logarithmic bucket M..h-1 is reached (the last at n = D).")
+    n1 = sp.Symbol("n", integer=True, positive=True)
+    u = sp.Symbol("u", nonnegative=True)
+    _, ex, _ = branches(n1, **rule)
+    _, _, lg = branches(M * (1 + u), **rule)
+    d.true("every distance n >= 1 has bucket >= 1: n in the exact branch ...", sp.Ge(ex, 1))
+    d.true("... and bucket >= M >= 1 in the logarithmic branch", sp.And(sp.Ge(lg - M, 0), sp.Ge(M, 1)))
+    d.say("Hence unidirectional: r >= 0 gives bucket 0 and r < 0 gives 1..h-1: h = num_buckets buckets. "
+          "Bidirectional: r <= 0 gives 0..h-1, r > 0 gives h + (1..h-1): bucket h is never produced, "
+          "2h - 1 = num_buckets - 1 buckets (one more unused if num_buckets is odd).")
+    counts = {}
+    for nb, md, bi in configs:
+        h = nb // 2 if bi else nb
+        me = h // 2
+        e = h - me
+        d.true(f"{nb}/{md}: E/(M log(D/M)) = {e}/({me} log({sp.Rational(md, me)})) <= 1",
+               sp.Le(sp.Integer(e), me * sp.log(sp.Rational(md, me))))
+        seen = {bucket_exact(r, nb, md, bi) for r in range(-span * md, span * md + 1)}
+        counts[(nb, md, bi)] = len(seen)
+        want = set(range(nb)) - ({h} if bi else set())
+        d.true(f"{nb}/{md} {'bidirectional' if bi else 'unidirectional'}: |r| <= {span * md} gives exactly "
+               f"{len(want)} buckets" + (f", all but bucket {h}" if bi else ", all of them"), seen == want)
+    d.result["counts"] = counts
+    return d
