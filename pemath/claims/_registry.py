@@ -14,6 +14,14 @@ _CLAIMS: dict[str, Claim] = {}
 FAMILIES = (
     "sinusoidal",
     "rope_relative",
+    "rope_forms",
+    "rope_calculus",
+    "scaling",
+    "multidim",
+    "xpos",
+    "alibi",
+    "t5",
+    "pedagogy",
 )
 
 
