@@ -60,9 +60,13 @@ def backend_name(xp: Any) -> str:
 
 
 def _is_ml_dtypes_float(dtype: Any) -> bool:
-    # ml_dtypes (bfloat16, float8_*) registers NumPy dtypes that are not kind 'f'.
+    # ml_dtypes (bfloat16, float8_*) registers NumPy dtypes of kind 'V', not 'f'.
     t = getattr(dtype, "type", None)
-    return t is not None and type(t).__module__ != "builtins" and getattr(t, "__module__", "").startswith("ml_dtypes")
+    return (
+        t is not None
+        and getattr(t, "__module__", "").startswith("ml_dtypes")
+        and "float" in getattr(t, "__name__", "")
+    )
 
 
 def is_real_floating(xp: Any, dtype: Any) -> bool:

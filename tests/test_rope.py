@@ -218,3 +218,12 @@ def test_cos_sin_layouts():
     assert s.shape == (1, 6)
     c3, _ = rope.cos_sin(np.arange(3), 6, layout="half", dtype=np.float32)
     assert c3.dtype == np.float32
+
+
+def test_ml_dtypes_bfloat16_is_a_floating_input():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    x = _rand(6, (3, 8)).astype(ml_dtypes.bfloat16)
+    out = rope.apply(x, [1, 2, 3], layout="half")
+    assert out.dtype == ml_dtypes.bfloat16
+    expected = rope.apply(x.astype(np.float64), [1, 2, 3], layout="half").astype(ml_dtypes.bfloat16)
+    np.testing.assert_array_equal(out.astype(np.float64), expected.astype(np.float64))
