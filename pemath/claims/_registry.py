@@ -22,6 +22,9 @@ FAMILIES = (
     "alibi",
     "t5",
     "pedagogy",
+    "rope_derivation",
+    "rope_decay",
+    "published",
 )
 
 

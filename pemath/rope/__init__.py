@@ -7,6 +7,7 @@ from .dense import matrix
 from .layout import convert_layout, permute_qk_weight, permute_qk_weights
 from . import xpos
 from .axial import apply_axial, apply_mrope, mrope_components
+from .analysis import long_term_decay
 
 __all__ = [
     "inv_freq",
@@ -25,4 +26,5 @@ __all__ = [
     "apply_axial",
     "apply_mrope",
     "mrope_components",
+    "long_term_decay",
 ]

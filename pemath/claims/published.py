@@ -1,0 +1,308 @@
+"""Published statements about positional encodings, each with a verdict.
+
+``sinusoidal.wavelengths`` (theorem): the wavelengths are geometric, with exact end points.
+``vaswani.wavelengths``: "a geometric progression from 2 pi to 10000 * 2 pi" (Vaswani et al. 2017).
+``pi.theorem_2_1``: Position Interpolation's interpolation bound (Chen et al. 2023, Theorem 2.1).
+``barbero.prop_3_2``: "Gaussian queries and keys do not decay" (Barbero et al. 2024, Proposition 3.2).
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ..symbolic import published as sym
+from ._inputs import Choice, Floats, Ints, for_all
+from ._model import Check, CheckFailure, Claim, Verdict
+from ._registry import register
+from ._tolerance import U64, phase_bound
+
+_VASWANI = "Vaswani et al. 2017 (Attention Is All You Need), section 3.5"
+_PI = ("Chen et al. 2023 (Extending Context Window of Large Language Models via Positional Interpolation), "
+       "Theorem 2.1, eq. 5-7, Appendix A eq. 9-17")
+_BARBERO = ("Barbero et al. 2024 (Round and Round We Go! What makes Rotary Positional Encodings useful?), "
+            "section 3, Proposition 3.2")
+
+# ----------------------------------------------------------------------------------------------
+# sinusoidal.wavelengths (theorem) and vaswani.wavelengths (published claim)
+# ----------------------------------------------------------------------------------------------
+
+
+def _wave_proof() -> Verdict:
+    d = sym.wavelengths("interleaved")
+    d.steps.extend(sym.wavelengths("tensor2tensor").steps)
+    return Verdict(True, d)
+
+
+def _wave_statement() -> sp.Basic:
+    i, d, b = sp.Symbol("i", integer=True, nonnegative=True), sp.Symbol("d", even=True, positive=True), sp.Symbol("b")
+    return sp.Eq(sp.Symbol("lambda_i"), 2 * sp.pi * b ** (2 * i / d))
+
+
+def _wave_numeric() -> str:
+    from .. import sinusoidal
+
+    b = sp.Symbol("b", positive=True)
+    derived = {c: sym.wavelengths(c).result for c in ("interleaved", "tensor2tensor")}
+    last = {c: sp.lambdify((sym._h, b), r["last"].subs(sym._beta, b - 1), "math") for c, r in derived.items()}
+    ratio = {c: sp.lambdify((sym._h, b), r["ratio"].subs(sym._beta, b - 1), "math") for c, r in derived.items()}
+
+    def check(half: int, base: float, convention: str) -> None:
+        if convention == "tensor2tensor" and half < 2:
+            half = 2
+        lam = np.asarray(sinusoidal.wavelengths(2 * half, base=base, convention=convention))
+        tol = 16 * U64
+        assert len(lam) == half, f"{len(lam)} wavelengths for d = {2 * half}"
+        assert abs(lam[0] / (2 * math.pi) - 1) <= tol, f"first wavelength {lam[0]!r} is not 2 pi"
+        want = last[convention](half, base)
+        assert abs(lam[-1] / want - 1) <= tol * (1 + math.log(base)), f"last {lam[-1]!r} != derived {want!r}"
+        if half > 1:
+            q = lam[1:] / lam[:-1]
+            rq = ratio[convention](half, base)
+            assert np.max(np.abs(q / rq - 1)) <= 2 * tol * (1 + math.log(base)), "ratios are not constant"
+        if convention == "interleaved" and base > 1:
+            assert lam[-1] < 2 * math.pi * base, "the last wavelength reaches 2 pi b"
+
+    return for_all(check, examples=40, half=Ints(1, 512), base=Choice([10000.0, 500000.0, 10.0, 1e6]),
+                   convention=Choice(["interleaved", "tensor2tensor"]))
+
+
+def _wave_mpmath() -> str:
+    from .. import sinusoidal
+
+    worst = 0.0
+    with mpmath.workdps(50):
+        for dim in (8, 128, 512, 4096):
+            for conv in ("interleaved", "tensor2tensor"):
+                lam = sinusoidal.wavelengths(dim, convention=conv)
+                h = dim // 2
+                for i in (0, h // 2, h - 1):
+                    e = mpmath.mpf(2 * i) / dim if conv == "interleaved" else mpmath.mpf(i) / (h - 1)
+                    ref = 2 * mpmath.pi * mpmath.mpf(10000) ** e
+                    rel = abs(float(ref) / lam[i] - 1)
+                    if rel > 16 * U64 * (1 + math.log(10000)):
+                        raise CheckFailure(
+                            f"wavelengths({dim}, {conv})[{i}] = {lam[i]!r}, 50 digits {mpmath.nstr(ref, 20)}")
+                    worst = max(worst, rel)
+    return f"float64 wavelengths within {worst:.2g} (relative) of 50-digit values, d up to 4096"
+
+
+register(
+    Claim(
+        id="sinusoidal.wavelengths",
+        title="The wavelengths 2 pi b^{2i/d} are geometric (ratio b^{2/d}) from 2 pi to 2 pi b^{1-2/d} < 2 pi b; "
+              "tensor2tensor's reach 2 pi b exactly",
+        kind="theorem",
+        family="published",
+        statement=_wave_statement,
+        proof=_wave_proof,
+        checks=(Check("numeric", _wave_numeric), Check("mpmath", _wave_mpmath)),
+        references=(_VASWANI, "tensor2tensor get_timing_signal_1d (timescales min..max exactly)"),
+    )
+)
+
+
+def _vaswani_proof() -> Verdict:
+    d = sym.wavelengths("interleaved")
+    e = sym.vaswani_end_point(512)
+    d.steps.extend(e.steps)
+    r = e.result
+    cx = (f"with PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), i = 0..d/2 - 1, the wavelengths are 2 pi 10000^(2i/d): "
+          f"geometric (ratio 10000^(2/d)) from 2 pi, but they end at 2 pi 10000^((d-2)/d), never 10000 * 2 pi; for the "
+          f"paper's d_model = 512 the last is 2 pi 10000^(255/256) = {mpmath.nstr(r['last'], 10)} = "
+          f"{mpmath.nstr(100 * r['fraction'], 4)}% of 10000 * 2 pi = {mpmath.nstr(r['claimed'], 10)}. "
+          "The stated end point holds only in the limit d -> infinity, or in tensor2tensor's convention "
+          "(frequencies 10000^(-i/(d/2 - 1)))")
+    return Verdict(False, d, cx)
+
+
+def _vaswani_numeric() -> str:
+    from .. import sinusoidal
+
+    lam = sinusoidal.wavelengths(512, convention="interleaved")
+    t2t = sinusoidal.wavelengths(512, convention="tensor2tensor")
+    claimed = 10000 * 2 * math.pi
+    if not lam[-1] < claimed * (1 - 0.03):
+        raise CheckFailure(f"interleaved d = 512: last wavelength {lam[-1]!r} is not 3.5% short of {claimed!r}")
+    if abs(t2t[-1] / claimed - 1) > 64 * U64:
+        raise CheckFailure(f"tensor2tensor d = 512: last wavelength {t2t[-1]!r} should be 10000 * 2 pi")
+    return (f"sinusoidal.wavelengths(512): last {lam[-1]:.6g} (interleaved) vs 10000*2pi = {claimed:.6g}; "
+            f"tensor2tensor's last {t2t[-1]:.6g}")
+
+
+register(
+    Claim(
+        id="vaswani.wavelengths",
+        title="Vaswani et al.: 'The wavelengths form a geometric progression from 2 pi to 10000 * 2 pi'",
+        kind="published claim",
+        family="published",
+        statement=lambda: sp.Eq(sp.Symbol("lambda_{d/2-1}"), 10000 * 2 * sp.pi, evaluate=False),
+        proof=_vaswani_proof,
+        checks=(Check("numeric", _vaswani_numeric),),
+        references=(_VASWANI,),
+    )
+)
+
+# ----------------------------------------------------------------------------------------------
+# pi.theorem_2_1 (published claim)
+# ----------------------------------------------------------------------------------------------
+
+
+def _pi_proof() -> Verdict:
+    v = sym.pi_interpolation_bound(128, 10000, 8)
+    return Verdict(v.holds, v.derivation, v.counterexample)
+
+
+def _pi_statement() -> sp.Basic:
+    s, s1, s2, c, d, H = sp.symbols("s s_1 s_2 c d max|h_j|", positive=True)
+    return sp.Le(sp.Symbol("|a(s) - a_linear(s)|"), d * H * (s - s1) * (s2 - s) / (8 * sp.log(c)))
+
+
+def _aligned_qk(dim: int, base: float, s_mid: float) -> tuple[np.ndarray, np.ndarray]:
+    """q, k (interleaved) with pair products h_j = q_j conj(k_j) = e^{-i s_mid theta_j}."""
+    from .. import rope
+
+    th = rope.inv_freq(dim, base=base)
+    q = np.empty(dim)
+    q[0::2], q[1::2] = np.cos(-s_mid * th), np.sin(-s_mid * th)
+    k = np.zeros(dim)
+    k[0::2] = 1.0
+    return q, k
+
+
+def _score(q: np.ndarray, k: np.ndarray, s: float, base: float = 10000.0) -> float:
+    """a(s) = <R(s) q, R(0) k> from pemath's real rotation (fractional s is exact)."""
+    from .. import rope
+
+    return float(rope.apply(q, s, layout="interleaved", base=base) @ rope.apply(k, 0, layout="interleaved", base=base))
+
+
+def _pi_numeric() -> str:
+    from .. import rope
+
+    # the counterexample, through pemath.rope.apply: d = 128, s1 = 0, s2 = 1, s = 1/2
+    dim = 128
+    q, k = _aligned_qk(dim, 10000.0, 0.5)
+    err = _score(q, k, 0.5) - (_score(q, k, 0.0) + _score(q, k, 1.0)) / 2
+    claimed = dim * 0.25 / (8 * math.log(10000))
+    tol = phase_bound(1.0, terms=4 * dim, scale=2.0)
+    if not err > claimed + tol:
+        raise CheckFailure(f"apply(): a(1/2) - a_linear(1/2) = {err!r} does not exceed PI's bound {claimed!r}")
+
+    # the corrected bound d/(8 ln c) + 1/2 holds on random q, k, s
+    def check(draw_seed: int, s1: int, frac: float, half: int, base: float) -> None:
+        d = 2 * half
+        rng = np.random.default_rng(draw_seed)
+        qq, kk = rng.standard_normal((2, d))
+        s = s1 + frac
+        lin = (1 - frac) * _score(qq, kk, s1, base) + frac * _score(qq, kk, s1 + 1, base)
+        e = abs(_score(qq, kk, s, base) - lin)
+        hmax = float(np.max(np.hypot(qq[0::2], qq[1::2]) * np.hypot(kk[0::2], kk[1::2])))
+        theta = rope.inv_freq(d, base=base)
+        sharp = 0.5 * float(np.sum(theta**2))
+        bound = hmax * frac * (1 - frac) * sharp
+        t = phase_bound(abs(s1) + 1, terms=6 * d, scale=hmax)
+        assert e <= bound + t, f"|a - a_linear| = {e:.6g} > (1/2) sum theta^2 max|h| (s-s1)(s2-s) = {bound:.6g}"
+        assert sharp <= d / (8 * math.log(base)) + 0.5 + 1e-12, "sum theta^2 / 2 exceeds d/(8 ln c) + 1/2"
+
+    summary = for_all(check, examples=30, draw_seed=Ints(0, 2**31), s1=Ints(0, 10**5), frac=Floats(0.0, 1.0),
+                      half=Ints(1, 64), base=Choice([10000.0, 500000.0, 100.0]))
+    return (f"apply(): a(1/2) - a_linear(1/2) = {err:.6f} > PI's {claimed:.6f} (d = 128); corrected bound "
+            f"holds on {summary}")
+
+
+def _pi_mpmath() -> str:
+    dim = 128
+    q, k = _aligned_qk(dim, 10000.0, 0.5)
+    got = _score(q, k, 0.5) - (_score(q, k, 0.0) + _score(q, k, 1.0)) / 2
+    with mpmath.workdps(50):
+        th = [mpmath.mpf(10000) ** (-mpmath.mpf(2 * j) / dim) for j in range(dim // 2)]
+        ref = mpmath.fsum(1 - mpmath.cos(t / 2) for t in th)
+        claimed = mpmath.mpf(dim) / (32 * mpmath.log(10000))
+        # the Taylor constant is sharp: on [0, L] with L -> 0 the error over L^2/4 tends to (1/2) sum theta^2
+        L = mpmath.mpf(10) ** -6
+        ratio = mpmath.fsum(1 - mpmath.cos(L * t / 2) for t in th) / (L**2 / 4) / (mpmath.fsum(t * t for t in th) / 2)
+    tol = phase_bound(1.0, terms=4 * dim, scale=2.0)
+    if abs(got - float(ref)) > tol:
+        raise CheckFailure(f"float64 error {got!r} vs 50-digit {mpmath.nstr(ref, 15)}")
+    if abs(ratio - 1) > mpmath.mpf(10) ** -6:
+        raise CheckFailure(f"the Taylor constant is not attained: ratio {mpmath.nstr(ratio, 10)}")
+    return (f"50 digits: error {mpmath.nstr(ref, 12)} > bound {mpmath.nstr(claimed, 12)} "
+            f"(excess {mpmath.nstr(100 * (ref / claimed - 1), 3)}%); "
+            f"float64 apply() agrees to {abs(got - float(ref)):.2g}; "
+            f"(1/2) sum theta^2 is attained as s2 - s1 -> 0 (ratio {mpmath.nstr(ratio, 10)})")
+
+
+register(
+    Claim(
+        id="pi.theorem_2_1",
+        title="PI Theorem 2.1: |a(s) - a_linear(s)| <= d max_j|h_j| (s - s1)(s2 - s) / (8 ln c)",
+        kind="published claim",
+        family="published",
+        statement=_pi_statement,
+        proof=_pi_proof,
+        checks=(Check("numeric", _pi_numeric), Check("mpmath", _pi_mpmath)),
+        references=(_PI,),
+    )
+)
+
+# ----------------------------------------------------------------------------------------------
+# barbero.prop_3_2 (published claim)
+# ----------------------------------------------------------------------------------------------
+
+
+def _barbero_proof() -> Verdict:
+    d = sym.gaussian_no_decay()
+    d.steps.extend(sym.gaussian_no_decay(independent=False).steps[1:])
+    d.say("So the proposition needs q and k independent (as its text says: 'sampled independently'): "
+          "for k = q the expected score is the decaying curve 2 sum_i cos(r theta_i).")
+    return Verdict(True, d)
+
+
+def _barbero_statement() -> sp.Basic:
+    return sp.Eq(sp.Symbol("E_{q,k ~ N(0,I)}[q^T R^r k]"), 0)
+
+
+def _barbero_numeric() -> str:
+    """Monte Carlo with pemath.rope.apply; tolerance 6 standard errors from the exact variances."""
+    from .. import rope
+
+    n, dim = 8000, 64
+    rng = np.random.default_rng(2024)
+    q, k = rng.standard_normal((2, n, dim))
+    th = rope.inv_freq(dim)
+    worst_ind, worst_cor = 0.0, 0.0
+    for r in (0, 1, 7, 100, 2500):
+        rq = rope.apply(q, r, layout="interleaved")
+        s_ind = np.einsum("nd,nd->n", rq, k)  # (R^r q)^T k = q^T R^-r k: the score at distance -r
+        s_cor = np.einsum("nd,nd->n", rq, q)
+        se_ind = math.sqrt(dim / n)  # Var(q^T A k) = tr(A A^T) = d for orthogonal A
+        mean_cor = 2 * float(np.sum(np.cos(r * th)))  # E[q^T A q] = tr A
+        se_cor = math.sqrt(4 * float(np.sum(np.cos(r * th) ** 2)) / n)  # Var = 2 tr(A_sym^2)
+        z_ind = abs(float(np.mean(s_ind))) / se_ind
+        z_cor = abs(float(np.mean(s_cor)) - mean_cor) / se_cor
+        if z_ind > 6:
+            raise CheckFailure(f"r = {r}: mean score {np.mean(s_ind):.4g} is {z_ind:.1f} standard errors from 0")
+        if z_cor > 6:
+            raise CheckFailure(
+                f"r = {r}, k = q: mean {np.mean(s_cor):.4g} is {z_cor:.1f} SE from tr R^r = {mean_cor:.4g}")
+        worst_ind, worst_cor = max(worst_ind, z_ind), max(worst_cor, z_cor)
+    return (f"{n} samples, d = {dim}, r in (0, 1, 7, 100, 2500): independent q, k within {worst_ind:.2f} SE of 0; "
+            f"k = q within {worst_cor:.2f} SE of tr R^r (tolerance 6 SE from the exact variances)")
+
+
+register(
+    Claim(
+        id="barbero.prop_3_2",
+        title="Barbero et al. Prop. 3.2: for independent q, k ~ N(0, I), E[q^T R^r k] = 0 at every distance r",
+        kind="published claim",
+        family="published",
+        statement=_barbero_statement,
+        proof=_barbero_proof,
+        checks=(Check("monte-carlo", _barbero_numeric),),
+        references=(_BARBERO,),
+    )
+)

@@ -1,0 +1,260 @@
+"""RoFormer's long-term decay (section 3.4.3): the Abel-summation bound, and whether it decays."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import sympy as sp
+from mpmath import iv
+
+from ..symbolic import decay as sym
+from ..symbolic import rope as rope_sym
+from ..symbolic._decide import Derivation, ProofFailure
+from ._inputs import Choice, Ints, for_all
+from ._model import Check, CheckFailure, Claim, Verdict
+from ._registry import register
+from ._tolerance import phase_bound
+
+_ROFORMER = "Su et al. 2021 (RoFormer), section 3.4.3, eq. 35-37 and Figure 2"
+
+# ----------------------------------------------------------------------------------------------
+# rope.decay_abel
+# ----------------------------------------------------------------------------------------------
+
+
+def _abel_proof() -> Verdict:
+    d = sym.abel_symbolic_d()
+    for pairs in (1, 2, 4):
+        d.steps.extend(sym.abel_expanded(pairs).steps)
+    d.steps.extend(sym.bound().steps)
+    return Verdict(True, d)
+
+
+def _abel_statement() -> sp.Basic:
+    return sym.abel_symbolic_d().result["identity"]
+
+
+def _pairs(q: np.ndarray, layout: str) -> np.ndarray:
+    """The complex numbers x_a + i x_b of the rotated pairs, in pair order."""
+    idx = rope_sym.pair_indices(q.shape[-1], layout)
+    return np.array([q[a] + 1j * q[b] for a, b in idx])
+
+
+def _abel_numeric() -> str:
+    from .. import rope
+
+    def check(draw_seed: int, m: int, n: int, half: int, layout: str, base: float) -> None:
+        dim = 2 * half
+        rng = np.random.default_rng(draw_seed)
+        q, k = rng.standard_normal((2, dim))
+        score = float(rope.apply(q, m, layout=layout, base=base) @ rope.apply(k, n, layout=layout, base=base))
+        h = np.append(_pairs(q, layout) * np.conj(_pairs(k, layout)), 0.0)  # h_{d/2} = 0
+        th = rope.inv_freq(dim, base=base)
+        S = np.concatenate([[0.0], np.cumsum(np.exp(1j * (m - n) * th))])  # S_0 .. S_{d/2}
+        abel = float(np.sum(S[1:] * (h[:-1] - h[1:])).real)
+        scale = float(np.max(np.abs(q)) * np.max(np.abs(k)))
+        tol = phase_bound(abs(m) + abs(n), terms=4 * dim, scale=scale) * (half + 1)
+        assert abs(score - abel) <= tol, f"score {score!r} != Abel form {abel!r} (tol {tol:.3g})"
+        bound = float(np.max(np.abs(np.diff(h)))) * half * float(rope.long_term_decay(m - n, dim, base=base))
+        assert abs(score) <= bound + tol, f"|score| = {abs(score):.6g} exceeds RoFormer's bound {bound:.6g}"
+
+    return for_all(check, examples=30, draw_seed=Ints(0, 2**31), m=Ints(-10**5, 10**5), n=Ints(-10**5, 10**5),
+                   half=Ints(1, 64), layout=Choice(rope_sym.LAYOUTS), base=Choice([10000.0, 500000.0, 10.0]))
+
+
+def _abel_mpmath() -> str:
+    from .. import rope
+
+    rng = np.random.default_rng(7)
+    dim = 64
+    q, k = rng.standard_normal((2, dim))
+    worst = mpmath.mpf(0)
+    with mpmath.workdps(50):
+        hs = [mpmath.mpc(float(a), float(b)) * mpmath.conj(mpmath.mpc(float(c), float(e)))
+              for a, b, c, e in zip(q[0::2], q[1::2], k[0::2], k[1::2])] + [mpmath.mpc(0)]
+        th = [mpmath.mpf(10000) ** (-mpmath.mpf(2 * i) / dim) for i in range(dim // 2)]
+        for m, n in ((2**40 + 3, 0), (10**9, 10**9 - 1), (7, 2**33)):
+            es = [mpmath.expj((m - n) * t) for t in th]
+            direct = mpmath.fsum(hh * e for hh, e in zip(hs, es))
+            S, acc = [mpmath.mpc(0)], mpmath.mpc(0)
+            for e in es:
+                acc += e
+                S.append(acc)
+            abel = mpmath.fsum(S[i + 1] * (hs[i] - hs[i + 1]) for i in range(dim // 2))
+            worst = max(worst, abs(direct - abel))
+            got = float(rope.apply(q, m, layout="interleaved") @ rope.apply(k, n, layout="interleaved"))
+            tol = phase_bound(abs(m) + abs(n), terms=2 * dim, scale=float(np.max(np.abs(q)) * np.max(np.abs(k))))
+            if abs(got - float(direct.real)) > tol:
+                raise CheckFailure(f"float64 score at m={m}, n={n} off by {abs(got - float(direct.real)):.3g}")
+        if worst > mpmath.mpf(10) ** -35:
+            raise CheckFailure(f"Abel form off by {mpmath.nstr(worst, 5)} at 50 digits")
+    return f"identity exact to {mpmath.nstr(worst, 3)} at 50 digits up to r = 2**40; apply() within its bound"
+
+
+register(
+    Claim(
+        id="rope.decay_abel",
+        title="Abel summation: sum h_i e^{i r theta_i} = sum S_{i+1}(h_i - h_{i+1}), so "
+              "|score| <= max|h_{i+1} - h_i| sum_j |S_j|",
+        kind="theorem",
+        family="rope_decay",
+        statement=_abel_statement,
+        proof=_abel_proof,
+        checks=(Check("numeric", _abel_numeric), Check("mpmath", _abel_mpmath)),
+        references=(_ROFORMER,),
+    )
+)
+
+# ----------------------------------------------------------------------------------------------
+# roformer.long_term_decay (published claim)
+# ----------------------------------------------------------------------------------------------
+
+DIM, BASE = 128, 10000
+_IV_DPS = 40
+
+
+def _iv_curve(r: int, dim: int = DIM, base: int = BASE):
+    """An interval enclosure of B(r) = (1/(d/2)) sum_j |S_j(r)| (the caller sets iv.dps)."""
+    th = [iv.mpf(base) ** (-iv.mpf(2 * j) / dim) for j in range(dim // 2)]
+    re, im, tot = iv.mpf(0), iv.mpf(0), iv.mpf(0)
+    for t in th:
+        re += iv.cos(r * t)
+        im += iv.sin(r * t)
+        tot += iv.sqrt(re * re + im * im)
+    return tot / (dim // 2)
+
+
+def _mp(x) -> mpmath.mpf:
+    return mpmath.mpf(x.a.a)
+
+
+def decay_verdict(dim: int = DIM, base: int = BASE, *, distances: int = 250) -> Verdict:
+    """Decide RoFormer's "B(r) decays as r grows" on r = 0..distances: a rigorous counterexample or none."""
+    from .. import rope
+
+    d = Derivation(f"RoFormer's long-term decay, d = {dim}, base {base}")
+    d.say("RoFormer (section 3.4.3): 'the value of (1/(d/2)) sum_{i=1}^{d/2} |S_i| decays with the relative "
+          "distance m - n increases by setting theta_i = 10000^{-2i/d}, as shown in Figure (2)'. The paper does "
+          f"not state the d of its figure; take d = {dim} (a common head size; d = 64, 256, 512 behave alike).")
+    d.steps.extend(sym.bound().steps[-2:])
+    curve = np.asarray(rope.long_term_decay(np.arange(distances + 1), dim, base=float(base)))
+    ups = np.nonzero(np.diff(curve) > 0)[0]
+    d.say(f"pemath.rope.long_term_decay on r = 0, ..., {distances}: B falls from {curve[0]:.4g} to "
+          f"{curve[-1]:.4g}, but B(r + 1) > B(r) at {len(ups)} of the {distances} steps "
+          f"(first at r = {', '.join(str(int(u)) for u in ups[:6])}, ...): it oscillates.")
+    if not len(ups):
+        raise ProofFailure(f"{d.title}: no increase found on 0..{distances}; monotone decay is not decided by a scan")
+    r0 = int(ups[0])
+    old = iv.dps
+    iv.dps = _IV_DPS
+    try:
+        lo, hi = _iv_curve(r0, dim, base), _iv_curve(r0 + 1, dim, base)
+        gap = hi - lo
+    finally:
+        iv.dps = old
+    d.true(f"B({r0 + 1}) - B({r0}) > 0, decided with interval arithmetic at {_IV_DPS} digits "
+           f"(B({r0}) = {mpmath.nstr(_mp(lo), 12)}, B({r0 + 1}) = {mpmath.nstr(_mp(hi), 12)})", bool(gap.a > 0))
+    d.say("So the bound is not a decreasing function of the distance. What is true: it is largest at r = 0 "
+          f"((d/2 + 1)/2 = {(dim // 2 + 1) / 2}), its envelope falls over the first few hundred positions, and "
+          "beyond that it oscillates around the random-phase level of about sqrt(pi d/2)/3 "
+          f"({np.sqrt(np.pi * dim / 2) / 3:.3g} for d = {dim}) without decaying to zero (see the checks).")
+    cx = (f"d = {dim}, theta_i = {base}^(-2i/d): B({r0}) = {mpmath.nstr(_mp(lo), 10)} < B({r0 + 1}) = "
+          f"{mpmath.nstr(_mp(hi), 10)} (interval arithmetic); B increases at {len(ups)} of the steps r -> r + 1 "
+          f"for r < {distances}; it falls from {curve[0]:.4g} to a plateau near sqrt(pi d/2)/3 = "
+          f"{np.sqrt(np.pi * dim / 2) / 3:.3g} and does not decay to 0")
+    d.result.update(r0=r0, increases=len(ups))
+    return Verdict(False, d, cx)
+
+
+def _decay_proof() -> Verdict:
+    return decay_verdict()
+
+
+def _decay_statement() -> sp.Basic:
+    r1, r2 = sp.symbols("r_1 r_2", nonnegative=True)
+    return sp.Implies(sp.Lt(r1, r2), sp.Le(sp.Function("B")(r2), sp.Function("B")(r1)))
+
+
+def _decay_numeric() -> str:
+    from .. import rope
+
+    r = np.arange(0, 20001)
+    parts = []
+    for dim in (64, 128, 256):
+        B = np.asarray(rope.long_term_decay(r, dim))
+        tol = phase_bound(float(r[-1]), terms=dim // 2)
+        top = (dim // 2 + 1) / 2
+        if abs(B[0] - top) > tol or not np.all(B[1:] < top):
+            raise CheckFailure(f"d = {dim}: B(0) = {B[0]!r} should be the maximum {top}")
+        neg = np.asarray(rope.long_term_decay(-r[:500], dim))
+        if np.max(np.abs(neg - B[:500])) > tol:
+            raise CheckFailure(f"d = {dim}: B is not even in r")
+        ups = int(np.sum(np.diff(B[:251]) > 0))
+        plateau = float(np.mean(B[5000:]))
+        level = float(np.sqrt(np.pi * dim / 2) / 3)
+        if ups == 0 or not 0.8 * level < plateau < 1.2 * level or float(np.min(B[1:])) <= 0.1:
+            raise CheckFailure(f"d = {dim}: {ups} increases, plateau {plateau:.4g} vs {level:.4g}")
+        parts.append(f"d={dim}: {ups}/250 increases, mean over r in [5000, 20000] {plateau:.3f} "
+                     f"(sqrt(pi d/2)/3 = {level:.3f}), min {float(np.min(B[1:])):.3f}")
+    return "; ".join(parts)
+
+
+def _decay_mpmath() -> str:
+    from .. import rope
+
+    pts = (0, 1, 18, 19, 100, 250, 1000, 2**20)
+    got = np.asarray(rope.long_term_decay(np.array(pts), DIM))
+    worst = 0.0
+    with mpmath.workdps(50):
+        th = [mpmath.mpf(BASE) ** (-mpmath.mpf(2 * j) / DIM) for j in range(DIM // 2)]
+        for p, g in zip(pts, got):
+            acc, tot = mpmath.mpc(0), mpmath.mpf(0)
+            for t in th:
+                acc += mpmath.expj(p * t)
+                tot += abs(acc)
+            ref = tot / (DIM // 2)
+            tol = phase_bound(float(p), terms=DIM // 2)
+            err = abs(float(ref) - float(g))
+            if err > tol:
+                raise CheckFailure(f"long_term_decay({p}) = {g!r} off the 50-digit {mpmath.nstr(ref, 15)} by {err:.3g}")
+            worst = max(worst, err / tol)
+    return f"long_term_decay matches 50-digit values at r in {pts} (worst {worst:.2g} of its bound)"
+
+
+def _decay_cupy() -> str:
+    from ._model import Skip
+
+    try:
+        import cupy as cp
+
+        if cp.cuda.runtime.getDeviceCount() < 1:
+            raise Skip("no CUDA device")
+    except ImportError:
+        raise Skip("CuPy not installed") from None
+    except Skip:
+        raise
+    except Exception as exc:
+        raise Skip(f"CUDA unavailable: {exc}") from None
+    from .. import rope
+
+    r = np.arange(0, 4097)
+    host = np.asarray(rope.long_term_decay(r, DIM))
+    dev = cp.asnumpy(rope.long_term_decay(cp.asarray(r), DIM))
+    err = float(np.max(np.abs(host - dev)))
+    if err > phase_bound(float(r[-1]), terms=DIM):
+        raise CheckFailure(f"CuPy and NumPy curves differ by {err:.3g}")
+    return f"CuPy matches NumPy to {err:.2g} on r = 0..4096"
+
+
+register(
+    Claim(
+        id="roformer.long_term_decay",
+        title="RoFormer: the relative upper bound (1/(d/2)) sum_j |S_j| decays as the relative distance grows",
+        kind="published claim",
+        family="rope_decay",
+        statement=_decay_statement,
+        proof=_decay_proof,
+        checks=(Check("numeric", _decay_numeric), Check("mpmath", _decay_mpmath), Check("cupy", _decay_cupy)),
+        references=(_ROFORMER, "Barbero et al. 2024, section 3 (the decay assumes aligned queries and keys)"),
+    )
+)

@@ -1,0 +1,326 @@
+r"""Published statements about positional encodings, decided.
+
+* The sinusoidal wavelengths (Vaswani et al. 2017, section 3.5): a geometric
+  progression, with its exact end points.
+* Position Interpolation's Theorem 2.1 (Chen et al. 2023): the interpolation bound.
+* Barbero et al. 2024, Proposition 3.2: Gaussian queries and keys do not decay.
+
+Inequalities between specific real numbers (sums of cosines, powers of 10000) are
+decided with interval arithmetic (``mpmath.iv``): the enclosure of the difference must
+lie strictly on one side of zero, so a decision never rests on a rounded float.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import mpmath
+import sympy as sp
+from mpmath import iv
+
+from ._decide import Derivation, ProofFailure
+
+__all__ = [
+    "wavelengths",
+    "vaswani_end_point",
+    "PIVerdict",
+    "pi_interpolation_bound",
+    "pi_alignment_error",
+    "gaussian_no_decay",
+]
+
+_IV_DPS = 40
+
+
+def _lo(x) -> mpmath.mpf:
+    """The lower end of an interval, as an mpf."""
+    return mpmath.mpf(x.a.a)
+
+
+def _hi(x) -> mpmath.mpf:
+    """The upper end of an interval, as an mpf."""
+    return mpmath.mpf(x.b.b)
+
+
+@contextmanager
+def _iv_precision(dps: int = _IV_DPS) -> Iterator[None]:
+    """Interval arithmetic at ``dps`` digits (mpmath.iv has no workdps)."""
+    old = iv.dps
+    iv.dps = dps
+    try:
+        yield
+    finally:
+        iv.dps = old
+
+# ----------------------------------------------------------------------------------------------
+# Sinusoidal wavelengths
+# ----------------------------------------------------------------------------------------------
+
+_h = sp.Symbol("h", integer=True, positive=True)  # d = 2h, h frequencies
+_i = sp.Symbol("i", integer=True, nonnegative=True)
+_beta = sp.Symbol("beta", positive=True)
+
+
+def wavelengths(convention: str = "interleaved", *, last: sp.Expr | None = None) -> Derivation:
+    r"""The wavelengths :math:`\lambda_i = 2\pi/\omega_i` are geometric; their exact end points.
+
+    ``convention`` is ``"interleaved"`` (Vaswani et al.: :math:`\omega_i = b^{-2i/d}`, also
+    HF's "concat" layout) or ``"tensor2tensor"`` (:math:`\omega_i = b^{-i/(d/2-1)}`).
+    ``last`` is the claimed largest wavelength (default: the derived one); the tests pass
+    :math:`2\pi b`, Vaswani et al.'s stated end point, which holds only for tensor2tensor.
+    Symbolic ``d = 2h`` and base ``b = 1 + beta > 1``.
+    """
+    if convention not in ("interleaved", "tensor2tensor"):
+        raise ValueError(f"convention must be 'interleaved' or 'tensor2tensor', got {convention!r}")
+    b = 1 + _beta
+    h, i = _h, _i
+    d = Derivation(f"sinusoidal wavelengths ({convention}), every even d")
+    if convention == "interleaved":
+        expo = 2 * i / (2 * h)  # omega_i = b^(-2i/d)
+        d.say("Frequencies omega_i = b^{-2i/d}, i = 0, ..., d/2 - 1, with d = 2h and b = 1 + beta > 1; the "
+              "wavelength (positions per period) of pair i is lambda_i = 2 pi / omega_i:",
+              sp.Eq(sp.Symbol("lambda_i"), 2 * sp.pi * b**expo))
+        ratio_expected = b ** (sp.Integer(2) / (2 * h))
+        last_expected = 2 * sp.pi * b ** ((2 * h - 2) / (2 * h))
+    else:
+        expo = i / (h - 1)  # omega_i = b^(-i/(h-1)), h >= 2
+        d.say("tensor2tensor's frequencies omega_i = b^{-i/(d/2 - 1)}, i = 0, ..., d/2 - 1 "
+              "(d/2 = h >= 2, b = 1 + beta); lambda_i = 2 pi / omega_i:",
+              sp.Eq(sp.Symbol("lambda_i"), 2 * sp.pi * b**expo))
+        ratio_expected = b ** (1 / (h - 1))
+        last_expected = 2 * sp.pi * b
+    lam = lambda j: 2 * sp.pi * b ** expo.subs(i, j)  # noqa: E731
+    d.equal("consecutive wavelengths have a constant ratio: lambda_{i+1} / lambda_i", lam(i + 1) / lam(i),
+            ratio_expected, methods=("powsimp", "simplify"))
+    d.zero("which does not depend on i: a geometric progression", sp.diff(ratio_expected, i))
+    d.equal("the first wavelength is lambda_0 = 2 pi", lam(0), 2 * sp.pi)
+    claimed = last_expected if last is None else sp.sympify(last)
+    d.equal("the last (i = d/2 - 1) is", lam(h - 1), claimed, methods=("powsimp", "simplify"))
+    if convention == "interleaved":
+        gap = sp.log(last_expected / (2 * sp.pi * b))
+        d.equal("log(lambda_{d/2-1} / (2 pi b)) = -(2/d) log b", sp.expand_log(gap, force=True),
+                -sp.log(b) / h, methods=("expand", "simplify"))
+        d.true("which is negative for b > 1: the last wavelength stays below 2 pi b for every d",
+               sp.Lt(-sp.log(b) / h, 0))
+        d.equal("and tends to 2 pi b only as d -> infinity", sp.limit(last_expected, h, sp.oo), 2 * sp.pi * b)
+    d.result["last"] = last_expected
+    d.result["ratio"] = ratio_expected
+    return d
+
+
+def vaswani_end_point(dim: int = 512, base: int = 10000) -> Derivation:
+    """The largest wavelength for ``dim`` is 2 pi base^{1 - 2/dim}, strictly below 2 pi base."""
+    d = Derivation(f"largest sinusoidal wavelength, d = {dim}")
+    if dim % 2 or dim < 2:
+        raise ValueError(f"dim must be an even integer >= 2, got {dim}")
+    lam = 2 * sp.pi * sp.Integer(base) ** sp.Rational(dim - 2, dim)
+    d.say(f"With d = {dim} (the paper's d_model) and b = {base} the last pair i = {dim // 2 - 1} has wavelength",
+          sp.Eq(sp.Symbol("lambda_last"), lam))
+    d.true(f"2 pi {base}^({dim - 2}/{dim}) < {base} * 2 pi", sp.Lt(lam, 2 * sp.pi * base))
+    with mpmath.workdps(30):
+        val = mpmath.mpf(2) * mpmath.pi * mpmath.mpf(base) ** (mpmath.mpf(dim - 2) / dim)
+        d.result["last"] = val
+        d.result["claimed"] = 2 * mpmath.pi * base
+        d.result["fraction"] = val / (2 * mpmath.pi * base)
+    return d
+
+
+# ----------------------------------------------------------------------------------------------
+# Position Interpolation, Theorem 2.1
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PIVerdict:
+    """What :func:`pi_interpolation_bound` decided for one (d, c, denominator)."""
+
+    holds: bool
+    derivation: Derivation
+    counterexample: str | None
+    data: dict
+
+
+def _iv_theta(dim: int, base: int) -> list:
+    c = iv.mpf(base)
+    return [c ** (-iv.mpf(2 * j) / dim) for j in range(dim // 2)]
+
+
+def pi_alignment_error(dim: int, base: int, length: sp.Rational | int | float = 1) -> tuple:
+    """Interval enclosures of (error, sum theta_j^2) for the aligned counterexample.
+
+    With h_j = e^{-i s_mid theta_j} (|h_j| = 1), s1 = 0, s2 = length, s = s_mid = length / 2:
+    a(s) - a_linear(s) = sum_j (1 - cos(length theta_j / 2)).
+    """
+    with _iv_precision():
+        L = iv.mpf(sp.Rational(length).p) / sp.Rational(length).q
+        th = _iv_theta(dim, base)
+        err = iv.mpf(0)
+        for t in th:
+            err += 1 - iv.cos(L * t / 2)
+        sq = iv.mpf(0)
+        for t in th:
+            sq += t * t
+        return err, sq
+
+
+def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int = 8) -> PIVerdict:
+    r"""Decide :math:`|a(s) - a_{lin}(s)| \le d\,\max_j|h_j|\,(s-s_1)(s_2-s)/(D \ln c)` for given d, c, D.
+
+    PI's Theorem 2.1 is ``denominator=8``. The decision: the bound holds for every
+    ``h`` and every ``s_1 \le s \le s_2`` iff the sharp constant of the Taylor bound,
+    :math:`\tfrac12\sum_j \theta_j^2`, is at most :math:`d/(D \ln c)` (sufficiency: the
+    derivation; necessity: an explicit counterexample with aligned :math:`h_j`, the unit
+    interval first, then shorter ones).
+    """
+    if dim % 2 or dim < 2:
+        raise ValueError(f"dim must be an even integer >= 2, got {dim}")
+    d = Derivation(f"Position Interpolation's bound, d = {dim}, c = {base}, denominator {denominator}")
+    s, s1, s2 = sp.symbols("s s_1 s_2", real=True)
+    th, u, v = sp.Symbol("theta_j", positive=True), *sp.symbols("u_j v_j", real=True)
+
+    # second derivative of one term
+    term = u * sp.cos(s * th) - v * sp.sin(s * th)  # Re[(u + i v) e^{i s theta}]
+    d.equal("One term of a(s) = Re sum_j h_j e^{i s theta_j}, with h_j = u_j + i v_j, is "
+            "Re[h_j e^{i s theta_j}] = u_j cos(s theta_j) - v_j sin(s theta_j)",
+            sp.re(sp.expand_complex((u + sp.I * v) * sp.exp(sp.I * s * th))), term, methods=("expand",))
+    d.zero("and its second derivative is -theta_j^2 times itself", sp.diff(term, s, 2) + th**2 * term)
+    d.say("So a''(s) = -Re sum_j h_j theta_j^2 e^{i s theta_j} and, as |Re z| <= |z|, "
+          "|a''(s)| <= sum_j |h_j| theta_j^2 <= (max_j |h_j|) sum_j theta_j^2 (PI eq. 12-13). "
+          "Equality holds at s when every h_j e^{i s theta_j} is the same positive real multiple of 1.")
+
+    # the interpolation remainder (PI eq. 9-11; eq. 10's a'(s)(s - s_2) is a sign typo for (s_2 - s))
+    a, a1, A1, A2 = sp.symbols("a a' A_1 A_2", real=True)
+    as1 = a + a1 * (s1 - s) + A1 * (s - s1) ** 2 / 2
+    as2 = a + a1 * (s2 - s) + A2 * (s - s2) ** 2 / 2
+    lam = (s - s1) / (s2 - s1)
+    alin = (1 - lam) * as1 + lam * as2
+    R = -(s - s1) * (s2 - s) / (2 * (s2 - s1)) * (A1 * (s - s1) + A2 * (s2 - s))
+    d.say("Taylor: a(s_i) = a(s) + a'(s)(s_i - s) + a''(xi_i)(s_i - s)^2 / 2 with xi_i between s and s_i "
+          "(A_i := a''(xi_i); PI's eq. 10 writes a'(s)(s - s_2), a sign typo). With "
+          "a_linear(s) = (1 - lambda) a(s_1) + lambda a(s_2), lambda = (s - s_1)/(s_2 - s_1):")
+    d.equal("a(s) - a_linear(s) = -(s - s_1)(s_2 - s) / (2 (s_2 - s_1)) [A_1 (s - s_1) + A_2 (s_2 - s)]  (PI eq. 11)",
+            a - alin, R, methods=("expand", "simplify"))
+    d.zero("with |A_1|, |A_2| <= M the bracket is at most M ((s - s_1) + (s_2 - s)) = M (s_2 - s_1)",
+           (s - s1) + (s2 - s) - (s2 - s1))
+    d.say("so |a(s) - a_linear(s)| <= (M / 2)(s - s_1)(s_2 - s), M = (max_j |h_j|) sum_j theta_j^2  (PI eq. 16).")
+
+    # the geometric sum
+    q, hh = sp.Symbol("rho", positive=True), sp.Symbol("n", integer=True, nonnegative=True)
+    d.say("theta_j^2 = c^{-4j/d} = rho^j with rho = c^{-4/d}: sum_{j<d/2} theta_j^2 = (1 - rho^{d/2}) / (1 - rho) "
+          "= (1 - c^{-2}) / (1 - c^{-4/d}). By induction on n, (1 - rho) sum_{j<n} rho^j = 1 - rho^n:")
+    d.zero("n = 0: 0 = 1 - rho^0", (1 - q) * 0 - (1 - q**0))
+    d.equal("n -> n + 1: (1 - rho^n) + (1 - rho) rho^n = 1 - rho^(n+1)", (1 - q**hh) + (1 - q) * q**hh,
+            1 - q ** (hh + 1), methods=("expand", "powsimp"))
+
+    # PI eq. 14 is the wrong way round
+    y = sp.Symbol("y", real=True)
+    conv = sp.exp(y) - 1 - y
+    d.say("PI eq. 14 asserts c^x <= 1 + x ln c for x < 0, c > 1, to get 1/(1 - c^{-4/d}) <= d/(4 ln c). "
+          "The inequality goes the other way: with y = x ln c, e^y - 1 - y vanishes at 0 with slope 0 "
+          "and is convex, so e^y >= 1 + y for every real y:")
+    d.zero("e^y - 1 - y at y = 0", conv.subs(y, 0))
+    d.zero("its derivative e^y - 1 at y = 0", sp.diff(conv, y).subs(y, 0))
+    d.true("its second derivative e^y is positive", sp.Gt(sp.diff(conv, y, 2), 0))
+    d.say("Hence c^{-4/d} >= 1 - (4/d) ln c, i.e. 1/(1 - c^{-4/d}) >= d/(4 ln c): eq. 14 bounds M from the "
+          "wrong side. The same fact gives 1/(1 - e^{-x}) <= 1 + 1/x (x > 0), so the proof's own steps "
+          "yield |a - a_linear| <= (max_j |h_j|)(s - s_1)(s_2 - s) (d/(8 ln c) + 1/2) instead.")
+
+    with _iv_precision():
+        c = iv.mpf(base)
+        lnc = iv.log(c)
+        rho = c ** (-iv.mpf(4) / dim)
+        eq14 = rho - (1 - 4 * lnc / dim)
+        sharp = (1 - c ** (-2)) / (1 - rho) / 2  # (1/2) sum theta_j^2, exactly
+        claimed = iv.mpf(dim) / (denominator * lnc)
+        corrected = iv.mpf(dim) / (8 * lnc) + iv.mpf(1) / 2
+    d.true(f"d = {dim}, c = {base}: c^(-4/d) - (1 - (4/d) ln c) > 0 (interval arithmetic, {_IV_DPS} digits; "
+           f"enclosure [{mpmath.nstr(_lo(eq14), 6)}, {mpmath.nstr(_hi(eq14), 6)}])", bool(eq14.a > 0))
+    d.true("the sharp constant (1/2) sum theta_j^2 = (1 - c^-2) / (2 (1 - c^(-4/d))) is at most the corrected "
+           f"d/(8 ln c) + 1/2 ({mpmath.nstr(_hi(sharp), 8)} <= {mpmath.nstr(_lo(corrected), 8)})",
+           bool(sharp.b <= corrected.a))
+    data = {"sharp": sharp, "claimed": claimed, "corrected": corrected, "dim": dim, "base": base,
+            "denominator": denominator}
+
+    if sharp.b <= claimed.a:
+        d.true(f"(1/2) sum theta_j^2 = {mpmath.nstr(_hi(sharp), 8)} <= d/({denominator} ln c) = "
+               f"{mpmath.nstr(_lo(claimed), 8)}: the claimed bound follows from PI eq. 16",
+               True)
+        return PIVerdict(True, d, None, data)
+    if not sharp.a > claimed.b:
+        raise ProofFailure(f"{d.title}: undecided: the constants overlap at {_IV_DPS} digits")
+    d.say(f"Here (1/2) sum theta_j^2 = {mpmath.nstr(_lo(sharp), 8)} > d/({denominator} ln c) = "
+          f"{mpmath.nstr(_hi(claimed), 8)}: look for a counterexample where the Taylor bound is attained.")
+
+    # counterexample: aligned h, midpoint of [0, L]
+    L, sm = sp.Symbol("L", positive=True), sp.Symbol("s_mid", real=True)
+    aligned = sp.cos((s - sm) * th)  # Re[e^{-i s_mid theta} e^{i s theta}], |h_j| = 1
+    d.equal("Take h_j = e^{-i s_mid theta_j} (so max_j |h_j| = 1): each term of a(s) is cos((s - s_mid) theta_j)",
+            sp.re(sp.expand_complex(sp.exp(-sp.I * sm * th) * sp.exp(sp.I * s * th))), aligned,
+            methods=("expand", "expand_trig"))
+    mid = aligned.subs(s, sm) - (aligned.subs({s: sm - L / 2}) + aligned.subs({s: sm + L / 2})) / 2
+    d.equal("with s_1 = s_mid - L/2, s_2 = s_mid + L/2, s = s_mid: each term of a(s) - a_linear(s) is "
+            "1 - cos(L theta_j / 2)", mid, 1 - sp.cos(L * th / 2), methods=("expand", "expand_trig"))
+    for length in [sp.Integer(1)] + [sp.Rational(1, 2**k) for k in range(1, 11)]:
+        err, _ = pi_alignment_error(dim, base, length)
+        with _iv_precision():
+            bound = iv.mpf(dim) * (iv.mpf(length.p) / length.q / 2) ** 2 / (denominator * iv.log(iv.mpf(base)))
+            excess = err - bound
+        if excess.a > 0:
+            where = "s_1 = 0, s_2 = 1, s = 1/2 (integer grid points, as PI intends)" if length == 1 else (
+                f"s_1 = 0, s_2 = {length}, s = {length / 2}")
+            d.true(f"{where}: a(s) - a_linear(s) = sum_j (1 - cos({length} theta_j / 2)) = "
+                   f"{mpmath.nstr(_lo(err), 10)} exceeds the claimed bound "
+                   f"d (s - s_1)(s_2 - s) / ({denominator} ln c) = "
+                   f"{mpmath.nstr(_hi(bound), 10)} (interval arithmetic)", True)
+            cx = (f"d = {dim}, c = {base}, h_j = exp(-i theta_j s_mid) with |h_j| = 1, {where}: "
+                  f"|a(s) - a_linear(s)| = {mpmath.nstr(_lo(err), 8)} > d max|h| (s-s1)(s2-s)/({denominator} ln c) = "
+                  f"{mpmath.nstr(_hi(bound), 8)}; the proof's eq. 14 (c^x <= 1 + x ln c) is false, the sharp constant "
+                  f"is (1/2) sum theta_j^2 = {mpmath.nstr(_lo(sharp), 6)}, not d/({denominator} ln c) = "
+                  f"{mpmath.nstr(_lo(claimed), 6)}; a correct bound is d/(8 ln c) + 1/2 = "
+                  f"{mpmath.nstr(_lo(corrected), 6)} "
+                  "per max|h| (s-s1)(s2-s)")
+            data.update(length=length, error=err, bound=bound)
+            return PIVerdict(False, d, cx, data)
+    raise ProofFailure(f"{d.title}: no counterexample found down to intervals of length 2^-10")
+
+
+# ----------------------------------------------------------------------------------------------
+# Barbero et al., Proposition 3.2
+# ----------------------------------------------------------------------------------------------
+
+
+def gaussian_no_decay(*, independent: bool = True, claimed: sp.Expr | None = None) -> Derivation:
+    """E[q^T A k] = 0 for independent standard Gaussian q, k and every fixed matrix A (so A = R^r).
+
+    ``independent=False`` decides the contrasting case k = q, where E[q^T A q] = tr A
+    (for A = R^r: 2 sum_i cos(r theta_i), the all-ones decay curve). ``claimed`` is the
+    claimed expectation for a 2 x 2 block (default: 0, or tr A when k = q); the tests
+    claim 0 for k = q and see the proof fail.
+    """
+    from sympy.stats import E, Normal
+
+    d = Derivation("Gaussian queries and keys: the expected score" + ("" if independent else " when k = q"))
+    d.say("For any fixed d x d matrix A, q^T A k = sum_{a,b} A_ab q_a k_b; by linearity of expectation "
+          "E[q^T A k] = sum_{a,b} A_ab E[q_a k_b]. RoPE's A = R^r is one such matrix for each distance r.")
+    q0, q1 = Normal("q_0", 0, 1), Normal("q_1", 0, 1)
+    k0, k1 = (Normal("k_0", 0, 1), Normal("k_1", 0, 1)) if independent else (q0, q1)
+    if independent:
+        d.zero("q and k independent with zero mean: E[q_a k_b] = E[q_a] E[k_b] = 0 (sympy.stats)", E(q0 * k1))
+        d.zero("including a = b: E[q_a k_a] = 0", E(q0 * k0))
+    A = sp.Matrix(2, 2, sp.symbols("A_00 A_01 A_10 A_11", real=True))
+    expect = E((sp.Matrix([q0, q1]).T * A * sp.Matrix([k0, k1]))[0])
+    target = (sp.Integer(0) if independent else A.trace()) if claimed is None else sp.sympify(claimed)
+    d.equal("For a 2 x 2 block with arbitrary entries (sympy.stats): E[q^T A k] = " + (
+        "0" if independent else "tr A when k = q"), sp.expand(expect), target, methods=("expand",))
+    if independent:
+        d.say("Every one of the d^2 terms vanishes, so E[q^T R^r k] = 0 for every d and every distance r "
+              "(Barbero et al., Proposition 3.2). Neither Gaussianity nor isotropy is needed: independence "
+              "and a zero mean of q (or of k) suffice.")
+    else:
+        r, t = sp.Symbol("r", integer=True), sp.Symbol("theta_i", positive=True)
+        blk = sp.Matrix([[sp.cos(r * t), -sp.sin(r * t)], [sp.sin(r * t), sp.cos(r * t)]])
+        d.equal("for a RoPE block tr R(r theta_i) = 2 cos(r theta_i), so E[q^T R^r q] = 2 sum_i cos(r theta_i)",
+                blk.trace(), 2 * sp.cos(r * t))
+    return d
