@@ -9,7 +9,7 @@ from ._errors import PrecisionWarning
 
 __version__ = "0.1.0"
 
-_SUBMODULES = ("rope", "scaling", "sinusoidal", "alibi", "t5", "positions", "pedagogy")
+_SUBMODULES = ("rope", "scaling", "sinusoidal", "alibi", "t5", "positions", "pedagogy", "testing")
 
 __all__ = ["PrecisionWarning", "__version__", *_SUBMODULES]
 

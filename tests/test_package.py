@@ -12,7 +12,7 @@ import pytest
 import pemath
 
 PUBLIC_MODULES = ["pemath.rope", "pemath.scaling", "pemath.sinusoidal", "pemath.alibi", "pemath.t5",
-                  "pemath.positions", "pemath.pedagogy"]
+                  "pemath.positions", "pemath.pedagogy", "pemath.testing"]
 
 
 def test_import_pulls_in_no_backend_and_no_sympy():

@@ -1,0 +1,149 @@
+"""The oracle's inputs brought to the host as float64 NumPy, validated, with their configuration."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from .. import _compat
+from .._validate import as_positions, check_rotary_dim, show
+from ._tolerance import dtype_name, frequency_constants
+
+__all__ = ["as_host", "host_positions", "rope_case", "sinusoidal_case", "RopeCase", "SinusoidalCase"]
+
+_NARROW_TORCH = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
+
+
+def _is_floating_name(name: str) -> bool:
+    return name.startswith(("float", "bfloat"))
+
+
+def as_host(name: str, a: Any, *, floating: bool = True) -> tuple[np.ndarray, str]:
+    """``(NumPy copy, dtype name)`` of an array of any backend; float64 when ``floating``.
+
+    torch bfloat16 and float8 go through float32, which holds them exactly; ml_dtypes
+    arrays (bfloat16, float8) are NumPy arrays already.
+    """
+    if not _compat.is_array(a):
+        raise TypeError(f"{name} must be an array (NumPy, CuPy, torch, JAX, ...), got {show(a)}")
+    dname = dtype_name(a.dtype)
+    if _compat.is_torch(_compat.namespace(a)):
+        t = a.detach().cpu()
+        host = (t.float() if dname in _NARROW_TORCH else t).numpy()
+    else:
+        host = np.asarray(_compat.to_numpy(a))
+    if floating:
+        if not _is_floating_name(dname) or dname.startswith("float8_e8m0"):
+            raise TypeError(f"{name} must have a real floating dtype, got {show(a)}")
+        host = host.astype(np.float64)
+    return host, dname
+
+
+def host_positions(positions: Any, target_shape: tuple[int, ...], name: str = "positions") -> np.ndarray:
+    """Positions as float64 NumPy of ``target_shape`` (validated as by pemath.rope.apply), flattened."""
+    if _compat.is_array(positions):
+        host, _ = as_host(name, positions, floating=False)
+        if host.dtype.kind not in "iuf":
+            raise TypeError(f"{name} must have an integer or real floating dtype, got {show(positions)}")
+    else:
+        host = positions
+    xp = _compat.namespace(np.empty(0))
+    pos = np.asarray(as_positions(host, xp, "cpu", np.float64, target_shape=target_shape, name=name))
+    return np.broadcast_to(pos, target_shape).reshape(-1).copy()
+
+
+def check_finite(name: str, a: np.ndarray) -> None:
+    bad = int(np.sum(~np.isfinite(a)))
+    if bad:
+        raise ValueError(f"{name} must be finite, got {bad} NaN or infinite value(s)")
+
+
+@dataclasses.dataclass(frozen=True)
+class RopeCase:
+    """A validated RoPE configuration with its input on the host."""
+
+    shape: tuple[int, ...]
+    x2: np.ndarray  # (N, d) float64
+    x_dtype: str
+    pos: np.ndarray  # (N,) float64
+    layout: str
+    base: float
+    r: int
+    scaling: Any
+    seq_len: int | None
+    freq: np.ndarray  # (r/2,)
+    factor: float
+    cfreq: np.ndarray  # (r/2,)
+
+    @property
+    def d(self) -> int:
+        return self.shape[-1]
+
+    def kwargs(self) -> dict[str, Any]:
+        return {"layout": self.layout, "base": self.base, "rotary_dim": self.r, "scaling": self.scaling,
+                "seq_len": self.seq_len}
+
+
+def rope_case(
+    x: Any,
+    positions: Any,
+    *,
+    layout: Any,
+    base: Any = 10000.0,
+    rotary_dim: Any = None,
+    scaling: Any = None,
+    seq_len: Any = None,
+) -> RopeCase:
+    from ..rope import _core
+
+    if not _compat.is_array(x):
+        raise TypeError(f"x must be an array (NumPy, CuPy, torch, JAX, ...), got {show(x)}")
+    host, x_dtype = as_host("x", x)
+    if host.ndim < 1:
+        raise ValueError("x must have at least one axis (the feature axis is the last), got a 0-d array")
+    check_finite("x", host)
+    layout = _core.check_layout(layout)
+    d = int(host.shape[-1])
+    r = check_rotary_dim(rotary_dim, d, dim_name="x.shape[-1]")
+    freq, factor = _core.frequencies(r, base, scaling, seq_len)
+    base = float(base)
+    pos = host_positions(positions, tuple(host.shape[:-1]))
+    return RopeCase(
+        shape=tuple(host.shape),
+        x2=host.reshape(-1, d),
+        x_dtype=x_dtype,
+        pos=pos,
+        layout=layout,
+        base=base,
+        r=r,
+        scaling=scaling,
+        seq_len=seq_len,
+        freq=np.asarray(freq, dtype=np.float64),
+        factor=float(factor),
+        cfreq=frequency_constants(r, base, scaling, seq_len),
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class SinusoidalCase:
+    shape: tuple[int, ...]  # positions' shape
+    pos: np.ndarray  # (N,)
+    dim: int
+    base: float
+    convention: str
+    freq: np.ndarray
+
+
+def sinusoidal_case(positions: Any, dim: Any, *, base: Any, convention: Any) -> SinusoidalCase:
+    from .. import sinusoidal
+
+    freq = sinusoidal.frequencies(dim, base=base, convention=convention)  # validates all three
+    if _compat.is_array(positions):
+        host, _ = as_host("positions", positions, floating=False)
+    else:
+        host = positions
+    xp = _compat.namespace(np.empty(0))
+    pos = np.asarray(as_positions(host, xp, "cpu", np.float64))
+    return SinusoidalCase(tuple(pos.shape), pos.reshape(-1), int(dim), float(base), convention, freq)

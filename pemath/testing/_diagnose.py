@@ -1,0 +1,453 @@
+r"""Why a RoPE output is wrong: the failure report and the search for a known bug that explains it.
+
+When :func:`pemath.testing.assert_rope_close` fails, each plausible wrong implementation
+is computed with pemath's own functions (:func:`pemath.rope.apply`,
+:func:`pemath.rope.cos_sin`, :func:`pemath.rope.inv_freq` and the rotation kernel) and
+compared with the actual output under the same derived tolerance, computed for the
+alternative's own phases. An alternative that matches every element is named:
+
+* the other layout; positions shifted by :math:`\pm 1`, or by a constant estimated from
+  the phase difference between the actual output and the input (unwrapped from the
+  lowest frequency to the highest, then verified); other positions row by row (e.g.
+  :math:`0, 1, 2, \dots` along an axis: the given positions ignored);
+* the inverse rotation; cos and sin swapped; no rotation; the rotation applied twice;
+* a different base among those of real models (:data:`COMMON_BASES`);
+* frequencies computed over the head dimension instead of ``rotary_dim``; every feature
+  rotated; the rotary slice taken from the end of the head;
+* the attention factor missing or applied twice; the scaling left out; linear scaling
+  multiplying the positions instead of dividing them;
+* a ``rotate_half`` rotation fed an interleaved cos/sin table, and the converse;
+* a rotation matrix missing its lower sin entry (the seeds' ``get_rotary_matrix``), at
+  the given positions or at :math:`p + 1` (positions counted from 1);
+* the phase computed in bfloat16 or float16 (positions, inverse frequencies and their
+  product rounded), the phase rounded to bfloat16/float16 before cos and sin, and the
+  inverse frequencies stored in bfloat16/float16.
+
+Inputs larger than :data:`MAX_DIAGNOSIS_ELEMENTS` are diagnosed on a subset of rows
+(the worst ones and an even sample), which the message says.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from .. import _compat
+from ._arrays import RopeCase
+from ._report import Verdict, compare, diagnosis_lines, first_match, fmt, index_of, mismatch_line, nonfinite_line
+from ._tolerance import element_bound, frequency_constants, rope_bound
+
+__all__ = ["COMMON_BASES", "MAX_DIAGNOSIS_ELEMENTS", "rope_message", "unwrap_shift"]
+
+#: RoPE bases of real models: 10^4 (Llama 1/2, GPT-NeoX, Gemma, Phi-3, Mistral 7B v0.1),
+#: 10^5 (StarCoder2), 5·10^5 (Llama 3), 10^6 (Qwen2/2.5/3, Mistral v0.2+, CodeLlama, Mixtral),
+#: 5·10^6 (Yi), 8·10^6 (Command-R), 10^7 (Qwen2.5-1M, Granite).
+COMMON_BASES = (10_000.0, 100_000.0, 500_000.0, 1_000_000.0, 5_000_000.0, 8_000_000.0, 10_000_000.0)
+
+#: Above this many elements the diagnosis runs on a subset of rows.
+MAX_DIAGNOSIS_ELEMENTS = 1 << 20
+
+_LOW = ("bfloat16", "float16")
+
+
+def _low_dtype(name: str) -> Any:
+    if name == "float16":
+        return np.float16
+    import ml_dtypes  # ImportError: the candidate is skipped
+
+    return ml_dtypes.bfloat16
+
+
+def _wrap(t: np.ndarray) -> np.ndarray:
+    return (t + math.pi) % (2 * math.pi) - math.pi
+
+
+@dataclasses.dataclass
+class _Judge:
+    """The actual output and the rules to judge an alternative against it."""
+
+    case: RopeCase
+    a2: np.ndarray
+    u_t: float
+    user: tuple[float, float] | None  # (rtol, atol)
+
+    @property
+    def xp(self) -> Any:
+        return _compat.namespace(self.case.x2)
+
+    def tol(self, expected: np.ndarray, bound: Callable[[], np.ndarray]) -> np.ndarray:
+        if self.user is not None:
+            rtol, atol = self.user
+            return atol + rtol * np.abs(expected)
+        return bound()
+
+    def judge(self, expected: np.ndarray, bound: Callable[[], np.ndarray]) -> Verdict:
+        return compare(self.a2, expected, self.tol(expected, bound))
+
+    # ---- pemath's own computations, with their bounds
+
+    def bound(self, *, pos=None, freq=None, factor=None, layout=None, r=None, cfreq=None, start=0) -> np.ndarray:
+        c = self.case
+        return rope_bound(
+            c.x2,
+            c.pos if pos is None else pos,
+            c.freq if freq is None else freq,
+            c.factor if factor is None else factor,
+            c.layout if layout is None else layout,
+            c.r if r is None else r,
+            self.u_t,
+            c.cfreq if cfreq is None else cfreq,
+            start=start,
+        )
+
+    def apply(self, pos=None, **over: Any) -> Verdict:
+        """Judge ``pemath.rope.apply`` with some arguments changed."""
+        from .. import rope
+
+        c = self.case
+        kw = c.kwargs()
+        kw.update(over)
+        inverse = kw.pop("inverse", False)
+        pos = c.pos if pos is None else pos
+        expected = np.asarray(rope.apply(c.x2, pos, inverse=inverse, **kw))
+
+        def bound() -> np.ndarray:
+            r = kw["rotary_dim"] or c.d
+            freq = rope.inv_freq(r, base=kw["base"], scaling=kw["scaling"], seq_len=kw["seq_len"])
+            factor = 1.0 if kw["scaling"] is None else kw["scaling"].attention_factor
+            cfreq = frequency_constants(r, kw["base"], kw["scaling"], kw["seq_len"])
+            return self.bound(pos=pos, freq=freq, factor=factor, layout=kw["layout"], r=r, cfreq=cfreq)
+
+        return self.judge(expected, bound)
+
+    def rotate(self, phase: np.ndarray, *, factor: float | None = None, swap: bool = False,
+               drop_lower_sin: bool = False, bound: Callable[[], np.ndarray] | None = None) -> Verdict:
+        """Judge the rotation of x by the given per-pair phases ``(N, r/2)``, with optional defects."""
+        from ..rope import _core
+
+        c = self.case
+        factor = c.factor if factor is None else factor
+        cos, sin = np.cos(phase) * factor, np.sin(phase) * factor
+        if swap:
+            cos, sin = sin, cos
+        if drop_lower_sin:
+            xa, xb = _core.split_pairs(c.x2, c.layout, c.r)
+            rot = _core.merge_pairs(xa * cos - xb * sin, xb * cos, c.layout, self.xp)
+            expected = np.concatenate([rot, c.x2[:, c.r :]], axis=-1)
+        else:
+            expected = np.asarray(_core.rotate(c.x2, cos, sin, c.layout, c.r, self.xp, np.float64))
+        return self.judge(expected, bound or (lambda: self.bound(factor=factor)))
+
+
+# --------------------------------------------------------------------------- the candidates
+
+
+def _phase(c: RopeCase, pos: np.ndarray | None = None, freq: np.ndarray | None = None) -> np.ndarray:
+    return (c.pos if pos is None else pos)[:, None] * (c.freq if freq is None else freq)[None, :]
+
+
+def _table_mix(j: _Judge, rotation: str) -> Verdict:
+    """A ``rotation``-layout kernel fed the other layout's per-feature cos/sin table."""
+    from .. import rope
+    from ..rope import _core
+
+    c = j.case
+    table = "interleaved" if rotation == "half" else "half"
+    cos, sin = (np.asarray(t) for t in rope.cos_sin(c.pos, c.r, layout=table, base=c.base, scaling=c.scaling,
+                                                     seq_len=c.seq_len))
+    xa, xb = _core.split_pairs(c.x2, rotation, c.r)
+    rotated = _core.merge_pairs(-xb, xa, rotation, j.xp)  # rotate_half / rotate_every_two
+    expected = np.concatenate([c.x2[:, : c.r] * cos + rotated * sin, c.x2[:, c.r :]], axis=-1)
+
+    def bound() -> np.ndarray:
+        # each element turns at its table entry's frequency; S from the rotation's own pairs
+        s = np.abs(xa) + np.abs(xb)
+        s_el = _core.merge_pairs(s, s, rotation, np)
+        f = c.freq[None, :]
+        cf = c.cfreq[None, :]
+        freq_el = _core.merge_pairs(f, f, table, np)[0]
+        cfreq_el = _core.merge_pairs(cf, cf, table, np)[0]
+        out = j.u_t * np.abs(c.x2)
+        out[:, : c.r] = element_bound(s_el, c.pos, freq_el, cfreq_el, c.factor, j.u_t)
+        return out
+
+    return j.judge(expected, bound)
+
+
+def _low_phase(j: _Judge, low: str, variant: str) -> Verdict:
+    c = j.case
+    lo = _low_dtype(low)
+    t32 = c.freq.astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if variant == "all":
+            phase = c.pos.astype(lo)[:, None] * t32.astype(lo)[None, :]
+        elif variant == "cast":
+            phase = (c.pos.astype(np.float32)[:, None] * t32[None, :]).astype(lo)
+        else:  # the inverse frequencies stored in the low dtype, the phase in float32
+            phase = c.pos.astype(np.float32)[:, None] * t32.astype(lo).astype(np.float32)[None, :]
+        return j.rotate(phase.astype(np.float64))
+
+
+def _wrong_slice(j: _Judge) -> Verdict:
+    from .. import rope
+
+    c = j.case
+    start = c.d - c.r
+    expected = c.x2.copy()
+    expected[:, start:] = np.asarray(rope.apply(c.x2[:, start:], c.pos, layout=c.layout, base=c.base,
+                                                scaling=c.scaling, seq_len=c.seq_len))
+    return j.judge(expected, lambda: j.bound(start=start))
+
+
+def _head_dim_freq(j: _Judge) -> Verdict:
+    from .. import rope
+
+    c = j.case
+    freq = np.asarray(rope.inv_freq(c.d, base=c.base, scaling=c.scaling, seq_len=c.seq_len))[: c.r // 2]
+    cfreq = frequency_constants(c.d, c.base, c.scaling, c.seq_len)[: c.r // 2]
+    return j.rotate(_phase(c, freq=freq), bound=lambda: j.bound(freq=freq, cfreq=cfreq))
+
+
+def _row_offsets(c: RopeCase, a2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the position shift ``c`` with ``actual ≈ RoPE(x, p + c)``, from the rotation angles.
+
+    The angle each pair turned by, minus the expected ``p θ_i``, is ``c θ_i`` modulo 2π;
+    unwrapping from the lowest frequency to the highest pins ``c`` down (each step must
+    be off by less than π: fine while ``|c| θ_min < π``). Returns ``(c, found)``.
+    """
+    from ..rope import _core
+
+    xa, xb = _core.split_pairs(c.x2, c.layout, c.r)
+    ya, yb = _core.split_pairs(a2, c.layout, c.r)
+    with np.errstate(invalid="ignore", over="ignore"):
+        mx, my = np.hypot(xa, xb), np.hypot(ya, yb)
+        scale = np.max(mx, axis=1, keepdims=True)
+        valid = (mx > 1e-2 * scale) & (my > 1e-2 * scale * min(1.0, abs(c.factor))) & np.isfinite(my)
+        psi = np.arctan2(yb * xa - ya * xb, ya * xa + yb * xb)
+        delta = _wrap(psi - _wrap(_phase(c)))
+    return unwrap_shift(delta, c.freq, valid)
+
+
+def unwrap_shift(delta: np.ndarray, freq: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, ``c`` with ``delta[:, i] ≈ c freq[i] (mod 2π)``, unwrapped from the lowest frequency up.
+
+    Returns ``(c, found)``; rows without a usable entry have ``found`` False.
+    """
+    shift = np.zeros(delta.shape[0])
+    found = np.zeros(delta.shape[0], dtype=bool)
+    for i in np.argsort(freq):
+        th = freq[i]
+        if not th > 0:
+            continue
+        v = valid[:, i] & np.isfinite(delta[:, i])
+        with np.errstate(invalid="ignore"):
+            step = _wrap(delta[:, i] - _wrap(shift * th)) / th
+        shift = np.where(v, shift + step, shift)
+        found |= v
+    return shift, found
+
+
+def _arange_axis(est: np.ndarray, shape: tuple[int, ...]) -> int | None:
+    """The axis along which ``est`` (flat over ``shape``) counts 0, 1, 2, ..., if any."""
+    grid = est.reshape(shape)
+    for k, n in enumerate(shape):
+        if n > 1:
+            ar = np.arange(n).reshape([n if i == k else 1 for i in range(len(shape))])
+            if np.array_equal(grid, np.broadcast_to(ar, shape)):
+                return k
+    return None
+
+
+Candidate = tuple[str, Callable[[], "Verdict | None"]]
+
+
+def _estimated(j: _Judge, full_rows: bool, rows_shape: tuple[int, ...]) -> Iterator[Candidate]:
+    """Candidates from the estimated per-row shift: a constant one, then per-row positions."""
+    c = j.case
+    shift, found = _row_offsets(c, j.a2)
+    if not found.any():
+        return
+    integral = bool(np.all(c.pos == np.round(c.pos)))
+    if integral:
+        shift = np.round(shift)
+    vals, counts = np.unique(shift[found], return_counts=True)
+    const = float(vals[np.argmax(counts)])
+    if const not in (0.0, 1.0, -1.0):
+        text = f"{int(const):+d}" if integral else f"{const:+.6g}"
+        yield (f"positions shifted by {text} (the kernel rotated position p as p {text[0]} {text[1:]})",
+               lambda: j.apply(pos=c.pos + const))
+    est = np.where(found, c.pos + shift, c.pos)
+    if np.array_equal(est, c.pos) or np.unique(est - c.pos).size == 1:
+        return
+    axis = _arange_axis(est, rows_shape) if full_rows else None
+    if axis is not None:
+        label = (f"RoPE at positions 0, 1, 2, ... along axis {axis} of x: the given positions were ignored "
+                 "(lost padding offsets or KV-cache offset)")
+    else:
+        k = int(np.argmax(est != c.pos))
+        n = int(np.sum(est != c.pos))
+        label = (f"RoPE at other positions than the given ones ({n} of {est.size} rows differ; e.g. row {k}: "
+                 f"position {fmt(est[k])} instead of {fmt(c.pos[k])})")
+    yield label, lambda: j.apply(pos=est)
+
+
+def _candidates(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[Candidate]:
+    from ..scaling import Linear
+
+    c = j.case
+    other = "half" if c.layout == "interleaved" else "interleaved"
+    names = {"interleaved": "interleaved pairs (2i, 2i+1)", "half": "half-split pairs (i, i + r/2)"}
+    yield f"the other layout: layout={other!r}, {names[other]}", lambda: j.apply(layout=other)
+    yield "positions shifted by +1 (positions counted from 1)", lambda: j.apply(pos=c.pos + 1)
+    yield "positions shifted by -1", lambda: j.apply(pos=c.pos - 1)
+    yield "the inverse rotation (angle -pθ: the sign of sin flipped)", lambda: j.apply(inverse=True)
+    yield "cos and sin swapped", lambda: j.rotate(_phase(c), swap=True)
+    if c.factor != 1.0:
+        a = c.factor
+        yield (f"the attention factor missing (cos and sin not multiplied by {fmt(a)})",
+               lambda: j.rotate(_phase(c), factor=1.0))
+        yield (f"the attention factor applied twice ({fmt(a)}^2 = {fmt(a * a)} instead of {fmt(a)})",
+               lambda: j.rotate(_phase(c), factor=a * a))
+    if c.scaling is not None:
+        yield f"the scaling left out (plain RoPE instead of {c.scaling!r})", lambda: j.apply(scaling=None)
+        if isinstance(c.scaling, Linear):
+            s = c.scaling.factor
+            yield (f"linear scaling multiplying the positions by {fmt(s)} instead of dividing them",
+                   lambda: j.apply(scaling=Linear(1.0 / s)))
+    if c.r < c.d:
+        yield (f"frequencies computed over head_dim={c.d} instead of rotary_dim={c.r} "
+               f"(θ_i = base^(-2i/{c.d}))", lambda: _head_dim_freq(j))
+        if c.d % 2 == 0:
+            yield (f"every feature rotated (rotary_dim={c.r} ignored)", lambda: j.apply(rotary_dim=None))
+        yield (f"partial rotary on the wrong slice (the last {c.r} features rotated instead of the first {c.r})",
+               lambda: _wrong_slice(j))
+    for b in COMMON_BASES:
+        if b != c.base:
+            yield f"base={fmt(b)} instead of {fmt(c.base)}", (lambda b=b: j.apply(base=b))
+    yield ("a half rotation (rotate_half) fed an interleaved cos/sin table [c0, c0, c1, c1, ...]",
+           lambda: _table_mix(j, "half"))
+    yield ("an interleaved rotation (rotate_every_two) fed a half-layout cos/sin table [c0, c1, ..., c0, c1, ...]",
+           lambda: _table_mix(j, "interleaved"))
+    yield ("a rotation matrix missing its lower sin entry (y_b = x_b cos, without + x_a sin)",
+           lambda: j.rotate(_phase(c), drop_lower_sin=True))
+    yield ("a rotation matrix missing its lower sin entry (y_b = x_b cos, without + x_a sin) at positions "
+           "p + 1, as the seeds' get_rotary_matrix (positions 1..L)",
+           lambda: j.rotate(_phase(c, pos=c.pos + 1), drop_lower_sin=True,
+                            bound=lambda: j.bound(pos=c.pos + 1)))
+    for low in _LOW:
+        yield (f"the phase computed in {low} (positions, inverse frequencies and their product rounded to {low})",
+               lambda low=low: _low_phase(j, low, "all"))
+        yield (f"the phase rounded to {low} before cos and sin (computed in float32, then cast)",
+               lambda low=low: _low_phase(j, low, "cast"))
+        yield (f"inverse frequencies stored in {low} (the inv_freq buffer cast with the model), "
+               "phase in float32", lambda low=low: _low_phase(j, low, "freq"))
+    yield "no rotation at all (the output equals x)", lambda: j.judge(c.x2, lambda: j.bound())
+    yield "the rotation applied twice (angle 2pθ)", lambda: j.apply(pos=2 * c.pos)
+    yield from _estimated(j, full_rows, shape[:-1])
+
+
+# --------------------------------------------------------------------------- the message
+
+
+def _ranges(idx: np.ndarray) -> str:
+    idx = np.unique(idx)
+    if idx.size == 0:
+        return "none"
+    parts: list[str] = []
+    start = prev = int(idx[0])
+    for v in [int(t) for t in idx[1:]] + [None]:  # type: ignore[list-item]
+        if v is not None and v == prev + 1:
+            prev = v
+            continue
+        parts.append(f"{start}" if start == prev else f"{start}-{prev}")
+        if v is not None:
+            start = prev = v
+    text = ", ".join(parts[:8])
+    return text + (", ..." if len(parts) > 8 else "")
+
+
+def _feature(c: RopeCase, jf: int) -> tuple[int | None, str]:
+    """(pair index, description) of feature ``jf``."""
+    if jf >= c.r:
+        return None, f"feature {jf}: beyond rotary_dim={c.r}, passed through"
+    h = c.r // 2
+    if c.layout == "interleaved":
+        i, member = jf // 2, "a (first of the pair)" if jf % 2 == 0 else "b (second of the pair)"
+    else:
+        i, member = jf % h, "a (first of the pair)" if jf < h else "b (second of the pair)"
+    return i, f"feature {jf}: pair {i} (frequency index {i}), member {member}"
+
+
+def _subset(case: RopeCase, a2: np.ndarray, ratio: np.ndarray) -> tuple[RopeCase, np.ndarray, str]:
+    n, d = case.x2.shape
+    if n * d <= MAX_DIAGNOSIS_ELEMENTS:
+        return case, a2, ""
+    keep = max(1, MAX_DIAGNOSIS_ELEMENTS // d)
+    worst_rows = np.argsort(-np.max(ratio, axis=1), kind="stable")[: max(1, keep // 4)]
+    even = np.linspace(0, n - 1, keep - worst_rows.size).astype(np.int64)
+    rows = np.unique(np.concatenate([worst_rows, even]))
+    sub = dataclasses.replace(case, x2=case.x2[rows], pos=case.pos[rows])
+    return sub, a2[rows], f"  (diagnosis run on {rows.size} of {n} rows: the worst ones and an even sample)"
+
+
+def rope_message(
+    case: RopeCase,
+    a2: np.ndarray,
+    expected: np.ndarray,
+    tol: np.ndarray,
+    verdict: Verdict,
+    *,
+    u_t: float,
+    t_name: str,
+    user: tuple[float, float] | None,
+) -> str:
+    """The failure message of :func:`pemath.testing.assert_rope_close`."""
+    c = case
+    shape = c.shape
+    config = (f"layout={c.layout!r}, base={fmt(c.base)}, rotary_dim={c.r}, scaling={c.scaling!r}"
+              + (f", seq_len={c.seq_len}" if c.seq_len is not None else ""))
+    lines = [f"RoPE output differs from pemath.rope.apply(x, positions, {config}) beyond the tolerance.",
+             mismatch_line(verdict)]
+    nf = nonfinite_line(a2)
+    if nf:
+        lines.append(nf)
+    w = verdict.worst
+    row, jf = divmod(w, c.d)
+    pair, where = _feature(c, jf)
+    lines.append(
+        f"Worst element (largest error / tolerance) at index {index_of(w, shape)}: actual {fmt(a2.flat[w])}, "
+        f"expected {fmt(expected.flat[w])}, abs error {fmt(verdict.err.flat[w])}, tolerance {fmt(tol.flat[w])}"
+    )
+    p = c.pos[row]
+    if pair is None:
+        lines.append(f"  position {fmt(p)}, {where}")
+    else:
+        th = c.freq[pair]
+        lines.append(f"  position {fmt(p)}, {where}, θ = {fmt(th)}, phase p·θ = {fmt(p * th)}")
+    bad = ~verdict.ok
+    rows_bad = np.nonzero(bad.any(axis=1))[0]
+    feats_bad = np.nonzero(bad.any(axis=0))[0]
+    pairs_bad = [(_feature(c, int(f))[0]) for f in feats_bad]
+    rot = np.array([q for q in pairs_bad if q is not None], dtype=np.int64)
+    passed = sum(q is None for q in pairs_bad)
+    pb = c.pos[rows_bad]
+    lines.append(
+        f"Mismatches at positions {fmt(pb.min())} .. {fmt(pb.max())} ({rows_bad.size} of {c.pos.size} rows), "
+        f"pairs {_ranges(rot)} (of {c.r // 2})" + (f", and {passed} pass-through feature(s)" if passed else "")
+    )
+    if user is None:
+        lines.append(
+            f"Tolerance: derived for a {t_name} output (u_T = 2^{int(round(math.log2(u_t)))}), phases in float32 "
+            "or better: pemath.testing.rope_tolerance"
+        )
+    else:
+        lines.append(f"Tolerance: given, atol={fmt(user[1])} + rtol={fmt(user[0])} * |expected|")
+    sub, sub_a2, note = _subset(c, a2, verdict.ratio.reshape(a2.shape))
+    judge = _Judge(sub, sub_a2, u_t, user)
+    matched, tried, raised = first_match(_candidates(judge, not note, shape))
+    lines += diagnosis_lines(matched, tried, raised, note=note)
+    return "\n".join(lines)

@@ -1,0 +1,484 @@
+r"""The default tolerances of the oracle, derived from the arithmetic of an honest kernel.
+
+A tolerance that is picked ("atol=1e-3 until it is green") is either too loose to catch
+a bug or too tight for long positions. The tolerances here are *bounds on the error of
+an honest implementation*, element by element, so an honest kernel passes at any
+position and anything that exceeds them is a bug, not noise.
+
+What "honest" means
+-------------------
+The truth is pemath's float64 rotation of the **given** ``x`` (the oracle never compares
+against a low-precision copy of itself, and the rounding of ``x`` to the kernel's input
+dtype is not counted: the truth starts from the exact values the kernel received). An
+honest kernel whose output has dtype ``T`` (unit roundoff :math:`u_T`: float64
+:math:`2^{-53}`, float32 :math:`2^{-24}`, float16 :math:`2^{-11}`, bfloat16
+:math:`2^{-8}`)
+
+1. computes the inverse frequencies :math:`\theta_i = b^{-e_i}`, :math:`e_i = 2i/r`, and the
+   phases :math:`\varphi = p\,\theta_i` in **float32 or better** (:math:`u = 2^{-24}`);
+2. evaluates cos and sin in float32 or better, optionally multiplies them by the attention
+   factor :math:`a`, and rounds them to ``T``;
+3. multiplies and adds in ``T`` (or better), giving
+   :math:`y_a = x_a c - x_b s,\ y_b = x_b c + x_a s`.
+
+Computing the phase in bfloat16 or float16 is not honest: it is one of the bugs the
+oracle must catch (at position 1000 a bfloat16 phase is off by up to 2 radians).
+
+The bound, term by term
+-----------------------
+Write :math:`S = |x_a| + |x_b|` for the pair of the element, :math:`u = 2^{-24}`. The
+derivative of :math:`y` with respect to the phase is at most :math:`aS` in absolute value,
+so every error below is multiplied by :math:`aS`.
+
+Frequency (relative error :math:`C_\theta u`). The two forms found in real code:
+
+* ``1 / b ** (2i/r)`` in float32 (Hugging Face, Meta, GPT-NeoX): the base rounded to
+  float32 moves :math:`b^{e}` by :math:`e u`; the exponent rounded moves it by
+  :math:`e \ln b\, u`; we allow ``powf`` 4 ulp (glibc and SLEEF, which torch uses on
+  the CPU, are within 1 ulp; GPU math libraries document a few), i.e. :math:`8u`
+  relative (one ulp is at most :math:`2u` relative); we allow the reciprocal 1 ulp (:math:`2u`;
+  an IEEE division is within half an ulp).
+  Total :math:`e(\ln b + 1) + 10`.
+* ``exp(-(2i/r) ln b)`` in float32 (tensor2tensor, fairseq style): three roundings in the
+  exponent, each :math:`e \ln b\, u` in absolute terms, and we allow ``expf`` 2 ulp:
+  :math:`3 e \ln b + 4`.
+
+Both are below :math:`C_\theta = 3 e \ln b + e + 10`, except for the first pair: ``pow(b, 0)``
+and ``exp(0)`` are exactly 1 in every C library (C99 Annex F), so :math:`C_\theta = 0` at
+:math:`e = 0`. A scaling variant adds the roundings of its own operations
+(:func:`frequency_constants`).
+
+Phase. :math:`\mathrm{fl}(p\,\theta)` adds one rounding: relative :math:`(C_\theta + 1) u`,
+i.e. an absolute phase error :math:`(C_\theta + 1) u |\varphi|`. The position itself is
+rounded to float32 above :math:`2^{24}`: that error, :math:`\theta\,|\mathrm{fl}(p) - p|`, is
+computed exactly from the given positions.
+
+cos and sin. We allow 2 ulp in float32 (glibc and SLEEF are within 1; not the
+``-use_fast_math`` intrinsics ``__cosf``/``__sinf``, whose error grows with the phase):
+an absolute error of at most :math:`2u` for values in :math:`[-1, 1]`. With an attention
+factor: its rounding to float32 and its product, :math:`2u` more, relative.
+
+Rounding cos and sin to ``T``: :math:`u_T` each (relative to :math:`a`). The two products
+and the sum in ``T``: :math:`u_T (|x_a c| + |x_b s|) + u_T |y| \le 2 u_T a S`. So
+:math:`3 u_T` in all. (A kernel that multiplies in float32 and rounds once does better.)
+
+The reference. pemath's float64 result is within :math:`u_{64}(|\varphi| + 8)` of the exact
+value per unit of :math:`aS` (its own phase, cos, sin and products); it is added so that
+float64 kernels are judged fairly.
+
+Altogether, for a rotated element of pair :math:`i` at position :math:`p`:
+
+.. math::
+
+    \tau = \sigma\, a\, S \left[ (C_\theta + 1)\, u\, |\varphi| + \theta\,|\mathrm{fl}_{32}(p) - p|
+        + (2 + 2[a \ne 1])\, u + 3 u_T + u_{64} (|\varphi| + 8) \right]
+
+with the safety factor :math:`\sigma = 2`: the terms above are first order in the unit
+roundoffs, and the factor covers the second-order terms and a libm one ulp worse than
+its documentation, at the price of one bit of sensitivity (every bug in pemath's
+catalogue is off by far more). A feature beyond ``rotary_dim`` is passed through: its
+only allowed error is the rounding to ``T``, :math:`u_T |x_j|`.
+
+What this can and cannot see
+----------------------------
+At short positions the :math:`3 u_T` term dominates: a bfloat16 kernel is checked to
+about :math:`6 u_T \approx 2.3\%` of :math:`S`, float16 to :math:`0.3\%`, float32 to about
+:math:`4 \cdot 10^{-7}`. The phase term grows with the position, in proportion to the
+frequency, like the effect of a wrong position: positions off by one change the phase by
+:math:`\theta_i`, the allowance is :math:`2 (C_\theta + 1) u\, p\, \theta_i`. So a kernel
+that is off by one is caught while :math:`p \lesssim 1 / (2 (C_\theta + 1) u)`, about
+:math:`3 \cdot 10^5` for :math:`C_\theta \approx 12`: beyond that an honest float32 phase
+is itself uncertain by a sizeable fraction of :math:`\theta_i`, and no tolerance that
+accepts every honest kernel can tell the two apart. Errors that do not scale with the
+position (layout, base, scaling, attention factor, sign, cos/sin order, a bfloat16
+phase) are caught at every position. Test with short positions as well as long ones.
+
+Sinusoidal and ALiBi tables follow the same accounting (:func:`sinusoidal_tolerance`,
+:func:`alibi_tolerance`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._validate import show
+
+__all__ = [
+    "U32",
+    "U64",
+    "SAFETY",
+    "unit_roundoff",
+    "frequency_constants",
+    "rope_tolerance",
+    "sinusoidal_tolerance",
+    "alibi_tolerance",
+]
+
+#: Unit roundoff of float32, the precision an honest kernel computes its phases in.
+U32 = 2.0**-24
+#: Unit roundoff of float64, pemath's own working precision.
+U64 = 2.0**-53
+#: The safety factor on the first-order bounds (module docstring).
+SAFETY = 2.0
+#: cos/sin evaluated in float32: at most 2 ulp, i.e. 2 u32 absolute on [-1, 1].
+C_TRIG = 2.0
+#: The attention factor rounded to float32 and multiplied into cos and sin: 2 u32 relative.
+C_ATTENTION = 2.0
+#: Rounding cos and sin to T, two products and a sum in T: 3 u_T.
+C_OUTPUT = 3.0
+#: The frequency's constant part, in u32 (module docstring: powf 8, reciprocal 2).
+C_FREQ = 10.0
+
+_KNOWN_U = {"float64": 2.0**-53, "float32": 2.0**-24, "float16": 2.0**-11, "bfloat16": 2.0**-8}
+
+
+# --------------------------------------------------------------------------- dtypes
+
+
+def dtype_name(dtype: Any) -> str:
+    """The plain name of a NumPy, ml_dtypes, torch, CuPy or array-api-strict dtype, or of a name."""
+    if isinstance(dtype, str):
+        return dtype.removeprefix("torch.")
+    top = type(dtype).__module__.split(".")[0]
+    if top == "torch":
+        return str(dtype).removeprefix("torch.")
+    inner = getattr(dtype, "_np_dtype", None)  # array_api_strict
+    if inner is not None:
+        return np.dtype(inner).name
+    try:
+        return np.dtype(dtype).name
+    except TypeError as exc:
+        raise TypeError(f"dtype must be a floating dtype or its name, got {show(dtype)}") from exc
+
+
+def unit_roundoff(dtype: Any) -> float:
+    r"""The unit roundoff :math:`u = \epsilon / 2` of a floating dtype.
+
+    One rounding to the dtype changes a value by a relative amount of at most :math:`u`:
+    float64 :math:`2^{-53}`, float32 :math:`2^{-24}`, float16 :math:`2^{-11}`, bfloat16
+    :math:`2^{-8}`; float8 and other narrow formats via ml_dtypes.
+
+    Parameters
+    ----------
+    dtype
+        A NumPy, ml_dtypes, torch, CuPy or array-api-strict dtype, or its name.
+
+    Examples
+    --------
+    >>> from pemath.testing import unit_roundoff
+    >>> unit_roundoff("bfloat16") == 2.0**-8, unit_roundoff("float32") == 2.0**-24
+    (True, True)
+    """
+    name = dtype_name(dtype)
+    if name in _KNOWN_U:
+        return _KNOWN_U[name]
+    if name.startswith("float8") or name.startswith("float4") or name.startswith("float6"):
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise ImportError(
+                f"the unit roundoff of {name} needs ml_dtypes (pip install ml_dtypes), which pemath does "
+                "not require"
+            ) from None
+        return float(ml_dtypes.finfo(getattr(ml_dtypes, name)).eps) / 2
+    raise TypeError(f"dtype must be a real floating dtype, got {show(dtype)} ({name})")
+
+
+# --------------------------------------------------------------------------- frequencies
+
+
+def frequency_constants(r: int, base: float, scaling: Any = None, seq_len: int | None = None) -> np.ndarray:
+    r""":math:`C_\theta` of each pair: the relative float32 error of an honest frequency, in units of :math:`u`.
+
+    :math:`3 e_i |\ln b| + e_i + 10` with :math:`e_i = 2i/r` (0 for :math:`e_i = 0`: :math:`b^0 = 1`
+    exactly; module docstring), plus for each
+    scaling variant the roundings of its own float32 operations: a division by the factor
+    (linear, proportional: 2), the enlarged base (NTK: its logarithm replaces
+    :math:`\ln b`; dynamic NTK computes it in float32 at run time: 8 more), YaRN's blend and
+    ramp (:math:`7 + \Delta\gamma`, the ramp's float32 error), LongRoPE's division by the
+    per-pair factor (2), Llama 3's smoothing (:math:`(1 + h/(h - l))(C_\theta + 5)`), and 16
+    for a variant pemath does not know.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape ``(r // 2,)``.
+    """
+    from .. import scaling as sc
+
+    e = np.arange(r // 2, dtype=np.float64) * 2.0 / r
+
+    def pow_form(b: float) -> np.ndarray:
+        return 3.0 * e * abs(math.log(b)) + e + np.where(e > 0, C_FREQ, 0.0)
+
+    if scaling is None:
+        return pow_form(base)
+    if isinstance(scaling, (sc.Linear, sc.Proportional)):
+        return pow_form(base) + 2.0
+    if isinstance(scaling, sc.NTK):
+        return pow_form(scaling.scaled_base(r, base)) + 2.0
+    if isinstance(scaling, sc.DynamicNTK):
+        return pow_form(scaling.scaled_base(r, base, seq_len)) + 8.0
+    if isinstance(scaling, sc.YaRN):
+        low, high = scaling.correction_range(r, base)
+        if low == high:
+            high += 0.001
+        d_gamma = (abs(high) + abs(low)) / (high - low) + 2 + abs(low) / (high - low)
+        return pow_form(base) + 7.0 + d_gamma
+    if isinstance(scaling, sc.LongRoPE):
+        return pow_form(base) + 2.0
+    if isinstance(scaling, sc.Llama3):
+        h, lo = scaling.high_freq_factor, scaling.low_freq_factor
+        return (1 + h / (h - lo)) * (pow_form(base) + 5.0)
+    return pow_form(base) + 16.0
+
+
+def position_rounding(pos: np.ndarray) -> np.ndarray:
+    """``|fl32(p) - p|``: the error of positions handed to a float32 phase, exactly."""
+    pos = np.asarray(pos, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        return np.abs(pos.astype(np.float32).astype(np.float64) - pos)
+
+
+def phase_error(pos: np.ndarray, freq: np.ndarray, cfreq: np.ndarray) -> np.ndarray:
+    """The bound on an honest float32 phase's absolute error, shape ``pos.shape + freq.shape``."""
+    phi = np.abs(pos[..., None] * freq)
+    return (cfreq + 1.0) * U32 * phi + np.abs(freq) * position_rounding(pos)[..., None] + U64 * (phi + 8.0)
+
+
+# --------------------------------------------------------------------------- RoPE
+
+
+def element_bound(s_el: np.ndarray, pos: np.ndarray, freq_el: np.ndarray, cfreq_el: np.ndarray, factor: float,
+                  u_t: float) -> np.ndarray:
+    """The bound of the module docstring for rotated elements ``(N, k)``.
+
+    Each element has its pair's ``S = |x_a| + |x_b|`` (``s_el``), its frequency
+    ``freq_el`` ``(k,)`` and frequency constant ``cfreq_el`` ``(k,)``; ``pos`` is ``(N,)``.
+    """
+    dphi = phase_error(pos, freq_el, cfreq_el)
+    c_abs = (C_TRIG + (C_ATTENTION if factor != 1.0 else 0.0)) * U32 + C_OUTPUT * u_t
+    return SAFETY * abs(factor) * s_el * (dphi + c_abs)
+
+
+def rope_bound(
+    x2: np.ndarray,
+    pos: np.ndarray,
+    freq: np.ndarray,
+    factor: float,
+    layout: str,
+    r: int,
+    u_t: float,
+    cfreq: np.ndarray,
+    *,
+    start: int = 0,
+) -> np.ndarray:
+    """The per-element bound of the module docstring on host float64 arrays.
+
+    ``x2`` is ``(N, d)``, ``pos`` ``(N,)``; the rotated slice is ``x2[:, start:start + r]``,
+    the other features are passed through (:math:`u_T |x_j|`).
+    """
+    from ..rope import _core
+
+    xa, xb = _core.split_pairs(x2[:, start : start + r], layout, r)
+    s = np.abs(xa) + np.abs(xb)
+    s_el = _core.merge_pairs(s, s, layout, np)
+    freq_el = _core.merge_pairs(freq[None, :], freq[None, :], layout, np)[0]
+    cfreq_el = _core.merge_pairs(cfreq[None, :], cfreq[None, :], layout, np)[0]
+    out = u_t * np.abs(x2)
+    out[:, start : start + r] = element_bound(s_el, pos, freq_el, cfreq_el, factor, u_t)
+    return out
+
+
+def rope_tolerance(
+    x: Any,
+    positions: Any,
+    *,
+    layout: str | None = None,
+    dtype: Any = None,
+    base: float = 10000.0,
+    rotary_dim: int | None = None,
+    scaling: Any = None,
+    seq_len: int | None = None,
+) -> np.ndarray:
+    r"""The oracle's default absolute tolerance for each element of a RoPE output.
+
+    .. math::
+
+        \tau = \sigma\, a\, S \left[ (C_\theta + 1)\, u\, |p\,\theta_i| + \theta_i\,|\mathrm{fl}_{32}(p) - p|
+            + (2 + 2[a \ne 1])\, u + 3 u_T + u_{64} (|p\,\theta_i| + 8) \right]
+
+    for rotated features (:math:`S = |x_a| + |x_b|` of the element's pair, :math:`a` the
+    attention factor, :math:`u = 2^{-24}`, :math:`\sigma = 2`), :math:`u_T |x_j|` for the
+    features beyond ``rotary_dim``. The derivation is in the module docstring of
+    ``pemath.testing._tolerance`` and in ``docs/tolerance.rst``.
+
+    Parameters
+    ----------
+    x : array
+        The kernel's input (any backend and floating dtype).
+    positions
+        As in :func:`pemath.rope.apply`.
+    layout : {"interleaved", "half"}
+    dtype : optional
+        The kernel's output dtype (default: ``x``'s).
+    base, rotary_dim, scaling, seq_len
+        As in :func:`pemath.rope.apply`.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, ``x``'s shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pemath.testing import rope_tolerance
+    >>> x = np.ones((2, 4), dtype=np.float32)
+    >>> tol = rope_tolerance(x, [0, 1_000_000], layout="half")
+    >>> float(np.round(tol[0, 0] * 2**24, 6))   # σ S (2u + 3u_T) = 2 * 2 * 5 units of 2^-24
+    20.0
+    >>> bool(tol[1, 0] > 0.1)    # at position 10^6 the float32 phase itself is that uncertain
+    True
+    """
+    from . import _arrays
+
+    case = _arrays.rope_case(
+        x, positions, layout=layout, base=base, rotary_dim=rotary_dim, scaling=scaling, seq_len=seq_len
+    )
+    u_t = unit_roundoff(case.x_dtype if dtype is None else dtype)
+    tol = rope_bound(case.x2, case.pos, case.freq, case.factor, case.layout, case.r, u_t, case.cfreq)
+    return tol.reshape(case.shape)
+
+
+# --------------------------------------------------------------------------- sinusoidal
+
+
+def sinusoidal_columns(dim: int, convention: str) -> tuple[np.ndarray, np.ndarray]:
+    """(frequency index, is-sine) of each column of a sinusoidal table; index -1 for a zero column."""
+    half = dim // 2
+    if convention == "interleaved":
+        idx = np.arange(dim) // 2
+        sine = np.arange(dim) % 2 == 0
+    elif convention == "concat":
+        n = (dim + 1) // 2
+        idx = np.concatenate([np.arange(n), np.arange(half)])
+        sine = np.arange(dim) < n
+    else:
+        idx = np.concatenate([np.arange(half), np.arange(half), np.full(dim % 2, -1)])
+        sine = np.arange(dim) < half
+    return idx.astype(np.int64), sine
+
+
+def sinusoidal_exponents(dim: int, convention: str) -> np.ndarray:
+    """The exponents :math:`e_i` with :math:`\\omega_i = b^{-e_i}`."""
+    if convention == "tensor2tensor":
+        half = dim // 2
+        return np.arange(half, dtype=np.float64) / (half - 1)
+    return np.arange((dim + 1) // 2, dtype=np.float64) * 2.0 / dim
+
+
+def sinusoidal_tolerance(
+    positions: Any,
+    dim: int,
+    *,
+    convention: str | None = None,
+    dtype: Any = "float32",
+    base: float = 10000.0,
+) -> np.ndarray:
+    r"""The oracle's default absolute tolerance for each entry of a sinusoidal table.
+
+    An honest table computes :math:`p\,\omega_i` in float32 or better, sin and cos in
+    float32 or better, and rounds to ``dtype``:
+
+    .. math::
+
+        \tau = \sigma \left[ (C_\omega + 1)\, u\, |p\,\omega_i| + \omega_i\,|\mathrm{fl}_{32}(p) - p|
+            + 2u + u_T + u_{64}(|p\,\omega_i| + 8) \right]
+
+    with :math:`C_\omega = 3 e_i \ln b + e_i + 10` (0 for :math:`e_i = 0`) as for RoPE's frequencies
+    (:math:`\omega_i = b^{-e_i}`), :math:`u = 2^{-24}`, :math:`\sigma = 2`. A zero column
+    (odd ``dim``, tensor2tensor) must be exactly zero.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape ``positions.shape + (dim,)``.
+
+    Examples
+    --------
+    >>> from pemath.testing import sinusoidal_tolerance
+    >>> sinusoidal_tolerance([0, 10**6], 4, convention="concat").shape
+    (2, 4)
+    """
+    from . import _arrays
+
+    case = _arrays.sinusoidal_case(positions, dim, base=base, convention=convention)
+    u_t = unit_roundoff(dtype)
+    return sinusoidal_bound(case.pos, case.freq, case.base, case.dim, case.convention, u_t).reshape(
+        case.shape + (case.dim,)
+    )
+
+
+def sinusoidal_bound(
+    pos: np.ndarray, freq: np.ndarray, base: float, dim: int, convention: str, u_t: float
+) -> np.ndarray:
+    """:func:`sinusoidal_tolerance` on host float64 positions ``(N,)``: ``(N, dim)``."""
+    e = sinusoidal_exponents(dim, convention)
+    cfreq = 3.0 * e * abs(math.log(base)) + e + np.where(e > 0, C_FREQ, 0.0)
+    per_freq = SAFETY * (phase_error(pos, freq, cfreq) + C_TRIG * U32 + u_t)
+    idx, _ = sinusoidal_columns(dim, convention)
+    out = per_freq[:, np.maximum(idx, 0)]
+    out[:, idx < 0] = 0.0
+    return out
+
+
+# --------------------------------------------------------------------------- ALiBi
+
+#: The slopes in float32: ``powf`` within 4 ulp (8 u32), then the product with the distance
+#: and the distance's own rounding beyond 2**24 (counted separately): 10 u32 relative.
+C_SLOPE = 10.0
+
+
+def alibi_bound(truth: np.ndarray, u_t: float, max_distance: float) -> np.ndarray:
+    """Per-entry bound of :func:`alibi_tolerance` (0 where ``truth`` is -inf)."""
+    extra = U32 if max_distance > 2**24 else 0.0
+    mag = np.where(np.isfinite(truth), np.abs(truth), 0.0)
+    return SAFETY * mag * (C_SLOPE * U32 + extra + u_t + 2 * U64)
+
+
+def alibi_tolerance(
+    heads: Any,
+    q_len: int,
+    k_len: int,
+    *,
+    form: str | None = None,
+    offset: int | None = None,
+    dtype: Any = "float32",
+) -> np.ndarray:
+    r"""The oracle's default absolute tolerance for each entry of an ALiBi bias.
+
+    An honest bias computes the slopes and their products with the (exact, integer)
+    distances in float32 or better and rounds once to ``dtype``:
+
+    .. math:: \tau = \sigma\, |B_{ij}| \left( 10 u + u_T \right)
+
+    (``powf`` within 4 ulp, the product one rounding; :math:`u = 2^{-24}`, one more
+    :math:`u` when distances exceed :math:`2^{24}`). Masked entries (``-inf``) are judged
+    separately by :func:`pemath.testing.assert_alibi_close`.
+
+    Examples
+    --------
+    >>> from pemath.testing import alibi_tolerance
+    >>> alibi_tolerance(8, 4, 4, form="causal").shape
+    (8, 4, 4)
+    """
+    from .. import alibi
+
+    truth = np.asarray(alibi.bias(heads, q_len, k_len, form=form, offset=offset))
+    u_t = unit_roundoff(dtype)
+    dist = max(int(q_len), int(k_len)) + abs(int(offset or 0))
+    return alibi_bound(truth, u_t, dist)

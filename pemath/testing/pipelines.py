@@ -1,0 +1,643 @@
+r"""Named real RoPE pipelines, emulated at their own precisions in NumPy.
+
+pemath's reference (:func:`pemath.rope.apply`) computes in float64 and rounds once.
+Real pipelines do not: Hugging Face computes the frequencies and phases in float32,
+rounds cos and sin to the model dtype and multiplies in the model dtype. When a test
+needs *the same bits* as such a pipeline (not merely the right answer within a
+tolerance), these functions reproduce its sequence of roundings, operation by
+operation, with NumPy (and ml_dtypes for bfloat16 and float8).
+
+Each elementary operation (``+ - * /``) is a correctly rounded IEEE operation, as in
+torch. Ops on dtypes narrower than float32 are computed in float32 and rounded to the
+dtype, which is what torch does on CPU and CUDA (its "opmath" type).
+
+Where bit parity stops: ``libm``
+--------------------------------
+The transcendental functions (``pow``, ``cos``, ``sin``) are not correctly rounded in
+torch: on CPU it calls SLEEF, MKL or glibc (within 1 ulp), on CUDA the CUDA math library
+(within a few ulps), and the results can depend on the CPU's vector width and on where
+an element falls in a vectorised loop. With ``libm="exact"`` (the default) they are
+correctly rounded to float32: portable, and equal to torch 2.13's CPU results (AVX-512)
+on about 98.5 % of float32 ``pow``, ``cos`` and ``sin`` values, one float32 ulp apart
+on the others. With ``libm="torch"`` they are evaluated by the installed torch, on CPU,
+on arrays of the same shapes as the pipeline's own, and the emulation then matches the
+pipeline run through that torch on CPU bit for bit.
+
+After the rounding to bfloat16 (8 significant bits) or float16 (11), a one-ulp float32
+difference in cos or sin survives only near a rounding boundary (about 2^-16 and 2^-13
+of elements). A one-ulp difference in an inverse frequency ``f`` moves the phase
+``p f`` by ``p f 2^-24``, which at long positions can exceed the model dtype's ulp: bit
+parity with a given torch at every position needs ``libm="torch"``. (Measured against
+HF 5.23 on torch 2.13 CPU with ``libm="exact"``: about 95 % of float32 outputs and
+over 99.9 % of bfloat16 and float16 outputs identical, positions up to 131071.)
+
+Pipelines
+---------
+:func:`hf`
+    transformers' ``LlamaRotaryEmbedding`` + ``apply_rotary_pos_emb`` (v5), every
+    ``rope_type``; with ``rotary_dim`` the GPT-NeoX / Phi-3 partial rotary
+    (``q_rot``/``q_pass``).
+:func:`gptj`
+    transformers' GPT-J (``create_sinusoidal_positions``, ``rotate_every_two``):
+    the same arithmetic as :func:`hf` with ``layout="interleaved"`` (in transformers
+    v5 GPT-J casts its float32 ``sincos`` table to the model dtype before the
+    products), base 10000, no scaling.
+:func:`meta`
+    Meta's reference ``precompute_freqs_cis`` + ``apply_rotary_emb``: float32
+    frequencies, ``torch.polar``, the activations upcast to float32 and multiplied
+    as complex64, the result cast back.
+
+:func:`hf_inv_freq` returns HF's float32 inverse frequencies and attention factor
+(``ROPE_INIT_FUNCTIONS``), for comparing a kernel's frequency table alone.
+
+Not emulated: Cohere (upcasts q and k to float32 for the products), vLLM and
+flash-attn kernels (fused, FMA-contracted).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from .. import _compat
+from .._validate import as_positions, check_choice, check_int, check_rotary_dim, check_seq_len, show
+from ..rope import _core
+from ..scaling import DynamicNTK, Linear, Llama3, LongRoPE, Proportional, RopeScaling, YaRN
+
+__all__ = ["hf", "gptj", "meta", "hf_inv_freq", "LIBMS", "DTYPES"]
+
+#: The choices of ``libm``.
+LIBMS = ("exact", "torch")
+
+#: The model dtypes by name (the narrow ones need ml_dtypes).
+DTYPES = (
+    "float64",
+    "float32",
+    "float16",
+    "bfloat16",
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float8_e4m3fnuz",
+    "float8_e5m2fnuz",
+)
+
+_F32 = np.float32
+_NARROW_ML = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
+
+
+# --------------------------------------------------------------------------- dtypes
+
+
+def _ml_dtypes() -> Any:
+    try:
+        import ml_dtypes
+    except ImportError as exc:  # optional dependency
+        raise ImportError(
+            "pemath.testing.pipelines needs ml_dtypes for bfloat16 and float8 in NumPy: pip install ml_dtypes"
+        ) from exc
+    return ml_dtypes
+
+
+def _dtype_name(dtype: Any) -> str | None:
+    """The DTYPES name of a string, NumPy/ml_dtypes dtype or type, or torch dtype; None if unknown."""
+    if isinstance(dtype, str):
+        return dtype.removeprefix("torch.")
+    if type(dtype).__module__.split(".")[0] == "torch":
+        return str(dtype).removeprefix("torch.")
+    try:
+        return np.dtype(dtype).name
+    except TypeError:
+        return None
+
+
+def _resolve_dtype(dtype: Any) -> np.dtype:
+    name = _dtype_name(dtype)
+    if name not in DTYPES:
+        allowed = ", ".join(repr(d) for d in DTYPES)
+        raise (ValueError if isinstance(dtype, str) else TypeError)(
+            f"dtype must be one of {allowed} (a name, NumPy/ml_dtypes dtype or torch dtype), got {show(dtype)}"
+        )
+    if name in _NARROW_ML:
+        return np.dtype(getattr(_ml_dtypes(), name))
+    return np.dtype(name)
+
+
+def _opmath(dt: np.dtype) -> np.dtype:
+    """The dtype arithmetic on ``dt`` is carried out in (torch's opmath_type)."""
+    return np.dtype(np.float64) if dt == np.float64 else np.dtype(np.float32)
+
+
+def _host(name: str, a: Any) -> np.ndarray:
+    """Any supported array as a NumPy array (torch bfloat16/float8 through float32, exactly)."""
+    if not _compat.is_array(a):
+        raise TypeError(f"{name} must be an array (NumPy, CuPy, torch, ...), got {show(a)}")
+    if _compat.is_torch(_compat.namespace(a)) and str(a.dtype) in ("torch.bfloat16",) + tuple(
+        f"torch.{n}" for n in _NARROW_ML
+    ):
+        return a.detach().cpu().float().numpy().astype(_resolve_dtype(a.dtype))
+    return np.asarray(_compat.to_numpy(a))
+
+
+def _check_x(x: Any, dtype: Any) -> tuple[np.ndarray, np.dtype]:
+    host = _host("x", x)
+    if _dtype_name(host.dtype) not in DTYPES:
+        raise TypeError(f"x must have a real floating dtype (one of {', '.join(DTYPES)}), got {show(x)}")
+    if host.ndim < 1:
+        raise ValueError("x must have at least one axis (the feature axis is the last), got a 0-d array")
+    dt = _resolve_dtype(host.dtype if dtype is None else dtype)
+    return host.astype(dt), dt
+
+
+def _check_positions(positions: Any, x: np.ndarray) -> np.ndarray:
+    """Integer positions (HF's int64 position_ids) broadcasting against x.shape[:-1], as int64 NumPy."""
+    if _compat.is_array(positions):
+        host = np.asarray(_compat.to_numpy(positions))
+    elif isinstance(positions, (str, bytes)) or positions is None:
+        raise TypeError(f"positions must be integers (a scalar, list or array), got {show(positions)}")
+    else:
+        try:
+            host = np.asarray(positions)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"positions must be integers (a scalar, list or array), got {show(positions)}") from exc
+    if host.dtype.kind not in "iu":
+        raise TypeError(
+            f"positions must be integers (the pipelines take int64 position_ids), got {show(positions)}"
+            + ("; pemath.rope.apply takes fractional positions" if host.dtype.kind == "f" else "")
+        )
+    xp = _compat.namespace(host)
+    return np.asarray(as_positions(host, xp, "cpu", np.int64, target_shape=tuple(x.shape[:-1])))
+
+
+# --------------------------------------------------------------------------- float32 elementary functions
+
+
+def _round24(v: mpmath.mpf) -> float:
+    with mpmath.workprec(24):  # round to nearest, ties to even, at float32's 24 significant bits
+        return float(+v)
+
+
+@functools.lru_cache(maxsize=512)
+def _exact_pow(base: float, exponents: tuple[float, ...]) -> np.ndarray:
+    with mpmath.workprec(113):
+        b = mpmath.mpf(base)
+        out = np.array([_round24(b ** mpmath.mpf(e)) for e in exponents], dtype=np.float32)
+    out.setflags(write=False)
+    return out
+
+
+class _Exact:
+    """Correctly rounded float32 pow (mpmath), cos and sin (float64, rounded once)."""
+
+    name = "exact"
+
+    @staticmethod
+    def pow(base: np.float32, e: np.ndarray) -> np.ndarray:
+        return _exact_pow(float(base), tuple(float(v) for v in e.reshape(-1))).reshape(e.shape)
+
+    @staticmethod
+    def cos(a: np.ndarray) -> np.ndarray:
+        return np.cos(a.astype(np.float64)).astype(np.float32)
+
+    @staticmethod
+    def sin(a: np.ndarray) -> np.ndarray:
+        return np.sin(a.astype(np.float64)).astype(np.float32)
+
+    polar = None  # cos and sin, as above
+
+
+class _Torch:
+    """The installed torch's float32 pow, cos, sin and polar, on CPU."""
+
+    name = "torch"
+
+    def __init__(self) -> None:
+        try:
+            import torch
+        except ImportError as exc:
+            raise ImportError('libm="torch" needs torch installed (pip install torch); use libm="exact"') from exc
+        self.torch = torch
+
+    def pow(self, base: Any, e: np.ndarray, *, tensor_base: bool = False) -> np.ndarray:
+        t = self.torch
+        b = t.tensor(base, dtype=t.float32) if tensor_base else float(base)
+        return t.pow(b, t.from_numpy(np.ascontiguousarray(e))).numpy()
+
+    def pow_scalar(self, base: np.float32, exponent: float) -> np.float32:
+        t = self.torch
+        return np.float32(float(t.tensor(float(base), dtype=t.float32) ** exponent))
+
+    def cos(self, a: np.ndarray) -> np.ndarray:
+        return self.torch.from_numpy(np.ascontiguousarray(a)).cos().numpy()
+
+    def sin(self, a: np.ndarray) -> np.ndarray:
+        return self.torch.from_numpy(np.ascontiguousarray(a)).sin().numpy()
+
+    def polar(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        t = self.torch
+        ang = t.from_numpy(np.ascontiguousarray(a))
+        z = t.polar(t.ones_like(ang), ang)
+        return z.real.numpy().copy(), z.imag.numpy().copy()
+
+
+def _libm(libm: Any) -> Any:
+    return _Exact() if check_choice("libm", libm, LIBMS) == "exact" else _Torch()
+
+
+def _pow(lm: Any, base: Any, e: np.ndarray, *, tensor_base: bool = False) -> np.ndarray:
+    if lm.name == "torch":
+        return lm.pow(base, e, tensor_base=tensor_base)
+    return lm.pow(_F32(base), e)
+
+
+def _pow_scalar(lm: Any, base: np.float32, exponent: float) -> np.float32:
+    if lm.name == "torch":
+        return lm.pow_scalar(base, exponent)
+    return _F32(lm.pow(base, np.array([_F32(exponent)], dtype=np.float32))[0])
+
+
+# --------------------------------------------------------------------------- HF frequencies
+
+
+def _exponents(n_pairs: int, denominator: int) -> np.ndarray:
+    """``arange(0, 2n, 2).float() / denominator`` in float32."""
+    return np.arange(0, 2 * n_pairs, 2).astype(np.float32) / _F32(denominator)
+
+
+def _recip(a: np.ndarray) -> np.ndarray:
+    """``1.0 / t`` in torch is ``t.reciprocal() * 1.0``: one float32 division."""
+    return _F32(1.0) / a
+
+
+def _rdiv(c: float, a: np.ndarray) -> np.ndarray:
+    """``c / t`` for a Python number c: torch evaluates ``t.reciprocal() * c`` (two roundings)."""
+    return (_F32(1.0) / a) * _F32(c)
+
+
+def _llama3_f32(inv: np.ndarray, s: Llama3, *, meta: bool) -> np.ndarray:
+    """HF's ``_compute_llama3_parameters`` / Meta's ``apply_scaling`` on float32 frequencies."""
+    L0, f = s.original_max_position, s.factor
+    lo, hi = s.low_freq_factor, s.high_freq_factor
+    low_wavelen, high_wavelen = L0 / lo, L0 / hi  # Python floats, compared in float32
+    wavelen = _rdiv(2 * math.pi, inv)
+    scaled = np.where(wavelen > _F32(low_wavelen), inv / _F32(f), inv)
+    smooth = (_rdiv(L0, wavelen) - _F32(lo)) / _F32(hi - lo)
+    smoothed = ((_F32(1.0) - smooth) * scaled) / _F32(f) + smooth * scaled
+    medium = (wavelen >= _F32(high_wavelen)) & (wavelen <= _F32(low_wavelen))
+    del meta  # HF's ~(w < hi) * ~(w > lo) and Meta's (w >= hi) & (w <= lo) are the same mask
+    return np.where(medium, smoothed, scaled).astype(np.float32)
+
+
+def _yarn_f32(r: int, base: float, s: YaRN, lm: Any) -> np.ndarray:
+    if s.ramp != "index":
+        raise ValueError(f"HF's YaRN uses the 'index' ramp; got {s!r} with ramp={s.ramp!r}")
+    pos_freqs = _pow(lm, base, _exponents(r // 2, r))
+    extrapolation = _recip(pos_freqs)
+    interpolation = _recip(_F32(s.factor) * pos_freqs)
+    low, high = s.correction_range(r, base)
+    if low == high:
+        high += 0.001
+    linear = (np.arange(r // 2, dtype=np.float32) - _F32(low)) / _F32(high - low)
+    ramp = np.clip(linear, _F32(0.0), _F32(1.0))
+    keep = _F32(1.0) - ramp
+    return (interpolation * (_F32(1.0) - keep) + extrapolation * keep).astype(np.float32)
+
+
+def _dynamic_base_f32(r: int, base: float, s: DynamicNTK, seq_len: int, lm: Any) -> np.float32:
+    """HF's forward: ``base * ((factor * seq_len / L0) - (factor - 1)) ** (d/(d-2))`` with a tensor seq_len."""
+    L0 = s.original_max_position
+    t = (_F32(s.factor) * _F32(seq_len)) / _F32(L0) - _F32(s.factor - 1)
+    return _F32(_F32(base) * _pow_scalar(lm, _F32(t), r / (r - 2)))
+
+
+def _hf_inv_freq(
+    r: int, base: float, scaling: RopeScaling | None, seq_len: int | None, lm: Any
+) -> tuple[np.ndarray, float]:
+    n = r // 2
+    if scaling is None:
+        return _recip(_pow(lm, base, _exponents(n, r))), 1.0
+    if isinstance(scaling, Linear):
+        return _recip(_pow(lm, base, _exponents(n, r))) / _F32(scaling.factor), 1.0
+    if isinstance(scaling, Proportional):
+        k = scaling.kept_pairs(r)
+        inv = np.zeros(n, dtype=np.float32)
+        if k:
+            inv[:k] = _recip(_pow(lm, base, _exponents(k, r)))
+        return inv / _F32(scaling.factor), 1.0
+    if isinstance(scaling, DynamicNTK):
+        if r <= 2:
+            raise ValueError(f"rotary_dim must be > 2 for DynamicNTK (its base exponent is d/(d-2)), got {r}")
+        if seq_len is None or seq_len <= scaling.original_max_position:
+            f = scaling.factor
+            L0 = scaling.original_max_position
+            b = base * ((f * L0 / L0) - (f - 1)) ** (r / (r - 2))  # HF's init, in Python floats
+            return _recip(_pow(lm, b, _exponents(n, r))), 1.0
+        b32 = _dynamic_base_f32(r, base, scaling, seq_len, lm)
+        return _recip(_pow(lm, b32, _exponents(n, r), tensor_base=True)), 1.0
+    if isinstance(scaling, YaRN):
+        return _yarn_f32(r, base, scaling, lm), float(scaling.attention_factor)
+    if isinstance(scaling, LongRoPE):
+        if scaling.short_factor.shape[0] != n:
+            raise ValueError(
+                f"{scaling!r} has {scaling.short_factor.shape[0]} factors per list, but rotary_dim {r} has {n} pairs"
+            )
+        long = seq_len is not None and seq_len > scaling.original_max_position
+        ext = (scaling.long_factor if long else scaling.short_factor).astype(np.float32)
+        return _recip(ext * _pow(lm, base, _exponents(n, r))), float(scaling.attention_factor)
+    if isinstance(scaling, Llama3):
+        return _llama3_f32(_recip(_pow(lm, base, _exponents(n, r))), scaling, meta=False), 1.0
+    raise ValueError(
+        f"scaling {scaling!r} is not one of Hugging Face's rope types (None, Linear, DynamicNTK, YaRN, LongRoPE, "
+        "Llama3, Proportional); HF's 'dynamic' is pemath.scaling.DynamicNTK, and static NTK has no HF pipeline"
+    )
+
+
+def hf_inv_freq(
+    dim: int,
+    *,
+    base: float = 10000.0,
+    scaling: RopeScaling | None = None,
+    seq_len: int | None = None,
+    libm: str = "exact",
+) -> tuple[np.ndarray, float]:
+    r"""Hugging Face's float32 inverse frequencies and attention factor.
+
+    What ``ROPE_INIT_FUNCTIONS[rope_type](config, seq_len=seq_len)`` returns, and for
+    :class:`~pemath.scaling.DynamicNTK` above the original context what the forward
+    pass computes (its base in float32 from a tensor ``seq_len``). The unscaled
+    frequencies are
+
+    .. math:: f_i = \mathrm{fl}\big(1 / \mathrm{pow}(\mathrm{fl}(b),\ \mathrm{fl}(2i / d))\big)
+
+    in float32, and each scaling repeats HF's float32 operations in HF's order
+    (``c / t`` as ``t.reciprocal() * c``, as torch evaluates it).
+
+    Parameters
+    ----------
+    dim : int
+        The rotary dimension (even).
+    base : float
+    scaling : pemath.scaling variant, optional
+        One of HF's: Linear, DynamicNTK, YaRN (``ramp="index"``), LongRoPE, Llama3,
+        Proportional.
+    seq_len : int, optional
+        Chooses LongRoPE's long factors (``seq_len > original_max_position``) and
+        DynamicNTK's base; HF's forward uses ``max(position_ids) + 1``.
+    libm : {"exact", "torch"}
+        See the module notes.
+
+    Returns
+    -------
+    (numpy.ndarray, float)
+        float32 frequencies of shape ``(dim // 2,)`` and the attention factor (a
+        Python float: HF multiplies cos and sin by it in float32).
+
+    Examples
+    --------
+    >>> from pemath.testing import pipelines
+    >>> f, a = pipelines.hf_inv_freq(8, base=10000.0)
+    >>> f.dtype, f.tolist()[:2], a
+    (dtype('float32'), [1.0, 0.10000000149011612], 1.0)
+    """
+    r = check_int("dim", dim, minimum=2)
+    if r % 2:
+        raise ValueError(f"dim must be even for RoPE, got {r} (features are rotated in pairs)")
+    base = _core.check_base(base)
+    scaling = _core.check_scaling(scaling)
+    seq_len = check_seq_len(seq_len)
+    inv, a = _hf_inv_freq(r, base, scaling, seq_len, _libm(libm))
+    return np.asarray(inv, dtype=np.float32), a
+
+
+# --------------------------------------------------------------------------- the rotation in the model dtype
+
+
+def _rotate_model_dtype(
+    x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str, r: int, dt: np.dtype
+) -> np.ndarray:
+    """``x * cos + rotate(x) * sin`` with each op computed in opmath and rounded to ``dt`` (per feature cos/sin)."""
+    om = _opmath(dt)
+    xr = x[..., :r]
+    if layout == "half":
+        rot = np.concatenate([-xr[..., r // 2 :], xr[..., : r // 2]], axis=-1)
+    else:
+        rot = np.stack([-xr[..., 1::2], xr[..., 0::2]], axis=-1).reshape(xr.shape)
+    a = (xr.astype(om) * cos.astype(om)).astype(dt)
+    b = (rot.astype(om) * sin.astype(om)).astype(dt)
+    out = (a.astype(om) + b.astype(om)).astype(dt)
+    if r < x.shape[-1]:
+        out = np.concatenate([out, x[..., r:]], axis=-1)
+    return out
+
+
+def _phases(pos: np.ndarray, inv: np.ndarray) -> np.ndarray:
+    """``position_ids[..., None].float() * inv_freq`` in float32."""
+    return pos.astype(np.float32)[..., None] * inv
+
+
+def hf(
+    x: Any,
+    positions: Any,
+    *,
+    layout: str = "half",
+    dtype: Any = None,
+    base: float = 10000.0,
+    rotary_dim: int | None = None,
+    scaling: RopeScaling | None = None,
+    seq_len: int | None = None,
+    libm: str = "exact",
+) -> np.ndarray:
+    r"""Hugging Face transformers' RoPE, rounding where it rounds.
+
+    ``LlamaRotaryEmbedding.forward`` then ``apply_rotary_pos_emb`` (transformers v5),
+    for a model run in ``dtype``:
+
+    .. math::
+
+        f &= \text{HF's float32 inv\_freq (see } \texttt{hf\_inv\_freq}\text{)} \\
+        \phi &= \mathrm{fl}_{32}(\mathrm{fl}_{32}(p) \cdot f), \quad
+        c = \mathrm{fl}_{d}(\mathrm{fl}_{32}(\mathrm{fl}_{32}(\cos\phi)\, \mathrm{fl}_{32}(a))), \quad
+        s = \mathrm{fl}_{d}(\dots\sin\dots) \\
+        y &= \mathrm{fl}_{d}\big(\mathrm{fl}_{d}(x \cdot c) + \mathrm{fl}_{d}(\mathrm{rot}(x) \cdot s)\big)
+
+    where ``a`` is the attention factor, :math:`\mathrm{fl}_d` rounds to ``dtype`` and
+    ``rot`` is ``rotate_half`` (``cat(-x2, x1)``) for ``layout="half"`` or
+    ``rotate_every_two`` for ``"interleaved"`` (with the cos/sin table repeated per
+    pair instead of concatenated). With ``rotary_dim``, the first ``rotary_dim``
+    features rotate and the rest pass through (GPT-NeoX, Phi: ``q_rot``/``q_pass``).
+
+    Parameters
+    ----------
+    x : array
+        NumPy, torch (bfloat16 included), CuPy...; the last axis holds the features.
+        Rounded to ``dtype`` first (a model's activations are in its dtype).
+    positions : int array or list
+        Integer position ids, broadcasting against ``x.shape[:-1]``.
+    layout : {"half", "interleaved"}
+    dtype : str or dtype, optional
+        The model dtype (one of :data:`DTYPES`; default: ``x``'s). bfloat16 and float8
+        need ml_dtypes.
+    base, rotary_dim, scaling
+        As :func:`pemath.rope.apply` (or ``**pemath.rope.from_hf(config, ...)``);
+        ``scaling`` must be one of HF's types.
+    seq_len : int, optional
+        For DynamicNTK and LongRoPE; default ``max(positions) + 1``, as HF's forward.
+    libm : {"exact", "torch"}
+        Correctly rounded float32 transcendentals, or the installed torch's (bit
+        parity with HF on that torch's CPU). See the module notes.
+
+    Returns
+    -------
+    numpy.ndarray
+        Of ``dtype``, shape of ``x``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pemath.testing import pipelines
+    >>> from pemath import rope
+    >>> q = np.array([[1.0, 2.0, 3.0, 4.0]])
+    >>> y = pipelines.hf(q, [3], dtype="float16")
+    >>> y.dtype, y.tolist()
+    (dtype('float16'), [[-1.4140625, 1.87890625, -2.830078125, 4.05859375]])
+    >>> (rope.apply(q, [3], layout="half").astype(np.float16) - y).tolist()  # one rounding vs five
+    [[0.0009765625, 0.0, 0.001953125, 0.0]]
+    """
+    host, dt = _check_x(x, dtype)
+    layout = _core.check_layout(layout)
+    base = _core.check_base(base)
+    scaling = _core.check_scaling(scaling)
+    seq_len = check_seq_len(seq_len)
+    lm = _libm(libm)
+    r = check_rotary_dim(rotary_dim, int(host.shape[-1]), dim_name="x.shape[-1]")
+    pos = _check_positions(positions, host)
+    if seq_len is None and pos.size:
+        seq_len = max(int(pos.max()) + 1, 1)
+    inv, a = _hf_inv_freq(r, base, scaling, seq_len, lm)
+    freqs = _phases(pos, inv)
+    emb = np.concatenate([freqs, freqs], axis=-1) if layout == "half" else np.repeat(freqs, 2, axis=-1)
+    cos = (lm.cos(emb) * _F32(a)).astype(dt)
+    sin = (lm.sin(emb) * _F32(a)).astype(dt)
+    return _rotate_model_dtype(host, cos, sin, layout, r, dt)
+
+
+def gptj(
+    x: Any,
+    positions: Any,
+    *,
+    dtype: Any = None,
+    rotary_dim: int | None = None,
+    base: float = 10000.0,
+    libm: str = "exact",
+) -> np.ndarray:
+    r"""Hugging Face's GPT-J rotary (``create_sinusoidal_positions``, ``rotate_every_two``).
+
+    The float32 table ``sin, cos`` of :math:`\phi = \mathrm{fl}_{32}(p\, f)`, with
+    :math:`f = \mathrm{fl}_{32}(1/\mathrm{pow}(10000, \mathrm{fl}_{32}(2i/r)))`, cast to
+    the model dtype, repeated per pair, then
+
+    .. math:: y = \mathrm{fl}_d\big(\mathrm{fl}_d(x\,c) + \mathrm{fl}_d(\mathrm{rot}(x)\, s)\big),
+              \quad \mathrm{rot}(x)_{2i} = -x_{2i+1},\ \mathrm{rot}(x)_{2i+1} = x_{2i}
+
+    on the first ``rotary_dim`` features (GPT-J-6B: 64 of 256); the rest pass
+    through. This is :func:`hf` with ``layout="interleaved"``; with ``libm="torch"``
+    sin and cos are evaluated on the ``(..., rotary_dim / 2)`` table as GPT-J does.
+
+    Parameters
+    ----------
+    x, positions, dtype, libm
+        As :func:`hf`.
+    rotary_dim : int, optional
+        GPT-J's ``config.rotary_dim`` (default: all features).
+    base : float
+        10000 in GPT-J (hard-coded there).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pemath.testing import pipelines
+    >>> q = np.ones((1, 8), dtype=np.float32)
+    >>> pipelines.gptj(q, [1], rotary_dim=4)[0, :4].tolist()
+    [-0.30116868019104004, 1.3817732334136963, 0.9899501800537109, 1.009949803352356]
+    """
+    host, dt = _check_x(x, dtype)
+    base = _core.check_base(base)
+    lm = _libm(libm)
+    r = check_rotary_dim(rotary_dim, int(host.shape[-1]), dim_name="x.shape[-1]")
+    pos = _check_positions(positions, host)
+    inv = _recip(_pow(lm, base, _exponents(r // 2, r)))
+    phase = _phases(pos, inv)
+    sin = np.repeat(lm.sin(phase).astype(dt), 2, axis=-1)
+    cos = np.repeat(lm.cos(phase).astype(dt), 2, axis=-1)
+    return _rotate_model_dtype(host, cos, sin, "interleaved", r, dt)
+
+
+def meta(
+    x: Any,
+    positions: Any,
+    *,
+    dtype: Any = None,
+    base: float = 10000.0,
+    scaling: Llama3 | None = None,
+    libm: str = "exact",
+) -> np.ndarray:
+    r"""Meta's reference Llama RoPE (``precompute_freqs_cis`` + ``apply_rotary_emb``).
+
+    Frequencies :math:`f = \mathrm{fl}_{32}(1/\mathrm{pow}(b, \mathrm{fl}_{32}(2i/d)))`
+    (then Meta's float32 ``apply_scaling`` for Llama 3.1), phases
+    :math:`\phi = \mathrm{fl}_{32}(p\,f)`, ``torch.polar`` gives
+    :math:`(c, s) = (\cos\phi, \sin\phi)` in float32; each pair
+    :math:`(x_{2i}, x_{2i+1})`, upcast to float32, is multiplied as complex64:
+
+    .. math::
+
+        y_{2i} = \mathrm{fl}_{32}(\mathrm{fl}_{32}(x_{2i} c) - \mathrm{fl}_{32}(x_{2i+1} s)), \quad
+        y_{2i+1} = \mathrm{fl}_{32}(\mathrm{fl}_{32}(x_{2i} s) + \mathrm{fl}_{32}(x_{2i+1} c))
+
+    (torch's vectorised complex product: two products and one sum, no FMA) and cast
+    back to the input dtype. The layout is interleaved; all features rotate.
+
+    Parameters
+    ----------
+    x, positions, dtype, libm
+        As :func:`hf` (``dtype`` is the activations' dtype; Meta's reference runs in
+        bfloat16).
+    base : float
+        ``rope_theta`` (500000 for Llama 3).
+    scaling : pemath.scaling.Llama3, optional
+        Meta's ``use_scaled=True`` (factor 8, L0 8192, low 1, high 4 hard-coded there;
+        any Llama3 parameters here, in Meta's order of operations).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pemath.testing import pipelines
+    >>> q = np.array([1.0, 0.0, 0.0, 1.0], dtype=np.float32)
+    >>> pipelines.meta(q, 2, base=100.0).tolist()
+    [-0.416146844625473, 0.9092974066734314, -0.19866932928562164, 0.9800665974617004]
+    """
+    host, dt = _check_x(x, dtype)
+    base = _core.check_base(base)
+    if scaling is not None and not isinstance(scaling, Llama3):
+        raise TypeError(
+            "scaling must be None or pemath.scaling.Llama3 (Meta's reference has only Llama 3.1's scaling), "
+            f"got {show(scaling)}"
+        )
+    lm = _libm(libm)
+    d = int(host.shape[-1])
+    if d % 2:
+        raise ValueError(f"x.shape[-1] must be even (Meta views the features as complex pairs), got {d}")
+    pos = _check_positions(positions, host)
+    inv = _recip(_pow(lm, base, _exponents(d // 2, d)))
+    if scaling is not None:
+        inv = _llama3_f32(inv, scaling, meta=True)
+    phase = _phases(pos, inv)
+    c, s = lm.polar(phase) if lm.polar is not None else (lm.cos(phase), lm.sin(phase))
+    x32 = host.astype(np.float32)
+    xr, xi = x32[..., 0::2], x32[..., 1::2]
+    yr = xr * c - xi * s
+    yi = xr * s + xi * c
+    return np.stack([yr, yi], axis=-1).reshape(host.shape).astype(dt)

@@ -1,0 +1,67 @@
+"""The testing docs stay true: the page's code runs, its sample message is what the oracle prints,
+and the constants of the tolerance page are the code's."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+PAGE = DOCS / "testing_your_kernel.rst"
+TOLERANCE = DOCS / "tolerance.rst"
+
+
+def blocks(path: Path, language: str) -> list[str]:
+    """The bodies of the ``.. code-block:: <language>`` directives of a reST file, dedented."""
+    text = path.read_text()
+    found = re.findall(rf"^\.\. code-block:: {language}\n\n((?:(?:    .*)?\n)+)", text, re.M)
+    return [textwrap.dedent(b).strip("\n") + "\n" for b in found]
+
+
+def test_the_page_has_its_five_lines():
+    code = blocks(PAGE, "python")
+    five = [ln for ln in code[1].splitlines() if ln.strip()]
+    assert len(five) == 5 and five[-1].startswith("assert_rope_close(")
+
+
+def test_every_python_block_of_the_page_runs(capsys):
+    namespace: dict = {}
+    for i, code in enumerate(blocks(PAGE, "python")):
+        if "import torch" in code and importlib.util.find_spec("torch") is None:
+            continue  # the torch example is self-contained
+        exec(compile(code, f"{PAGE.name}[block {i}]", "exec"), namespace)
+    printed = capsys.readouterr().out
+    # the sample failure message on the page is the one the code printed (lines that do not depend
+    # on the platform's float32 cos and sin)
+    sample = blocks(PAGE, "text")[0].splitlines()
+    for prefix in ("RoPE output differs", "Mismatches at positions", "Tolerance:", "Diagnosis:"):
+        line = next(ln for ln in sample if ln.startswith(prefix))
+        assert line in printed.splitlines(), f"the page shows {line!r}; the oracle printed:\n{printed}"
+    assert namespace["message"].splitlines()[-1] == sample[-1]
+
+
+def test_the_page_claim_about_a_fixed_tolerance_holds():
+    namespace: dict = {}
+    exec(blocks(PAGE, "python")[0], namespace)
+    np = namespace["np"]
+    from pemath.testing import assert_rope_close
+
+    x = np.random.default_rng(0).standard_normal((2, 8, 256, 128)).astype(np.float32)
+    positions = np.arange(256)
+    with pytest.raises(AssertionError, match=r"position 233,"):
+        assert_rope_close(namespace["my_rope"](x, positions), x, positions, layout="half", rtol=1e-5, atol=1e-5)
+
+
+def test_the_tolerance_page_states_the_code_constants():
+    from pemath.testing import _tolerance as t
+
+    text = TOLERANCE.read_text()
+    assert (t.SAFETY, t.C_FREQ, t.C_TRIG, t.C_ATTENTION, t.C_OUTPUT, t.C_SLOPE) == (2.0, 10.0, 2.0, 2.0, 3.0, 10.0)
+    for fragment in (r"\sigma = 2", r"C_\theta = 3 e_i \ln b + e_i + 10", r"(2 + 2[a \ne 1])\, u + 3 u_T",
+                     r"\left( 10 u + u_T \right)"):
+        assert fragment in text, fragment
+    assert r"\sigma = 2" in (t.__doc__ or "")
