@@ -11,7 +11,8 @@ import sympy as sp
 from ..symbolic import multidim as sym
 from ..symbolic import rope as rsym
 from ._inputs import Choice, Ints, for_all
-from ._model import Check, CheckFailure, Claim, Skip, Verdict
+from ._model import Check, CheckFailure, Claim, Verdict
+from ._gpu import require_cupy
 from ._registry import register
 from ._tolerance import phase_bound
 
@@ -145,23 +146,8 @@ def _axial_mpmath() -> str:
     return f"exact at 60 digits up to p = 2**40; float64 apply_axial within {worst:.2g} of its bound"
 
 
-def _cupy_or_skip():
-    try:
-        import cupy as cp
-
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            raise Skip("no CUDA device")
-    except ImportError:
-        raise Skip("CuPy not installed") from None
-    except Skip:
-        raise
-    except Exception as exc:
-        raise Skip(f"CUDA unavailable: {exc}") from None
-    return cp
-
-
 def _cupy() -> str:
-    cp = _cupy_or_skip()
+    cp = require_cupy()
     from .. import rope
 
     rng = np.random.default_rng(0)

@@ -11,7 +11,8 @@ import sympy as sp
 from ..symbolic import rope as R
 from ..symbolic import rope_algebra as A
 from ._inputs import Choice, Ints, for_all
-from ._model import Check, CheckFailure, Claim, Skip, Verdict
+from ._model import Check, CheckFailure, Claim, Verdict
+from ._gpu import require_cupy
 from ._registry import register
 from ._tolerance import phase_bound
 
@@ -194,17 +195,7 @@ def _backward_mpmath() -> str:
 
 
 def _backward_cupy() -> str:
-    try:
-        import cupy as cp
-
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            raise Skip("no CUDA device")
-    except ImportError:
-        raise Skip("CuPy not installed") from None
-    except Skip:
-        raise
-    except Exception as exc:
-        raise Skip(f"CUDA unavailable: {exc}") from None
+    cp = require_cupy()
     from .. import rope
 
     v = np.random.default_rng(0).standard_normal((8, 128))

@@ -12,6 +12,7 @@ from ..symbolic import rope as rope_sym
 from ..symbolic._decide import Derivation, ProofFailure
 from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
+from ._gpu import require_cupy
 from ._registry import register
 from ._tolerance import phase_bound
 
@@ -222,19 +223,7 @@ def _decay_mpmath() -> str:
 
 
 def _decay_cupy() -> str:
-    from ._model import Skip
-
-    try:
-        import cupy as cp
-
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            raise Skip("no CUDA device")
-    except ImportError:
-        raise Skip("CuPy not installed") from None
-    except Skip:
-        raise
-    except Exception as exc:
-        raise Skip(f"CUDA unavailable: {exc}") from None
+    cp = require_cupy()
     from .. import rope
 
     r = np.arange(0, 4097)

@@ -9,6 +9,7 @@ import sympy as sp
 from ..symbolic import rope as sym
 from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
+from ._gpu import require_cupy
 from ._registry import register
 from ._tolerance import phase_bound
 
@@ -60,19 +61,7 @@ def _numeric() -> str:
 
 
 def _cupy() -> str:
-    from ._model import Skip
-
-    try:
-        import cupy as cp  # noqa: F401
-
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            raise Skip("no CUDA device")
-    except ImportError:
-        raise Skip("CuPy not installed") from None
-    except Skip:
-        raise
-    except Exception as exc:
-        raise Skip(f"CUDA unavailable: {exc}") from None
+    cp = require_cupy()
     from .. import rope
 
     rng = np.random.default_rng(0)

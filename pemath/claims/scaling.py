@@ -13,7 +13,8 @@ import sympy as sp
 from ..symbolic import rope as rsym
 from ..symbolic import scaling as sym
 from ._inputs import Choice, Floats, Ints, for_all
-from ._model import Check, CheckFailure, Claim, Skip, Verdict
+from ._model import Check, CheckFailure, Claim, Verdict
+from ._gpu import require_cupy
 from ._registry import register
 from ._tolerance import U64, phase_bound
 
@@ -155,17 +156,7 @@ def _relative_mpmath() -> str:
 
 
 def _cuda() -> Any:
-    try:
-        import cupy as cp
-
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            raise Skip("no CUDA device")
-    except ImportError:
-        raise Skip("CuPy not installed") from None
-    except Skip:
-        raise
-    except Exception as exc:
-        raise Skip(f"CUDA unavailable: {exc}") from None
+    cp = require_cupy()
     return cp
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import sympy as sp
 
 from ..symbolic import sinusoidal as sym
-from ._inputs import Choice, Floats, Ints, for_all
+from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
 from ._registry import register
 from ._tolerance import phase_bound

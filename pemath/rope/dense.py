@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-from typing import Any
-
 import numpy as np
 
 from .._validate import check_real, check_rotary_dim, check_int
