@@ -64,3 +64,16 @@ def to_np(a) -> np.ndarray:
     from pemath._compat import to_numpy
 
     return np.asarray(to_numpy(a))
+
+
+@pytest.fixture
+def no_shrink():
+    """Hypothesis without shrinking: a wrong implementation fails at once, no minimal example needed."""
+    from hypothesis import Phase
+
+    saved = settings.default
+    settings.register_profile("pemath-no-shrink", parent=saved, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+    settings.load_profile("pemath-no-shrink")
+    yield
+    settings.register_profile("pemath-restored", parent=saved)
+    settings.load_profile("pemath-restored")

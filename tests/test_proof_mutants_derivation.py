@@ -13,11 +13,12 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from pemath.claims import CheckFailure, get, run_claim
+from pemath.claims import get, run_claim
 from pemath.symbolic import ProofFailure
 from pemath.symbolic import decay as D
 from pemath.symbolic import published as P
 from pemath.symbolic import rope_derivation as RD
+from ._claim_checks import check_of, rejects
 
 
 def test_true_statements_are_proved():
@@ -115,33 +116,6 @@ def test_family_verdicts():
 # ----------------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def no_shrink():
-    from hypothesis import Phase, settings
-
-    saved = settings.default
-    settings.register_profile("pemath-mutant-derivation", parent=saved,
-                              phases=[Phase.explicit, Phase.reuse, Phase.generate])
-    settings.load_profile("pemath-mutant-derivation")
-    yield
-    settings.register_profile("pemath-restored-derivation", parent=saved)
-    settings.load_profile("pemath-restored-derivation")
-
-
-def _check(claim_id: str, name: str):
-    return next(c.run for c in get(claim_id).checks if c.name == name)
-
-
-def _rejects(run) -> None:
-    try:
-        run()
-    except CheckFailure:
-        return
-    except BaseExceptionGroup as group:
-        _, rest = group.split(AssertionError)
-        assert rest is None, f"the check raised something else than failed assertions: {rest!r}"
-        return
-    pytest.fail("the check accepted a wrong implementation")
 
 
 def test_derivation_checks_reject_the_inverse_rotation(monkeypatch, no_shrink):
@@ -149,8 +123,8 @@ def test_derivation_checks_reject_the_inverse_rotation(monkeypatch, no_shrink):
 
     real = rope.apply
     monkeypatch.setattr(rope, "apply", lambda x, p, **kw: real(x, p, **{**kw, "inverse": True}))
-    _rejects(_check("rope.derivation", "numeric"))
-    _rejects(_check("rope.derivation", "mpmath"))
+    rejects(check_of("rope.derivation", "numeric"))
+    rejects(check_of("rope.derivation", "mpmath"))
 
 
 def test_abel_checks_reject_a_frequency_off_by_one(monkeypatch, no_shrink):
@@ -158,7 +132,7 @@ def test_abel_checks_reject_a_frequency_off_by_one(monkeypatch, no_shrink):
 
     real = rope.inv_freq
     monkeypatch.setattr(rope, "inv_freq", lambda dim, **kw: np.roll(real(dim, **kw), 1))
-    _rejects(_check("rope.decay_abel", "numeric"))
+    rejects(check_of("rope.decay_abel", "numeric"))
 
 
 def test_decay_checks_reject_partial_sums_from_one(monkeypatch):
@@ -171,8 +145,8 @@ def test_decay_checks_reject_partial_sums_from_one(monkeypatch):
         return full - np.cos(np.asarray(distances, dtype=float) * 0) / (dim // 2)
 
     monkeypatch.setattr(rope, "long_term_decay", skips_first)
-    _rejects(_check("roformer.long_term_decay", "mpmath"))
-    _rejects(_check("roformer.long_term_decay", "numeric"))
+    rejects(check_of("roformer.long_term_decay", "mpmath"))
+    rejects(check_of("roformer.long_term_decay", "numeric"))
 
 
 def test_wavelength_checks_reject_the_other_convention(monkeypatch, no_shrink):
@@ -187,9 +161,9 @@ def test_wavelength_checks_reject_the_other_convention(monkeypatch, no_shrink):
         return real(dim, base=base, convention=swap[convention])
 
     monkeypatch.setattr(sinusoidal, "wavelengths", swapped)
-    _rejects(_check("sinusoidal.wavelengths", "numeric"))
-    _rejects(_check("sinusoidal.wavelengths", "mpmath"))
-    _rejects(_check("vaswani.wavelengths", "numeric"))
+    rejects(check_of("sinusoidal.wavelengths", "numeric"))
+    rejects(check_of("sinusoidal.wavelengths", "mpmath"))
+    rejects(check_of("vaswani.wavelengths", "numeric"))
 
 
 def test_pi_and_barbero_checks_reject_a_wrong_rotation(monkeypatch, no_shrink):
@@ -198,5 +172,5 @@ def test_pi_and_barbero_checks_reject_a_wrong_rotation(monkeypatch, no_shrink):
     real = rope.apply
     # rotating by twice the angle: the interpolation error quadruples, the k = q mean is tr R^{2r}
     monkeypatch.setattr(rope, "apply", lambda x, p, **kw: real(real(x, p, **kw), p, **kw))
-    _rejects(_check("pi.theorem_2_1", "mpmath"))
-    _rejects(_check("barbero.prop_3_2", "monte-carlo"))
+    rejects(check_of("pi.theorem_2_1", "mpmath"))
+    rejects(check_of("barbero.prop_3_2", "monte-carlo"))

@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from pemath.claims import CheckFailure, get, run_claim
+from pemath.claims import get, run_claim
 from pemath.symbolic import ProofFailure
 from pemath.symbolic import alibi as A
 from pemath.symbolic import multidim as MD
 from pemath.symbolic import pedagogy as PD
 from pemath.symbolic import t5 as T
 from pemath.symbolic import xpos as X
+from ._claim_checks import check_of, rejects
 
 
 def seed_block(x):
@@ -139,35 +140,6 @@ def test_families_registered_and_decided():
 # ----------------------------------------------------------------------------------------------
 
 
-@pytest.fixture(autouse=False)
-def no_shrink():
-    """Hypothesis without shrinking: a wrong implementation fails at once, the minimal example is not needed."""
-    from hypothesis import Phase, settings
-
-    saved = settings.default
-    settings.register_profile("pemath-mutant-checks", parent=saved,
-                              phases=[Phase.explicit, Phase.reuse, Phase.generate])
-    settings.load_profile("pemath-mutant-checks")
-    yield
-    settings.register_profile("pemath-restored", parent=saved)
-    settings.load_profile("pemath-restored")
-
-
-def _check(claim_id: str, name: str):
-    return next(c.run for c in get(claim_id).checks if c.name == name)
-
-
-def _rejects(run) -> None:
-    """``run()`` fails: CheckFailure, or hypothesis' group of several distinct failed assertions."""
-    try:
-        run()
-    except CheckFailure:
-        return
-    except BaseExceptionGroup as group:  # hypothesis reports distinct failures together
-        _, rest = group.split(AssertionError)
-        assert rest is None, f"the check raised something else than failed assertions: {rest!r}"
-        return
-    pytest.fail("the check accepted a wrong implementation")
 
 
 def test_axial_check_rejects_swapped_axes(monkeypatch, no_shrink):
@@ -180,7 +152,7 @@ def test_axial_check_rejects_swapped_axes(monkeypatch, no_shrink):
         return real(x, p[..., ::-1] if p.shape[-1] > 1 else p + 1, **kw)
 
     monkeypatch.setattr(rope, "apply_axial", swapped)
-    _rejects(_check("multidim.axial_relative", "numeric"))
+    rejects(check_of("multidim.axial_relative", "numeric"))
 
 
 def test_mrope_check_rejects_per_section_frequencies(monkeypatch, no_shrink):
@@ -192,7 +164,7 @@ def test_mrope_check_rejects_per_section_frequencies(monkeypatch, no_shrink):
         return real(x, positions, mrope_section=mrope_section, base=kw.pop("base", 10000.0) * 2, **kw)
 
     monkeypatch.setattr(rope, "apply_mrope", wrong)
-    _rejects(_check("multidim.mrope_reduces", "numeric"))
+    rejects(check_of("multidim.mrope_reduces", "numeric"))
 
 
 def test_xpos_check_rejects_same_sign_scales(monkeypatch, no_shrink):
@@ -200,7 +172,7 @@ def test_xpos_check_rejects_same_sign_scales(monkeypatch, no_shrink):
 
     real = xpos.apply
     monkeypatch.setattr(xpos, "apply", lambda x, p, *, role, **kw: real(x, p, role="query", **kw))
-    _rejects(_check("xpos.relative", "numeric"))
+    rejects(check_of("xpos.relative", "numeric"))
 
 
 def test_slopes_checks_reject_squared_ratio(monkeypatch, no_shrink):
@@ -212,7 +184,7 @@ def test_slopes_checks_reject_squared_ratio(monkeypatch, no_shrink):
 
     monkeypatch.setattr(alibi, "slopes", squared)
     for name in ("numeric", "mpmath"):
-        _rejects(_check("alibi.slopes_geometric", name))
+        rejects(check_of("alibi.slopes_geometric", name))
 
 
 def test_t5_checks_reject_max_exact_off_by_one(monkeypatch, no_shrink):
@@ -231,8 +203,8 @@ def test_t5_checks_reject_max_exact_off_by_one(monkeypatch, no_shrink):
     monkeypatch.setattr(t5, "bucket", off_by_one)
     claims_t5._buckets.cache_clear()
     try:
-        _rejects(_check("t5.exact_below_max_exact", "numeric"))
-        _rejects(_check("t5.monotone", "mpmath"))
+        rejects(check_of("t5.exact_below_max_exact", "numeric"))
+        rejects(check_of("t5.monotone", "mpmath"))
     finally:
         claims_t5._buckets.cache_clear()
 
@@ -242,4 +214,4 @@ def test_binary_check_rejects_gray_code(monkeypatch, no_shrink):
 
     real = pedagogy.binary
     monkeypatch.setattr(pedagogy, "binary", lambda p, d: real(np.asarray(p) ^ (np.asarray(p) >> 1), d))
-    _rejects(_check("pedagogy.binary_bounded_unique_discontinuous", "numeric"))
+    rejects(check_of("pedagogy.binary_bounded_unique_discontinuous", "numeric"))
