@@ -1,0 +1,67 @@
+"""Sphinx configuration for pemath.
+
+Build (warnings are errors; no network needed)::
+
+    sphinx-build -W -b html docs docs/_build/html
+    sphinx-build -b doctest docs docs/_build/doctest
+
+MathJax is served from the built site (the ``sphinx-mathjax-offline`` package ships
+MathJax 3.2.2 and copies it into ``_static/mathjax``); nothing is loaded from a CDN.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # the repository root: import pemath from the checkout
+sys.path.insert(0, os.path.join(HERE, "_ext"))
+
+import pemath  # noqa: E402
+
+project = "pemath"
+author = "pemath contributors"
+copyright = "pemath contributors"
+release = getattr(pemath, "__version__", "0.1.0")
+version = release
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.napoleon",
+    "sphinx.ext.doctest",
+    "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # bundles MathJax into _static/mathjax (no CDN)
+    "claims_page",  # docs/_ext/claims_page.py: the claims page, built from the registry
+]
+
+# MathJax from the built site only (sphinx-mathjax-offline copies it there).
+mathjax_path = "mathjax/tex-chtml.js"
+
+templates_path = ["_templates"]
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
+
+# autodoc / autosummary
+autosummary_generate = True
+autodoc_default_options = {"members": True, "show-inheritance": True}
+autodoc_typehints = "none"  # the numpydoc Parameters sections carry the types
+autodoc_member_order = "bysource"
+
+# napoleon: numpydoc-style sections
+napoleon_google_docstring = False
+napoleon_numpy_docstring = True
+napoleon_use_rtype = False
+
+# doctest builder: the examples in the docstrings and pages
+doctest_global_setup = """
+import numpy as np
+import pemath
+"""
+
+html_theme = "alabaster"
+html_static_path: list[str] = []
+html_title = "pemath"
+# No links or assets off the site (the footer's "Powered by" links included).
+html_show_sphinx = False
+html_theme_options = {"show_powered_by": False}
