@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 
 from .. import _compat
-from .._validate import as_positions, check_bool, check_rotary_dim
+from .._validate import as_positions, check_bool, check_rotary_dim, show
 from ..scaling import RopeScaling
-from . import _core
+from . import _core, _fast_numpy
 
 __all__ = ["inv_freq", "apply", "cos_sin"]
 
@@ -62,6 +62,7 @@ def apply(
     scaling: RopeScaling | None = None,
     seq_len: int | None = None,
     inverse: bool = False,
+    out: Any = None,
 ) -> Any:
     r"""Rotate ``x`` by RoPE at ``positions``.
 
@@ -97,12 +98,18 @@ def apply(
         For the sequence-length-driven scalings.
     inverse : bool
         Rotate by :math:`-m\theta_i` (undoes ``apply``; the backward pass).
+    out : array, optional
+        Where to write the result: same namespace, device, shape and dtype as ``x``
+        (and writable). It may be ``x`` itself, for an in-place rotation; any other
+        overlap with ``x`` is also safe (``x`` is read before ``out`` is written).
 
     Returns
     -------
     array
-        Same namespace, device, shape and dtype as ``x``. Phases, cos, sin and the
-        products are computed in float64 and rounded once.
+        Same namespace, device, shape and dtype as ``x`` (``out`` when given). Phases,
+        cos, sin and the products are computed in float64 and rounded once. On NumPy
+        float16/32/64 input the rotation runs on cache-sized float64 blocks
+        (``pemath.rope._fast_numpy``), bit-identical to the portable kernel.
 
     Examples
     --------
@@ -115,6 +122,8 @@ def apply(
     xp = _core.check_x(x)
     layout = _core.check_layout(layout)
     inverse = check_bool("inverse", inverse)
+    if out is not None:
+        _check_out(out, x, xp)
     r = check_rotary_dim(rotary_dim, int(x.shape[-1]), dim_name="x.shape[-1]")
     freq, factor = _core.frequencies(r, base, scaling, seq_len)
     device = _compat.device_of(x)
@@ -126,7 +135,28 @@ def apply(
     cos, sin = xp.cos(theta), xp.sin(theta)
     if factor != 1.0:
         cos, sin = cos * factor, sin * factor
-    return _core.rotate(x, cos, sin, layout, r, xp, wdt)
+    if _fast_numpy.supports(x):
+        if out is None:
+            out = np.empty(x.shape, dtype=x.dtype)
+        return _fast_numpy.rotate_into(x, cos, sin, layout, r, out)
+    result = _core.rotate(x, cos, sin, layout, r, xp, wdt)
+    if out is None:
+        return result
+    out[...] = result
+    return out
+
+
+def _check_out(out: Any, x: Any, xp: Any) -> None:
+    if not _compat.is_array(out) or _compat.namespace(out) is not xp:
+        raise TypeError(f"out must be an array of the same library as x ({_compat.backend_name(xp)}), got {show(out)}")
+    if out.dtype != x.dtype:
+        raise TypeError(f"out must have x's dtype {x.dtype}, got out.dtype = {out.dtype}")
+    if tuple(out.shape) != tuple(x.shape):
+        raise ValueError(f"out must have x's shape {tuple(x.shape)}, got out.shape = {tuple(out.shape)}")
+    if _compat.device_of(out) != _compat.device_of(x):
+        raise ValueError(f"out must be on x's device {_compat.device_of(x)!r}, got {_compat.device_of(out)!r}")
+    if isinstance(out, np.ndarray) and not out.flags.writeable:
+        raise ValueError("out must be writable, got a read-only NumPy array")
 
 
 def cos_sin(
