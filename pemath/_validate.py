@@ -28,6 +28,7 @@ __all__ = [
     "as_positions",
     "as_float_array",
     "as_real_table",
+    "as_int64",
 ]
 
 _MAX_EXACT_F64 = 2**53
@@ -146,6 +147,45 @@ def as_float_array(name: str, values: Any, *, length: int | None = None, positiv
         raise ValueError(f"{name} must have {length} entries, got {arr.shape[0]}")
     arr.setflags(write=False)
     return arr
+
+
+def as_int64(
+    name: str, value: Any, *, xp: Any = None, device: Any = None, meaning: str = "integers", owner: str = "x"
+) -> tuple[Any, Any, Any]:
+    """``(int64 array, namespace, device)`` from an integer array or Python ints / nested lists.
+
+    Arrays keep their namespace and device (and must share ``xp`` when it is given, the
+    namespace of ``owner``); Python values go to ``xp``/``device`` (default NumPy).
+    Floats, bools and strings are refused, never truncated; uint64 values beyond int64
+    are refused. ``meaning`` says what the integers are, for the messages.
+    """
+    if _compat.is_array(value):
+        vxp = _compat.namespace(value)
+        if xp is not None and vxp is not xp and not (_compat.is_numpy(vxp) and _compat.is_numpy(xp)):
+            raise TypeError(
+                f"{name} is {show(value)} from {_compat.backend_name(vxp)}, but {owner} is a "
+                f"{_compat.backend_name(xp)} array; pass {name} from the same array library"
+            )
+        if not _compat.is_integer_dtype(vxp, value.dtype):
+            raise TypeError(f"{name} must hold {meaning}, got {show(value)}; fractions are not truncated silently")
+        xp, device, arr = vxp, _compat.device_of(value), value
+    else:
+        if isinstance(value, (str, bytes)) or value is None:
+            raise TypeError(f"{name} must be {meaning} (a scalar, list or integer array), got {show(value)}")
+        try:
+            host = np.asarray(value)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise TypeError(f"{name} must be {meaning}, got {show(value)}") from exc
+        if host.dtype.kind not in "iu":
+            raise TypeError(f"{name} must be {meaning}, got {show(value)} (NumPy dtype {host.dtype})")
+        if host.dtype == np.uint64 and host.size and int(host.max()) > 2**63 - 1:
+            raise ValueError(f"{name} holds {int(host.max())}, beyond the int64 range")
+        if xp is None:
+            xp, device = _compat.namespace(host), "cpu"
+        arr = xp.asarray(host.astype(np.int64).tolist() if host.ndim else int(host), dtype=xp.int64, device=device)
+    if _size(arr) and arr.dtype == xp.uint64 and int(xp.max(arr)) > 2**63 - 1:
+        raise ValueError(f"{name} holds {int(xp.max(arr))}, beyond the int64 range")
+    return xp.astype(arr, xp.int64), xp, device
 
 
 def as_real_table(name: str, table: Any, what: str) -> tuple[Any, Any]:

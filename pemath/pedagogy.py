@@ -23,10 +23,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from . import _compat
-from ._validate import as_real_table, check_int, show
+from ._validate import as_int64, as_real_table, check_int
 
 __all__ = ["integer", "normalized", "binary", "LearnedTable"]
 
@@ -41,42 +39,12 @@ def _int_positions(
     Arrays keep their namespace and device; Python values go to ``xp``/``device``
     (default NumPy). Floats, bools and strings are refused, never truncated.
     """
-    if _compat.is_array(positions):
-        pxp = _compat.namespace(positions)
-        if xp is not None and pxp is not xp and not (_compat.is_numpy(pxp) and _compat.is_numpy(xp)):
-            raise TypeError(
-                f"positions is {show(positions)} from {pxp.__name__}, but {owner} is a {xp.__name__} "
-                "array; pass positions from the same array library"
-            )
-        if not _compat.is_integer_dtype(pxp, positions.dtype):
-            raise TypeError(
-                f"positions must hold integers (token indices), got {show(positions)}; "
-                "fractional positions are not truncated silently"
-            )
-        xp, device = pxp, _compat.device_of(positions)
-        arr = positions
-    else:
-        if isinstance(positions, (str, bytes)) or positions is None:
-            raise TypeError(f"positions must be integers (a scalar, list or integer array), got {show(positions)}")
-        try:
-            host = np.asarray(positions)
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise TypeError(f"positions must be integers, got {show(positions)}") from exc
-        if host.dtype.kind not in "iu":
-            raise TypeError(
-                f"positions must be integers (token indices), got {show(positions)} (NumPy dtype {host.dtype})"
-            )
-        if host.dtype == np.uint64 and host.size and int(host.max()) > 2**63 - 1:
-            raise ValueError(f"positions holds {int(host.max())}, beyond the int64 range")
-        if xp is None:
-            xp, device = _compat.namespace(host), "cpu"
-        arr = xp.asarray(host.astype(np.int64).tolist() if host.ndim else int(host), dtype=xp.int64, device=device)
+    arr, xp, device = as_int64("positions", positions, xp=xp, device=device, meaning="integers (token indices)",
+                               owner=owner or "x")
     if not math.prod(int(s) for s in arr.shape):
-        return xp.astype(arr, xp.int64), xp, device, None, None
+        return arr, xp, device, None, None
     lo, hi = int(xp.min(arr)), int(xp.max(arr))
-    if hi > 2**63 - 1:
-        raise ValueError(f"positions holds {hi}, beyond the int64 range")
-    return xp.astype(arr, xp.int64), xp, device, lo, hi
+    return arr, xp, device, lo, hi
 
 
 def _check_range(lo: int | None, hi: int | None, limit: int | None, why: str) -> None:

@@ -22,7 +22,7 @@ import mpmath
 import numpy as np
 
 from . import _compat
-from ._validate import as_real_table, check_bool, check_int, show
+from ._validate import as_int64, as_real_table, check_bool, check_int
 
 __all__ = ["bucket", "bias", "thresholds"]
 
@@ -157,33 +157,8 @@ def thresholds(
 
 def _as_int64(name: str, value: Any) -> tuple[Any, Any, Any]:
     """(int64 array, namespace, device) from integers: an integer array or Python ints/lists."""
-    if _compat.is_array(value):
-        xp = _compat.namespace(value)
-        if not _compat.is_integer_dtype(xp, value.dtype):
-            raise TypeError(
-                f"{name} must hold integers (key position - query position), got {show(value)}; "
-                "fractional relative positions have no T5 bucket"
-            )
-        arr = value
-    else:
-        if isinstance(value, (str, bytes)) or value is None:
-            raise TypeError(f"{name} must be integers (a scalar, list or integer array), got {show(value)}")
-        try:
-            host = np.asarray(value)
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise TypeError(f"{name} must be integers, got {show(value)}") from exc
-        if host.dtype.kind not in "iu":
-            raise TypeError(
-                f"{name} must be integers that fit in int64 (key position - query position), "
-                f"got {show(value)} (NumPy dtype {host.dtype})"
-            )
-        xp = _compat.namespace(np.empty(0))
-        arr = host
-    device = _compat.device_of(arr)
+    arr, xp, device = as_int64(name, value, meaning="integers (key position - query position)")
     size = math.prod(int(s) for s in arr.shape)
-    if size and arr.dtype == xp.uint64 and int(xp.max(arr)) > 2**63 - 1:
-        raise ValueError(f"{name} holds {int(xp.max(arr))}, beyond the int64 range")
-    arr = xp.astype(arr, xp.int64)
     if size and int(xp.min(arr)) == _INT64_MIN:
         raise ValueError(f"{name} holds -2**63, whose absolute value overflows int64")
     return arr, xp, device
