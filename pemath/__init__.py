@@ -5,13 +5,20 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ._errors import PrecisionWarning
+from ._errors import InexactPositionsWarning, PrecisionWarning, TablePrecisionWarning, VacuousToleranceWarning
 
 __version__ = "0.1.0"
 
 _SUBMODULES = ("rope", "scaling", "sinusoidal", "alibi", "t5", "positions", "pedagogy", "testing")
 
-__all__ = ["PrecisionWarning", "__version__", *_SUBMODULES]
+__all__ = [
+    "PrecisionWarning",
+    "InexactPositionsWarning",
+    "TablePrecisionWarning",
+    "VacuousToleranceWarning",
+    "__version__",
+    *_SUBMODULES,
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _compat
+from . import _compat, _precision
 
 __all__ = [
     "show",
@@ -225,7 +225,10 @@ def as_positions(
     real floating positions only (bool, complex and strings are refused). NaN and inf
     are refused. Integer positions beyond 2**53 are refused (they would not be exact
     in the float64 phase). If ``target_shape`` is given, the positions must broadcast
-    to it without changing it.
+    to it without changing it. Floating positions beyond the integers their dtype holds
+    exactly (float16 above 2048, ...), and positions converted to a narrower ``dtype``
+    beyond its range, get an :class:`~pemath.InexactPositionsWarning`
+    (``pemath._precision.check_positions``).
     """
     if _compat.is_array(positions):
         pxp = _compat.namespace(positions)
@@ -247,7 +250,9 @@ def as_positions(
             raise TypeError(
                 f"{name} must be integers or real numbers, got {show(positions)} (NumPy dtype {host.dtype})"
             )
-        arr = xp.asarray(host.tolist() if host.ndim else host.item(), device=device)
+        # Python floats are float64: never let a backend's default dtype (torch: float32) round them.
+        kw = {"dtype": dtype} if host.dtype.kind == "f" and _compat.is_real_floating(xp, dtype) else {}
+        arr = xp.asarray(host.tolist() if host.ndim else host.item(), device=device, **kw)
     is_int = _compat.is_integer_dtype(xp, arr.dtype)
     if not is_int and not _compat.is_real_floating(xp, arr.dtype):
         raise TypeError(
@@ -266,7 +271,9 @@ def as_positions(
             )
     if is_int:
         if _size(arr) and _compat.is_array(arr):
-            big = int(xp.max(xp.abs(xp.astype(arr, xp.int64))))
+            # unsigned values beyond int64 must not wrap to negatives on the way: compare them as they are
+            unsigned = arr.dtype in (xp.uint8, xp.uint16, xp.uint32, xp.uint64)
+            big = int(xp.max(arr)) if unsigned else int(xp.max(xp.abs(xp.astype(arr, xp.int64))))
             if big > _MAX_EXACT_F64:
                 raise ValueError(
                     f"{name} holds {big}, beyond 2**53, which float64 phases cannot represent exactly"
@@ -275,6 +282,7 @@ def as_positions(
         if _size(arr) and not bool(xp.all(xp.isfinite(arr))):
             bad = int(xp.sum(xp.astype(~xp.isfinite(arr), xp.int64)))
             raise ValueError(f"{name} must be finite, got {bad} NaN or infinite value(s) in {show(positions)}")
+    _precision.check_positions(arr, xp, dtype, name, host=None if _compat.is_array(positions) else host)
     return xp.astype(arr, dtype)
 
 

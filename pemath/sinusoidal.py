@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _compat
+from . import _compat, _precision
 from ._frequencies import base_inv_freq
 from ._validate import as_positions, check_choice, check_int, check_real
 
@@ -169,13 +169,21 @@ def encode(
     convention : {"interleaved", "concat", "tensor2tensor"}
         Required: see the module docstring.
     dtype : optional
-        A real floating dtype of the namespace: the float64 result is cast once, at the end.
+        A real floating dtype of the namespace: the float64 result is cast once, at the
+        end, so each entry is within the dtype's unit roundoff of the truth at every
+        position (float16 and bfloat16 at position :math:`10^6` included). Where the
+        backend has no float64 and computes the angles in float32, a
+        :class:`~pemath.TablePrecisionWarning` says when their rounding error,
+        :math:`2^{-24} \max|p\,\omega_i|`, exceeds that unit roundoff (``docs/tolerance.rst``,
+        "Precision warnings"). Formats without negative numbers (``float8_e8m0fnu``)
+        are refused.
 
     Returns
     -------
     array
         float64 (or ``dtype``), in the namespace and on the device of ``positions``.
-        Angles, sines and cosines are computed in float64.
+        Angles, sines and cosines are computed in float64. Floating positions beyond the
+        integers their dtype holds exactly get an :class:`~pemath.InexactPositionsWarning`.
 
     Examples
     --------
@@ -198,8 +206,10 @@ def encode(
         device = _compat.device_of(np.empty(0))
     if dtype is not None and not _compat.is_real_floating(xp, dtype):
         raise TypeError(f"dtype must be a real floating dtype of {xp.__name__}, got {dtype!r}")
+    _precision.check_table_dtype(xp, dtype)
     wdt = _compat.working_dtype(xp, device)
     pos = as_positions(positions, xp, device, wdt)
+    _precision.check_table_phases(pos, freq, xp, wdt, dtype, "the sinusoidal table")
     theta = pos[..., None] * xp.asarray(freq.tolist(), dtype=wdt, device=device)
     sin, cos = xp.sin(theta), xp.cos(theta)
     half = dim // 2

@@ -11,6 +11,7 @@ from ._arrays import as_host, rope_case, sinusoidal_case
 from ._diagnose import rope_message
 from ._report import compare
 from ._tolerance import rope_bound, sinusoidal_bound, unit_roundoff
+from ._vacuity import rope_vacuous, sinusoidal_vacuous, warn_vacuous
 
 __all__ = ["assert_rope_close", "assert_sinusoidal_close", "assert_alibi_close", "assert_t5_buckets_equal"]
 
@@ -77,6 +78,15 @@ def assert_rope_close(
         Both or neither: :math:`\tau = \text{atol} + \text{rtol}\,|\text{truth}|` instead of
         the derived tolerance.
 
+    Warns
+    -----
+    pemath.VacuousToleranceWarning
+        When the derived tolerance of some elements admits every value they could take
+        (:math:`\tau \ge |a|\rho + |\text{truth}|` with :math:`\rho` the magnitude of
+        the pair: very long positions, where an honest float32 phase is uncertain by
+        radians): those elements are not checked, and the warning says from which
+        position.
+
     Raises
     ------
     AssertionError
@@ -111,6 +121,8 @@ def assert_rope_close(
     expected = np.asarray(rope.apply(case.x2, case.pos, **case.kwargs()))
     if user is None:
         tol = rope_bound(case.x2, case.pos, case.freq, case.factor, case.layout, case.r, u_t, case.cfreq)
+        vacuous, pair = rope_vacuous(case, expected, tol)
+        warn_vacuous(vacuous, pair, case.pos, case.freq, "the RoPE output", case.shape)
     else:
         tol = user[1] + user[0] * np.abs(expected)
     verdict = compare(a2, expected, tol)
@@ -147,6 +159,13 @@ def assert_sinusoidal_close(
     rtol, atol : float, optional
         Both or neither.
 
+    Warns
+    -----
+    pemath.VacuousToleranceWarning
+        When the derived tolerance of some entries admits every value in
+        :math:`[-1, 1]` (:math:`\tau \ge 1 + |\text{truth}|`, at very long positions):
+        those entries are not checked.
+
     Examples
     --------
     >>> import numpy as np
@@ -168,6 +187,8 @@ def assert_sinusoidal_close(
     expected = np.asarray(sinusoidal.encode(case.pos, case.dim, base=case.base, convention=case.convention))
     if user is None:
         tol = sinusoidal_bound(case.pos, case.freq, case.base, case.dim, case.convention, u_t)
+        vacuous, column = sinusoidal_vacuous(case, expected, tol)
+        warn_vacuous(vacuous, column, case.pos, case.freq, "the sinusoidal table", case.shape + (case.dim,))
     else:
         tol = user[1] + user[0] * np.abs(expected)
     verdict = compare(a2, expected, tol)

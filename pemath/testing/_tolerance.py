@@ -92,6 +92,9 @@ is itself uncertain by a sizeable fraction of :math:`\theta_i`, and no tolerance
 accepts every honest kernel can tell the two apart. Errors that do not scale with the
 position (layout, base, scaling, attention factor, sign, cos/sin order, a bfloat16
 phase) are caught at every position. Test with short positions as well as long ones.
+Further out (from about :math:`6 \cdot 10^5` for :math:`d = 128`) the bound of a few elements
+admits every value they could take; the asserts then say so with a
+:class:`~pemath.VacuousToleranceWarning` (``_vacuity``) instead of passing silently.
 
 Sinusoidal and ALiBi tables follow the same accounting (:func:`sinusoidal_tolerance`,
 :func:`alibi_tolerance`).

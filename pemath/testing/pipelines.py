@@ -50,6 +50,10 @@ Pipelines
 :func:`hf_inv_freq` returns HF's float32 inverse frequencies and attention factor
 (``ROPE_INIT_FUNCTIONS``), for comparing a kernel's frequency table alone.
 
+Positions above :math:`2^{24}` are rounded to float32 by every pipeline here, as by
+the originals (``position_ids.float()``): the emulation reproduces it and emits an
+:class:`~pemath.InexactPositionsWarning`.
+
 Not emulated: Cohere (upcasts q and k to float32 for the products), vLLM and
 flash-attn kernels (fused, FMA-contracted).
 """
@@ -63,7 +67,8 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from .. import _compat
+from .. import _compat, _precision
+from .._errors import InexactPositionsWarning
 from .._validate import as_positions, check_choice, check_int, check_rotary_dim, check_seq_len, show
 from ..rope import _core
 from ..scaling import DynamicNTK, Linear, Llama3, LongRoPE, Proportional, RopeScaling, YaRN
@@ -86,6 +91,7 @@ DTYPES = (
 )
 
 _F32 = np.float32
+_F32_EXACT = 2**24  # pemath.positions.max_exact_position("float32")
 _NARROW_ML = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
 
 
@@ -169,7 +175,17 @@ def _check_positions(positions: Any, x: np.ndarray) -> np.ndarray:
             + ("; pemath.rope.apply takes fractional positions" if host.dtype.kind == "f" else "")
         )
     xp = _compat.namespace(host)
-    return np.asarray(as_positions(host, xp, "cpu", np.int64, target_shape=tuple(x.shape[:-1])))
+    pos = np.asarray(as_positions(host, xp, "cpu", np.int64, target_shape=tuple(x.shape[:-1])))
+    big = int(np.max(np.abs(pos))) if pos.size else 0
+    if big > _F32_EXACT:
+        _precision.warn(
+            f"positions reach {big}, beyond 2**24 = {_F32_EXACT}, the integers float32 holds exactly: the pipeline "
+            "casts its position ids to float32 (position_ids.float()) before the phases, so positions above 2**24 "
+            "are rounded and consecutive ones merge; the emulation reproduces that rounding, as the original does. "
+            "pemath.rope.apply takes the positions exactly",
+            InexactPositionsWarning,
+        )
+    return pos
 
 
 # --------------------------------------------------------------------------- float32 elementary functions
