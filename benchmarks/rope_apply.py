@@ -30,6 +30,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from pemath import rope  # noqa: E402
+from pemath.rope import _fast_numpy  # noqa: E402
 
 
 def best(fn, repeat):
@@ -91,7 +92,8 @@ def main(argv=None):
     except ImportError:
         torch = None
     print(f"x: float32 {shape} ({x.nbytes / 2**20:.0f} MiB), positions arange({shape[-2]}), best of {args.repeat}")
-    print(f"numpy {np.__version__}, python {platform.python_version()}, {os.cpu_count()} CPU(s)"
+    print(f"numpy {np.__version__}, python {platform.python_version()}, {os.cpu_count()} CPU(s), "
+          f"pemath threads {_fast_numpy.num_threads()} (PEMATH_NUM_THREADS)"
           + (f", torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else ", torch not installed"))
     floor = best(lambda: x.copy(), args.repeat)
     print(f"x.copy(): {floor * 1e3:.1f} ms")
