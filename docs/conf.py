@@ -5,6 +5,11 @@ Build (warnings are errors; no network needed)::
     sphinx-build -W -b html docs docs/_build/html
     sphinx-build -b doctest docs docs/_build/doctest
 
+Theory pages (docs/theory/*.rst) carry hand-written introductions; the claim records on
+them, the claims index and the published-claims table are written at build time from the
+claim registry by docs/_ext/claims_page.py. Figures are drawn at build time from
+docs/plots/*.py by matplotlib's plot directive.
+
 MathJax is served from the built site (the ``sphinx-mathjax-offline`` package ships
 MathJax 3.2.2 and copies it into ``_static/mathjax``); nothing is loaded from a CDN.
 """
@@ -33,7 +38,8 @@ extensions = [
     "sphinx.ext.doctest",
     "sphinx.ext.mathjax",
     "sphinx-mathjax-offline",  # bundles MathJax into _static/mathjax (no CDN)
-    "claims_page",  # docs/_ext/claims_page.py: the claims page, built from the registry
+    "matplotlib.sphinxext.plot_directive",  # figures drawn at build time from docs/plots/*.py
+    "claims_page",  # docs/_ext/claims_page.py: the claim pages, built from the registry
 ]
 
 # MathJax from the built site only (sphinx-mathjax-offline copies it there).
@@ -64,4 +70,23 @@ html_static_path: list[str] = []
 html_title = "pemath"
 # No links or assets off the site (the footer's "Powered by" links included).
 html_show_sphinx = False
-html_theme_options = {"show_powered_by": False}
+html_theme_options = {"show_powered_by": False, "page_width": "1160px", "sidebar_width": "230px"}
+
+# Figures: docs/plots/*.py run at build time (Agg, seeded), one PNG each, no links to the
+# scripts or other formats, so the build is quick, -W clean and the same every time.
+plot_basedir = "plots"
+plot_formats = [("png", 110)]
+plot_html_show_source_link = False
+plot_html_show_formats = False
+plot_include_source = False
+plot_pre_code = "import numpy as np\nimport matplotlib\nmatplotlib.use('Agg')\nfrom matplotlib import pyplot as plt\n"
+plot_apply_rcparams = True
+plot_rcparams = {
+    "figure.figsize": (7.0, 3.6),
+    "figure.dpi": 110,
+    "savefig.bbox": "tight",
+    "font.size": 9,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "svg.hashsalt": "pemath",
+}

@@ -1,20 +1,37 @@
-"""Sphinx extension: write the claims page body from the claim registry.
+"""Sphinx extension: the claim pages, written from the claim registry at build time.
 
 At ``builder-inited`` it runs ``pemath.claims.run_claims(pemath.claims.all_claims())``
-(about 10 s) and writes ``docs/_generated/claims.inc``, which ``docs/claims.rst``
-includes: per claim its title, id, kind, verdict, the statement and the proof steps
-(rendered with :func:`sympy.latex`), the checks, the counterexample of a refuted claim,
-and the references, grouped by family. A claim whose status is ``failed`` or ``error``
-is reported as a Sphinx warning, so ``sphinx-build -W`` fails on it.
+once (about 10 s) and writes, under ``docs/_generated/claims/``:
 
-The file is rewritten only when its text changes, so an unchanged registry does not
-force the page to be re-read.
+``<page>.inc``
+    for each theory page of :data:`PAGES`, the full record of each claim of the page's
+    families: title, id, kind, verdict, the statement and the proof steps (rendered with
+    :func:`sympy.latex`), the counterexample of a refuted claim, the checks and the
+    references. Each claim is written on exactly one page (its ``claim-<id>`` label).
+``index.inc``
+    the table of every claim: verdict, kind and a link to its record.
+``published_table.inc``
+    the table of every published claim (kind ``"published claim"``, and the claims of the
+    family ``published``): verdict and counterexample.
+
+A claim whose status is ``failed`` or ``error`` is reported as a Sphinx warning, so
+``sphinx-build -W`` fails on it; so does a family that no page shows.
+
+The registry is not run again when nothing it depends on changed: the files carry a
+key, the SHA-256 of pemath's sources, of this file and of the SymPy, mpmath and NumPy
+versions; a second build with the same key (the doctest build after the html build)
+reuses them and repeats their warnings.
+Files are rewritten only when their text changes, so an unchanged registry does not
+force the pages to be re-read.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
+from pathlib import Path
 
 from sphinx.util import logging
 
@@ -22,21 +39,41 @@ logger = logging.getLogger(__name__)
 
 _INLINE_SPECIAL = re.compile(r"([\\`*_|\[\]<>:])")
 
+#: Theory page -> the claim families it shows, in order. Page ``x`` is ``docs/theory/x.rst``,
+#: except ``published`` (``docs/published.rst``).
+PAGES: dict[str, tuple[str, ...]] = {
+    "sinusoidal": ("sinusoidal", "pedagogy"),
+    "rope": ("rope_relative", "rope_forms", "rope_calculus", "rope_derivation", "rope_decay"),
+    "scaling": ("scaling",),
+    "multidim": ("multidim",),
+    "xpos": ("xpos",),
+    "alibi": ("alibi",),
+    "t5": ("t5",),
+    "published": ("published",),
+}
+
 FAMILY_TITLES = {
     "sinusoidal": "Sinusoidal encoding",
-    "rope_relative": "RoPE: relative positions",
-    "rope_forms": "RoPE: equivalent forms",
-    "rope_calculus": "RoPE: calculus",
+    "pedagogy": "Simpler encodings, and why they fail",
+    "rope_relative": "Relative positions",
+    "rope_forms": "Equivalent forms and layouts",
+    "rope_calculus": "Translation invariance and the backward pass",
+    "rope_derivation": "Deriving RoPE",
+    "rope_decay": "Long-term decay",
     "scaling": "RoPE scalings",
     "multidim": "Multi-dimensional RoPE",
     "xpos": "xPos",
     "alibi": "ALiBi",
     "t5": "T5 relative buckets",
-    "pedagogy": "Pedagogical encodings",
-    "rope_derivation": "RoPE: derivation",
-    "rope_decay": "RoPE: long-term decay",
     "published": "Published claims",
 }
+
+PUBLISHED_KIND = "published claim"
+
+
+def page_doc(page: str) -> str:
+    """The Sphinx document name of a page of :data:`PAGES`."""
+    return page if page == "published" else f"theory/{page}"
 
 
 def _text(s: object) -> str:
@@ -57,14 +94,13 @@ def _literal_block(text: str, indent: str) -> list[str]:
     return [f"{indent}::", ""] + [f"{indent}   {line}" for line in str(text).splitlines()] + [""]
 
 
-def _claim_rst(claim, outcome, latex) -> list[str]:
+def _claim_rst(claim, outcome, latex, char: str) -> list[str]:
     out = [f".. _claim-{claim.id}:", ""]
-    out += _heading(claim.title, "~")
+    out += _heading(claim.title, char)
     out += [
         f":id: ``{claim.id}``",
         f":kind: {claim.kind}",
         f":verdict: **{outcome.status}**",
-        f":time: {outcome.seconds:.2f} s",
         "",
     ]
     out += ["**Statement**", ""]
@@ -98,58 +134,134 @@ def _claim_rst(claim, outcome, latex) -> list[str]:
     return out
 
 
-def claims_rst() -> str:
-    import sympy as sp
-
-    from pemath.claims import all_claims, run_claims
-    from pemath.claims._registry import FAMILIES
-
-    claims = all_claims()
-    outcomes = run_claims(claims)
-    by_family: dict[str, list] = {}
-    for claim, outcome in zip(claims, outcomes):
-        by_family.setdefault(claim.family, []).append((claim, outcome))
-        if outcome.status not in ("proved", "refuted"):
-            logger.warning("claim %s: %s: %s", claim.id, outcome.status, outcome.message.splitlines()[0] if outcome.message else "")
-
+def _counts(outcomes) -> str:
     counts: dict[str, int] = {}
     for o in outcomes:
         counts[o.status] = counts.get(o.status, 0) + 1
-    lines = [
-        f"{len(outcomes)} claims: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + ".",
-        "",
-        ".. list-table::",
-        "   :header-rows: 1",
-        "",
-        "   * - claim",
-        "     - kind",
-        "     - verdict",
-    ]
+    return f"{len(outcomes)} claims: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + "."
+
+
+def _table(header: list[str], rows: list[list[str]], widths: str | None = None) -> list[str]:
+    out = [".. list-table::", "   :header-rows: 1"]
+    if widths:
+        out.append(f"   :widths: {widths}")
+    out.append("")
+    for row in [header, *rows]:
+        out.append(f"   * - {row[0]}")
+        out += [f"     - {cell}" for cell in row[1:]]
+    return out + [""]
+
+
+def _page_rst(pairs, latex) -> list[str]:
+    """The claims of one page; a family heading (``~``) when the page shows several families."""
+    families = list(dict.fromkeys(c.family for c, _ in pairs))
+    lines = [_counts([o for _, o in pairs]), ""]
+    lines += _table(
+        ["claim", "kind", "verdict"],
+        [[f":ref:`claim-{c.id}`", c.kind, f"**{o.status}**"] for c, o in pairs],
+        "70 15 15",
+    )
+    for fam in families:
+        char = "~"
+        if len(families) > 1:
+            lines += _heading(FAMILY_TITLES.get(fam, fam), "~")
+            char = "^"
+        for claim, outcome in pairs:
+            if claim.family == fam:
+                lines += _claim_rst(claim, outcome, latex, char)
+    return lines
+
+
+def _page_of(family: str) -> str | None:
+    return next((p for p, fams in PAGES.items() if family in fams), None)
+
+
+def generate() -> tuple[dict[str, str], list[str]]:
+    """Run the registry once: the text of each include file, and the warnings to report."""
+    import sympy as sp
+
+    from pemath.claims import all_claims, run_claims
+
+    claims = all_claims()
+    outcomes = run_claims(claims)
+    warnings = []
     for claim, outcome in zip(claims, outcomes):
-        lines += [f"   * - :ref:`claim-{claim.id}`", f"     - {claim.kind}", f"     - {outcome.status}"]
-    lines.append("")
-    order = [f for f in FAMILIES if f in by_family] + sorted(set(by_family) - set(FAMILIES))
-    for fam in order:
-        lines += _heading(FAMILY_TITLES.get(fam, fam), "-")
-        for claim, outcome in by_family[fam]:
-            lines += _claim_rst(claim, outcome, sp.latex)
-    return "\n".join(lines) + "\n"
+        if outcome.status not in ("proved", "refuted"):
+            first = outcome.message.splitlines()[0] if outcome.message else ""
+            warnings.append(f"claim {claim.id}: {outcome.status}: {first}")
+        if _page_of(claim.family) is None:
+            warnings.append(f"claim {claim.id}: family {claim.family!r} is on no page of claims_page.PAGES")
+    pairs = list(zip(claims, outcomes))
+    files: dict[str, str] = {}
+    for page, fams in PAGES.items():
+        mine = [(c, o) for c, o in pairs if c.family in fams]
+        files[f"{page}.inc"] = "\n".join(_page_rst(mine, sp.latex)) + "\n"
+
+    rows = []
+    for c, o in pairs:
+        page = _page_of(c.family)
+        where = f":doc:`/{page_doc(page)}`" if page else "(none)"
+        rows.append([f":ref:`claim-{c.id}`", where, c.kind, f"**{o.status}**"])
+    files["index.inc"] = "\n".join([_counts(outcomes), ""] + _table(["claim", "page", "kind", "verdict"], rows, "55 15 15 15")) + "\n"
+
+    published = [(c, o) for c, o in pairs if c.kind == PUBLISHED_KIND or c.family == "published"]
+    rows = [
+        [
+            f":ref:`claim-{c.id}`",
+            c.kind,
+            f"**{o.status}**",
+            _text(o.counterexample) if o.counterexample else "(none: it holds)" if o.status == "proved" else "",
+        ]
+        for c, o in published
+    ]
+    files["published_table.inc"] = "\n".join(_table(["claim", "kind", "verdict", "counterexample"], rows, "30 12 10 48")) + "\n"
+    return files, warnings
+
+
+def _key(confdir: str) -> str:
+    """SHA-256 of pemath's sources, this extension and the SymPy/mpmath/NumPy versions: what the files depend on."""
+    import mpmath
+    import numpy
+    import sympy
+
+    repo = Path(confdir).resolve().parent
+    h = hashlib.sha256(f"sympy {sympy.__version__} mpmath {mpmath.__version__} numpy {numpy.__version__}".encode())
+    for path in sorted((repo / "pemath").rglob("*.py")) + [Path(__file__).resolve()]:
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
 
 
 def _write(app) -> None:
-    path = os.path.join(app.srcdir, "_generated", "claims.inc")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    logger.info("running the claim registry for the claims page ...")
-    text = claims_rst()
-    old = None
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            old = f.read()
-    if text != old:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+    outdir = Path(app.srcdir) / "_generated" / "claims"
+    outdir.mkdir(parents=True, exist_ok=True)
+    stamp = outdir / "key.json"
+    key = _key(app.confdir)
+    names = [f"{p}.inc" for p in PAGES] + ["index.inc", "published_table.inc"]
+    cached = None
+    if stamp.exists() and all((outdir / n).exists() for n in names):
+        try:
+            cached = json.loads(stamp.read_text(encoding="utf-8"))
+        except ValueError:
+            cached = None
+    if cached is not None and cached.get("key") == key:
+        logger.info("claim pages: registry unchanged since the last build, reusing docs/_generated/claims")
+        warnings = cached.get("warnings", [])
+    else:
+        logger.info("running the claim registry for the claim pages ...")
+        files, warnings = generate()
+        for name, text in files.items():
+            _write_if_changed(outdir / name, text)
+        _write_if_changed(stamp, json.dumps({"key": key, "warnings": warnings}, indent=1) + "\n")
+    for w in warnings:
+        logger.warning(w)
 
 
 def setup(app):
     app.connect("builder-inited", _write)
-    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
+    return {"version": "0.2", "parallel_read_safe": True, "parallel_write_safe": True}
