@@ -45,7 +45,7 @@ _ROPE = ["tests/test_rope.py", "tests/test_rope_errors.py", "tests/test_golden.p
          "tests/test_mutation_killers_rope.py"]
 TARGETS: dict[str, list[str]] = {
     "pemath/_frequencies.py": ["tests/test_rope.py", "tests/test_sinusoidal.py", "tests/test_scaling.py",
-                               "tests/test_mutation_killers_rope.py"],
+                               "tests/test_mutation_killers_rope.py", "tests/test_mutation_killers_encodings.py"],
     "pemath/rope/_core.py": _ROPE + ["tests/test_rope_fast.py"],
     "pemath/rope/dense.py": _ROPE,
     "pemath/rope/complex_form.py": _ROPE,
