@@ -72,16 +72,25 @@ def _is_ml_dtypes_float(dtype: Any) -> bool:
 def is_real_floating(xp: Any, dtype: Any) -> bool:
     """Whether ``dtype`` is a real floating dtype (ml_dtypes' bfloat16 and float8 included)."""
     try:
-        if xp.isdtype(dtype, "real floating"):
-            return True
+        with warnings.catch_warnings():  # NumPy warns when handed another library's dtype: it is refused
+            warnings.simplefilter("ignore", UserWarning)
+            if xp.isdtype(dtype, "real floating"):
+                return True
     except (TypeError, ValueError, AttributeError):
         pass
-    return is_numpy(xp) and _is_ml_dtypes_float(np.dtype(dtype))
+    if not is_numpy(xp):
+        return False
+    try:
+        return _is_ml_dtypes_float(np.dtype(dtype))
+    except (TypeError, ValueError):  # not a NumPy dtype at all (another library's, a junk value)
+        return False
 
 
 def is_integer_dtype(xp: Any, dtype: Any) -> bool:
     try:
-        return bool(xp.isdtype(dtype, "integral"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return bool(xp.isdtype(dtype, "integral"))
     except (TypeError, ValueError, AttributeError):
         return False
 

@@ -16,6 +16,11 @@ def _base_inv_freq(dim: int, base: float, denominator: int) -> np.ndarray:
         b = mpmath.mpf(base)
         vals = [float(b ** (-mpmath.mpf(2 * i) / denominator)) for i in range(dim // 2)]
     out = np.array(vals, dtype=np.float64)
+    if not np.all(np.isfinite(out)) or (dim >= 4 and not np.all(out > 0)):
+        raise ValueError(
+            f"base = {base!r} gives frequencies base**(-2i/{denominator}) beyond the float64 range "
+            f"(from {out.min()} to {out.max()}); pass a base in [1e-300, 1e300]"
+        )
     out.setflags(write=False)
     return out
 

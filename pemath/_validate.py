@@ -23,6 +23,9 @@ __all__ = [
     "check_choice",
     "check_bool",
     "check_even_dim",
+    "check_size",
+    "MAX_DIM",
+    "MAX_LEN",
     "check_rotary_dim",
     "check_seq_len",
     "as_positions",
@@ -100,16 +103,45 @@ def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     return value
 
 
+#: The largest dimension, head count or bucket count pemath accepts: far beyond any model
+#: (head dims <= 1024, model dims <= 65536), and small enough that the work done per entry
+#: (one correctly rounded mpmath frequency each, exact fractions for ALiBi slopes) ends in
+#: seconds. A larger value is almost surely a wrong argument (a length passed as a dim).
+MAX_DIM = 2**20
+
+#: The largest sequence length pemath materialises (query/key lengths of a bias table).
+MAX_LEN = 2**31 - 1
+
+
+def check_size(name: str, value: Any, *, minimum: int = 1, maximum: int = MAX_DIM) -> int:
+    """An integer count in [minimum, maximum] (``MAX_DIM`` by default), with a message saying why the cap."""
+    n = check_int(name, value, minimum=minimum)
+    if n > maximum:
+        what = "dimensions, head and bucket counts" if maximum == MAX_DIM else "sequence lengths"
+        raise ValueError(
+            f"{name} must be <= {maximum} (pemath's limit for {what}; far beyond any model), got {n}"
+        )
+    return n
+
+
 def check_even_dim(name: str, value: Any) -> int:
-    dim = check_int(name, value, minimum=2)
+    dim = check_size(name, value, minimum=2)
     if dim % 2:
         raise ValueError(f"{name} must be even (features are rotated in pairs), got {dim}")
     return dim
 
 
-def check_rotary_dim(rotary_dim: Any, dim: int, *, dim_name: str = "the feature dimension") -> int:
-    """rotary_dim: None (all of ``dim``, which must then be even) or an even int in [2, dim]."""
+def check_rotary_dim(
+    rotary_dim: Any, dim: int, *, dim_name: str = "the feature dimension", allow_empty: bool = False
+) -> int:
+    """rotary_dim: None (all of ``dim``, which must then be even) or an even int in [2, dim].
+
+    ``allow_empty``: a feature axis of length 0 is fine (a pure permutation), else at least
+    one pair is needed.
+    """
     if rotary_dim is None:
+        if dim < 2 and not (allow_empty and dim == 0):
+            raise ValueError(f"{dim_name} must be >= 2 for RoPE (at least one rotated pair), got {dim}")
         if dim % 2:
             raise ValueError(
                 f"{dim_name} must be even for RoPE, got {dim} (features are rotated in pairs); "
@@ -176,6 +208,8 @@ def as_int64(
             host = np.asarray(value)
         except (TypeError, ValueError, OverflowError) as exc:
             raise TypeError(f"{name} must be {meaning}, got {show(value)}") from exc
+        if host.size == 0 and host.dtype == np.float64 and not isinstance(value, np.ndarray):
+            host = host.astype(np.int64)  # an empty list: NumPy's default dtype, not a float in sight
         if host.dtype.kind not in "iu":
             raise TypeError(f"{name} must be {meaning}, got {show(value)} (NumPy dtype {host.dtype})")
         if host.dtype == np.uint64 and host.size and int(host.max()) > 2**63 - 1:
@@ -218,6 +252,7 @@ def as_positions(
     *,
     target_shape: tuple[int, ...] | None = None,
     name: str = "positions",
+    owner: str = "x",
 ) -> Any:
     """Positions as an array of ``dtype`` in ``xp`` on ``device``.
 
@@ -225,7 +260,7 @@ def as_positions(
     real floating positions only (bool, complex and strings are refused). NaN and inf
     are refused. Integer positions beyond 2**53 are refused (they would not be exact
     in the float64 phase). If ``target_shape`` is given, the positions must broadcast
-    to it without changing it. Floating positions beyond the integers their dtype holds
+    to it without changing it (``owner`` names the array it goes with, for messages). Floating positions beyond the integers their dtype holds
     exactly (float16 above 2048, ...), and positions converted to a narrower ``dtype``
     beyond its range, get an :class:`~pemath.InexactPositionsWarning`
     (``pemath._precision.check_positions``).
@@ -234,9 +269,9 @@ def as_positions(
         pxp = _compat.namespace(positions)
         if pxp is not xp and not (_compat.is_numpy(pxp) and _compat.is_numpy(xp)):
             raise TypeError(
-                f"{name} is {show(positions)} from {_compat.backend_name(pxp)}, but x is a "
+                f"{name} is {show(positions)} from {_compat.backend_name(pxp)}, but {owner} is a "
                 f"{_compat.backend_name(xp)} array; "
-                "pass positions from the same array library as x"
+                f"pass {name} from the same array library as {owner}"
             )
         arr = positions
     else:
@@ -271,9 +306,8 @@ def as_positions(
             )
     if is_int:
         if _size(arr) and _compat.is_array(arr):
-            # unsigned values beyond int64 must not wrap to negatives on the way: compare them as they are
-            unsigned = arr.dtype in (xp.uint8, xp.uint16, xp.uint32, xp.uint64)
-            big = int(xp.max(arr)) if unsigned else int(xp.max(xp.abs(xp.astype(arr, xp.int64))))
+            # max and min as Python ints: no cast or abs() that wraps (uint64 beyond int64, -2**63)
+            big = max(int(xp.max(arr)), -int(xp.min(arr)))
             if big > _MAX_EXACT_F64:
                 raise ValueError(
                     f"{name} holds {big}, beyond 2**53, which float64 phases cannot represent exactly"

@@ -35,7 +35,7 @@ import mpmath
 import numpy as np
 
 from . import _compat
-from ._validate import as_float_array, check_choice, check_int, show
+from ._validate import MAX_LEN, as_float_array, check_choice, check_int, check_size, show
 
 __all__ = ["FORMS", "slopes", "bias"]
 
@@ -101,7 +101,7 @@ def slopes(num_heads: int) -> np.ndarray:
     >>> alibi.slopes(6) * 256
     array([ 64.,  16.,   4.,   1., 128.,  32.])
     """
-    return _slopes(check_int("num_heads", num_heads, minimum=1))
+    return _slopes(check_size("num_heads", num_heads, minimum=1))
 
 
 def _namespace(xp: Any, device: Any) -> Any:
@@ -193,13 +193,13 @@ def bias(
     if isinstance(heads, (bool, np.bool_)):
         raise TypeError(f"heads must be a number of heads (int) or a 1-D sequence of slopes, got {show(heads)}")
     if isinstance(heads, (int, np.integer)):
-        m = slopes(check_int("heads", heads, minimum=1))
+        m = slopes(check_size("heads", heads, minimum=1))
     else:
         m = as_float_array("heads", heads)
         if m.shape[0] == 0:
             raise ValueError("heads must hold at least one slope, got an empty sequence")
-    q_len = check_int("q_len", q_len, minimum=1)
-    k_len = check_int("k_len", k_len, minimum=1)
+    q_len = check_size("q_len", q_len, minimum=1, maximum=MAX_LEN)
+    k_len = check_size("k_len", k_len, minimum=1, maximum=MAX_LEN)
     if offset is None:
         offset = k_len - q_len
         if form != "symmetric" and offset < 0:
@@ -213,6 +213,7 @@ def bias(
     xp, device = _namespace(xp, device)
     if dtype is not None and not _compat.is_real_floating(xp, dtype):
         raise TypeError(f"dtype must be a real floating dtype of {xp.__name__}, got {dtype!r}")
+    _check_range(m, q_len, k_len, offset, form, dtype, xp)
     wdt = _compat.working_dtype(xp, device)
     mm = xp.asarray(m.tolist(), dtype=wdt, device=device)[:, None, None]
     qpos = xp.arange(q_len, dtype=wdt, device=device)[:, None] + float(offset)
@@ -227,6 +228,33 @@ def bias(
     neg_inf = xp.asarray(-math.inf, dtype=wdt, device=device)
     out = xp.where((rel > 0)[None, ...], neg_inf, out)
     return _cast(out, dtype, xp)
+
+
+def _check_range(m: np.ndarray, q_len: int, k_len: int, offset: int, form: str, dtype: Any, xp: Any) -> None:
+    """Refuse slopes whose biases overflow float64 (or ``dtype``): -inf would be silent garbage."""
+    top = max(abs(offset), abs(offset + q_len - 1)) + k_len  # bounds every |q_i - j| and j
+    big = float(np.max(np.abs(m))) * top
+    if not big < 1.7976931348623157e308:
+        raise ValueError(
+            f"heads holds slopes up to {float(np.max(np.abs(m)))!r}: times distances up to {top} the bias "
+            "overflows float64; pass smaller slopes"
+        )
+    if dtype is None:
+        return
+    try:
+        fmax = float(xp.finfo(dtype).max)
+    except (TypeError, ValueError, AttributeError):
+        try:
+            import ml_dtypes
+
+            fmax = float(ml_dtypes.finfo(np.dtype(dtype)).max)
+        except (ImportError, TypeError, ValueError):
+            return
+    if big > fmax:
+        raise ValueError(
+            f"dtype {dtype!r} holds magnitudes up to {fmax}, but the biases reach up to {big!r} (slopes up to "
+            f"{float(np.max(np.abs(m)))!r} times distances up to {top}); pass a wider dtype"
+        )
 
 
 def _cast(out: Any, dtype: Any, xp: Any) -> Any:

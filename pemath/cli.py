@@ -73,6 +73,10 @@ def _prove(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is not None and (
+        isinstance(argv, (str, bytes)) or not isinstance(argv, (list, tuple)) or not all(isinstance(a, str) for a in argv)
+    ):
+        raise TypeError(f"argv must be None or a list of strings, got {argv!r}")
     parser = _build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

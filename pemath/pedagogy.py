@@ -24,7 +24,7 @@ import math
 from typing import Any
 
 from . import _compat
-from ._validate import as_int64, as_real_table, check_int
+from ._validate import as_int64, as_real_table, check_int, check_size
 
 __all__ = ["integer", "normalized", "binary", "LearnedTable"]
 
@@ -88,7 +88,7 @@ def integer(positions: Any, dim: int, *, dtype: Any = None) -> Any:
     array([[0., 0., 0., 0.],
            [3., 3., 3., 3.]])
     """
-    dim = check_int("dim", dim, minimum=1)
+    dim = check_size("dim", dim, minimum=1)
     pos, xp, _, lo, hi = _int_positions(positions)
     _check_dtype(dtype, xp)
     _check_range(lo, hi, _MAX_EXACT_F64 + 1, "2**53 + 1 (float64 is exact up to 2**53)")
@@ -126,7 +126,7 @@ def normalized(positions: Any, dim: int, *, length: int, dtype: Any = None) -> A
            [0.5 , 0.5 ],
            [0.75, 0.75]])
     """
-    dim = check_int("dim", dim, minimum=1)
+    dim = check_size("dim", dim, minimum=1)
     length = check_int("length", length, minimum=1, maximum=_MAX_EXACT_F64)
     pos, xp, _, lo, hi = _int_positions(positions)
     _check_dtype(dtype, xp)
@@ -159,7 +159,7 @@ def binary(positions: Any, dim: int, *, dtype: Any = None) -> Any:
     >>> pedagogy.binary(252, 8)  # 252 = 0b11111100
     array([0., 0., 1., 1., 1., 1., 1., 1.])
     """
-    dim = check_int("dim", dim, minimum=1)
+    dim = check_size("dim", dim, minimum=1)
     pos, xp, device, lo, hi = _int_positions(positions)
     _check_dtype(dtype, xp)
     _check_range(lo, hi, 2 ** min(dim, 64), f"2**dim = {2**dim} to fit in dim={dim} bits" if dim < 64 else "2**dim")

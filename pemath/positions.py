@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import _compat
-from ._validate import check_int, show
+from ._validate import MAX_LEN, check_int, show
 
 __all__ = ["from_attention_mask", "from_cu_seqlens", "max_exact_position"]
 
@@ -65,7 +65,7 @@ def from_attention_mask(mask: Any, *, pad_value: int = 1) -> Any:
     [[1, 1, 0, 1, 2], [0, 1, 2, 3, 4]]
     """
     arr, xp = _as_array("mask", mask)
-    pad_value = check_int("pad_value", pad_value)
+    pad_value = check_int("pad_value", pad_value, minimum=-(2**63), maximum=2**63 - 1)  # stored as int64
     if arr.ndim != 2:
         raise ValueError(f"mask must be 2-D (batch, seq), got {show(mask)}")
     if not (arr.dtype == xp.bool or _compat.is_integer_dtype(xp, arr.dtype)):
@@ -124,6 +124,11 @@ def from_cu_seqlens(cu_seqlens: Any) -> Any:
                 f"{int(cu[k + 1])} < cu_seqlens[{k}] = {int(cu[k])}"
             )
     total = int(cu[-1])
+    if total > MAX_LEN:
+        raise ValueError(
+            f"cu_seqlens ends at {total} tokens, beyond pemath's limit for sequence lengths ({MAX_LEN}); "
+            "the result would hold one position per token"
+        )
     device = _compat.device_of(arr)
     t = xp.arange(total, dtype=xp.int64, device=device)
     seg = xp.searchsorted(cu, t, side="right") - 1

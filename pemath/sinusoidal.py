@@ -26,7 +26,7 @@ import numpy as np
 
 from . import _compat, _precision
 from ._frequencies import base_inv_freq
-from ._validate import as_positions, check_choice, check_int, check_real
+from ._validate import as_positions, check_choice, check_real, check_size
 
 __all__ = ["CONVENTIONS", "encode", "frequencies", "wavelengths"]
 
@@ -84,7 +84,7 @@ def frequencies(dim: int, *, base: float = 10000.0, convention: str | None = Non
     array([1.  , 0.1 , 0.01])
     """
     convention = _check_convention(convention)
-    dim = check_int("dim", dim, minimum=1)
+    dim = check_size("dim", dim, minimum=1)
     base = check_real("base", base, positive=True)
     if convention == "tensor2tensor":
         half = dim // 2
@@ -113,7 +113,14 @@ def wavelengths(dim: int, *, base: float = 10000.0, convention: str | None = Non
     >>> np.round(sinusoidal.wavelengths(4, base=100.0, convention="concat"), 4)
     array([ 6.2832, 62.8319])
     """
-    out = (2.0 * math.pi) / frequencies(dim, base=base, convention=convention)
+    freq = frequencies(dim, base=base, convention=convention)
+    with np.errstate(over="ignore"):
+        out = (2.0 * math.pi) / freq
+    if not np.all(np.isfinite(out)):
+        raise ValueError(
+            f"base = {base!r} gives frequencies down to {float(freq.min())!r}, whose wavelengths 2*pi/omega "
+            "overflow float64; pass a smaller base"
+        )
     out.setflags(write=False)
     return out
 

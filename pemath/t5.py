@@ -22,12 +22,16 @@ import mpmath
 import numpy as np
 
 from . import _compat
-from ._validate import as_int64, as_real_table, check_bool, check_int
+from ._validate import MAX_LEN, as_int64, as_real_table, check_bool, check_int, check_size
 
 __all__ = ["bucket", "bias", "thresholds"]
 
 _MAX_EXACT_F64 = 2**53
 _INT64_MIN = -(2**63)
+
+#: The most buckets accepted (T5 uses 32, the largest models a few hundred): the exact
+#: thresholds cost a big-integer search per bucket.
+MAX_BUCKETS = 4096
 
 
 # ---------------------------------------------------------------------------------------
@@ -47,12 +51,27 @@ def _exact_threshold(k: int, e: int, me: int, md: int) -> int:
     def ok(n: int) -> bool:
         return n**e * me**k >= rhs
 
-    c = max(me, math.ceil(me * (md / me) ** (k / e)))
-    while c > me and ok(c - 1):
-        c -= 1
-    while not ok(c):
-        c += 1
-    return c
+    # a float estimate, then a galloping and binary search in exact integers (the estimate is
+    # off by about 1e-16 * md: a walk one by one would never end for max_distance ~ 2**60)
+    c = max(me + 1, math.ceil(me * (md / me) ** (k / e)))
+    step = 1
+    if ok(c):
+        hi, lo = c, max(me, c - step)
+        while lo > me and ok(lo):  # ok(me) is false: me**k < md**k
+            hi, step = lo, 2 * step
+            lo = max(me, c - step)
+    else:
+        lo, hi = c, c + step
+        while not ok(hi):
+            lo, step = hi, 2 * step
+            hi = c + step
+    while hi - lo > 1:  # not ok(lo), ok(hi)
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def _log_f32(x: np.float32) -> np.float32:
@@ -121,9 +140,10 @@ def _check_params(bidirectional: Any, num_buckets: Any, max_distance: Any, exact
             + ("each direction gets num_buckets // 2 buckets, " if bidirectional else "")
             + "of which half (max_exact, at least 1) are exact and the rest logarithmic"
         )
+    check_size("num_buckets", nb, minimum=minimum, maximum=MAX_BUCKETS)
     half = nb // 2 if bidirectional else nb
     me = half // 2
-    md = check_int("max_distance", max_distance)
+    md = check_int("max_distance", max_distance, maximum=2**63 - 1)
     if md <= me:
         raise ValueError(
             f"max_distance must be > max_exact = {me} "
@@ -321,8 +341,8 @@ def bias(
     elif check_int("num_buckets", num_buckets) != rows:
         raise ValueError(f"num_buckets ({num_buckets}) must equal table.shape[0] ({rows})")
     bidirectional, half, md, exact = _check_params(bidirectional, num_buckets, max_distance, exact)
-    q_len = check_int("q_len", q_len, minimum=1)
-    k_len = check_int("k_len", k_len, minimum=1)
+    q_len = check_size("q_len", q_len, minimum=1, maximum=MAX_LEN)
+    k_len = check_size("k_len", k_len, minimum=1, maximum=MAX_LEN)
     if offset is None:
         offset = k_len - q_len
     offset = check_int("offset", offset, minimum=-_MAX_EXACT_F64, maximum=_MAX_EXACT_F64)

@@ -12,6 +12,18 @@ KINDS = ("theorem", "published claim")
 STATUSES = ("proved", "refuted", "failed", "error")
 
 
+def _text(owner: str, name: str, value: Any, *, optional: bool = False) -> None:
+    if optional and value is None:
+        return
+    if not isinstance(value, str) or not value:
+        raise TypeError(f"{owner} {name} must be a non-empty string, got {value!r} ({type(value).__name__})")
+
+
+def _callable(owner: str, name: str, value: Any) -> None:
+    if not callable(value):
+        raise TypeError(f"{owner} {name} must be callable, got {value!r} ({type(value).__name__})")
+
+
 class CheckFailure(AssertionError):
     """A numeric or high-precision check found a disagreement."""
 
@@ -33,6 +45,12 @@ class Verdict:
     derivation: Any
     counterexample: str | None = None
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.holds, bool):
+            raise TypeError(f"Verdict holds must be True or False, got {self.holds!r}")
+        if self.counterexample is not None and not isinstance(self.counterexample, str):
+            raise TypeError(f"Verdict counterexample must be None or a string, got {self.counterexample!r}")
+
 
 @dataclass(frozen=True)
 class Check:
@@ -40,6 +58,10 @@ class Check:
 
     name: str  # "numeric", "cupy", "mpmath", ...
     run: Callable[[], str]
+
+    def __post_init__(self) -> None:
+        _text("Check", "name", self.name)
+        _callable("Check", "run", self.run)
 
 
 @dataclass(frozen=True)
@@ -73,8 +95,18 @@ class Claim:
     references: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        for name in ("id", "title", "family"):
+            _text("Claim", name, getattr(self, name))
+        if not isinstance(self.kind, str):
+            raise TypeError(f"kind must be one of {KINDS}, got {self.kind!r}")
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+        _callable("Claim", "statement", self.statement)
+        _callable("Claim", "proof", self.proof)
+        if not isinstance(self.checks, tuple) or not all(isinstance(c, Check) for c in self.checks):
+            raise TypeError(f"Claim checks must be a tuple of Check, got {self.checks!r}")
+        if not isinstance(self.references, tuple) or not all(isinstance(r, str) for r in self.references):
+            raise TypeError(f"Claim references must be a tuple of strings, got {self.references!r}")
 
 
 @dataclass

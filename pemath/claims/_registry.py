@@ -29,6 +29,8 @@ FAMILIES = (
 
 
 def register(claim: Claim) -> Claim:
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim must be a pemath.claims.Claim, got {claim!r}")
     if claim.id in _CLAIMS:
         raise ValueError(f"claim id {claim.id!r} is registered twice")
     _CLAIMS[claim.id] = claim
@@ -46,9 +48,11 @@ def all_claims() -> list[Claim]:
 
 
 def get(claim_id: str) -> Claim:
+    if not isinstance(claim_id, str):
+        raise TypeError(f"claim_id must be a string, got {claim_id!r} ({type(claim_id).__name__})")
     _load()
     try:
         return _CLAIMS[claim_id]
     except KeyError:
         known = ", ".join(sorted(_CLAIMS))
-        raise ValueError(f"unknown claim id {claim_id!r}; known ids: {known}") from None
+        raise ValueError(f"unknown claim id {claim_id!r} (claim_id); known ids: {known}") from None

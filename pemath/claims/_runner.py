@@ -13,6 +13,10 @@ __all__ = ["run_claim", "run_claims"]
 
 
 def run_claim(claim: Claim, *, checks: bool = True) -> Outcome:
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim must be a pemath.claims.Claim, got {claim!r}")
+    if not isinstance(checks, bool):
+        raise TypeError(f"checks must be True or False, got {checks!r}")
     t0 = time.perf_counter()
     out = Outcome(claim.id, claim.title, claim.kind, claim.family, "error", 0.0, references=claim.references)
     try:
@@ -56,4 +60,10 @@ def run_claim(claim: Claim, *, checks: bool = True) -> Outcome:
 
 
 def run_claims(claims: Iterable[Claim], *, checks: bool = True) -> list[Outcome]:
+    if isinstance(claims, (str, bytes, Claim)) or not isinstance(claims, Iterable):
+        raise TypeError(f"claims must be an iterable of Claim (e.g. all_claims()), got {claims!r}")
+    claims = list(claims)
+    bad = [c for c in claims if not isinstance(c, Claim)]
+    if bad:
+        raise TypeError(f"claims must hold pemath.claims.Claim objects, got {bad[0]!r}")
     return [run_claim(c, checks=checks) for c in claims]

@@ -12,7 +12,19 @@ from .report import exit_code, narrate, summary_line
 __all__ = ["family_main"]
 
 
+def _check_argv(argv: object) -> None:
+    if argv is None:
+        return
+    if isinstance(argv, (str, bytes)) or not isinstance(argv, (list, tuple)) or not all(
+        isinstance(a, str) for a in argv
+    ):
+        raise TypeError(f"argv must be None or a list of strings, got {argv!r}")
+
+
 def family_main(family: str, argv: list[str] | None = None) -> int:
+    if not isinstance(family, str):
+        raise TypeError(f"family must be a string (a proofs/ script name), got {family!r}")
+    _check_argv(argv)
     parser = argparse.ArgumentParser(description=f"Narrate and decide pemath's {family} claims.")
     parser.add_argument("--latex", action="store_true", help="formulas as LaTeX instead of pretty text")
     args = parser.parse_args(argv)

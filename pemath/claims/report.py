@@ -5,10 +5,20 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from ._model import Outcome
 
 __all__ = ["table", "to_json", "narrate", "summary_line", "exit_code"]
+
+def _outcomes(outcomes: Any) -> Sequence[Outcome]:
+    if isinstance(outcomes, (str, bytes, Outcome)) or not isinstance(outcomes, Sequence):
+        raise TypeError(f"outcomes must be a sequence of Outcome (from run_claims), got {type(outcomes).__name__}")
+    bad = [o for o in outcomes if not isinstance(o, Outcome)]
+    if bad:
+        raise TypeError(f"outcomes must hold Outcome objects (from run_claim), got {bad[0]!r}")
+    return outcomes
+
 
 _MARK = {"passed": "ok", "failed": "FAIL", "error": "ERR", "skipped": "skip", "refuted": "refuted"}
 
@@ -22,6 +32,7 @@ def _check_cell(checks: dict[str, str]) -> str:
 
 
 def table(outcomes: Sequence[Outcome]) -> str:
+    _outcomes(outcomes)
     rows = [("id", "kind", "verdict", "seconds", "checks")]
     for o in outcomes:
         rows.append((o.id, o.kind, o.status, f"{o.seconds:.2f}", _check_cell(o.checks)))
@@ -44,6 +55,7 @@ def table(outcomes: Sequence[Outcome]) -> str:
 
 
 def summary_line(outcomes: Sequence[Outcome]) -> str:
+    _outcomes(outcomes)
     counts = Counter(o.status for o in outcomes)
     total = sum(o.seconds for o in outcomes)
     parts = [f"{counts.get(s, 0)} {s}" for s in ("proved", "refuted", "failed", "error")]
@@ -51,15 +63,21 @@ def summary_line(outcomes: Sequence[Outcome]) -> str:
 
 
 def exit_code(outcomes: Sequence[Outcome]) -> int:
+    _outcomes(outcomes)
     return 1 if any(o.status in ("failed", "error") for o in outcomes) else 0
 
 
 def to_json(outcomes: Sequence[Outcome]) -> str:
+    _outcomes(outcomes)
     return json.dumps([o.as_json() for o in outcomes], indent=2)
 
 
 def narrate(outcome: Outcome, *, latex: bool = False) -> str:
     """The derivation of one claim, step by step (pretty-printed or LaTeX)."""
+    if not isinstance(outcome, Outcome):
+        raise TypeError(f"outcome must be an Outcome (from run_claim), got {outcome!r}")
+    if not isinstance(latex, bool):
+        raise TypeError(f"latex must be True or False, got {latex!r}")
     lines = [f"== {outcome.id}: {outcome.title} [{outcome.kind}]"]
     d = outcome.derivation
     if d is not None:

@@ -12,20 +12,20 @@ import numpy as np
 
 from .. import _compat
 from .._frequencies import base_inv_freq
-from .._validate import check_choice, check_int, check_real, check_seq_len, show
+from .._validate import check_choice, check_real, check_seq_len, check_size, show
 from ..scaling import RopeScaling
 
 LAYOUTS = ("interleaved", "half")
 
 
-def check_layout(layout: Any) -> str:
+def check_layout(layout: Any, name: str = "layout") -> str:
     if layout is None:
         raise TypeError(
-            "layout is required: 'interleaved' rotates pairs (2i, 2i+1) (RoFormer, GPT-J, Meta's "
+            f"{name} is required: 'interleaved' rotates pairs (2i, 2i+1) (RoFormer, GPT-J, Meta's "
             "complex form, torchtune); 'half' rotates pairs (i, i + d/2) (GPT-NeoX, HF rotate_half, "
             "flash-attn)"
         )
-    return check_choice("layout", layout, LAYOUTS)
+    return check_choice(name, layout, LAYOUTS)
 
 
 def check_base(base: Any) -> float:
@@ -43,7 +43,7 @@ def check_scaling(scaling: Any) -> RopeScaling | None:
 
 def frequencies(dim: int, base: float, scaling: RopeScaling | None, seq_len: int | None) -> tuple[np.ndarray, float]:
     """Validated float64 inverse frequencies and attention factor."""
-    dim = check_int("dim", dim, minimum=2)
+    dim = check_size("dim", dim, minimum=2)
     if dim % 2:
         raise ValueError(f"dim must be even for RoPE, got {dim} (features are rotated in pairs)")
     base = check_base(base)
@@ -95,8 +95,11 @@ def rotate(x: Any, cos: Any, sin: Any, layout: str, r: int, xp: Any, wdt: Any) -
     x1, x2 = split_pairs(x, layout, r)
     x1 = xp.astype(x1, wdt)
     x2 = xp.astype(x2, wdt)
-    o1 = x1 * cos - x2 * sin
-    o2 = x2 * cos + x1 * sin
+    # inf in x gives inf * 0 = NaN where a sine or cosine vanishes: the IEEE answer, not an
+    # error to warn about (NumPy's warning state; no effect on the other backends)
+    with np.errstate(invalid="ignore", over="ignore"):
+        o1 = x1 * cos - x2 * sin
+        o2 = x2 * cos + x1 * sin
     out = xp.astype(merge_pairs(o1, o2, layout, xp), x.dtype)
     if r < x.shape[-1]:
         out = xp.concat([out, x[..., r:]], axis=-1)

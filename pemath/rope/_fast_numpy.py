@@ -122,15 +122,25 @@ def _order(blocks: list[tuple], table_strides: tuple[int, ...]) -> list[tuple]:
         (i.start if isinstance(i, slice) else i) for i, b in zip(idx, shared) if not b))
 
 
-def _run_blocks(blocks: list[tuple], work: Callable[[list[tuple]], None], size: int) -> None:
-    """Run ``work`` over ``blocks``: inline, or as contiguous runs of blocks on the thread pool."""
+def _run_blocks(blocks: list, work: Callable[[list], None], size: int) -> None:
+    """Run ``work`` over ``blocks``: inline, or as contiguous runs of blocks on the thread pool.
+
+    IEEE results without warnings, as in the portable kernel: ``inf * 0`` is NaN, a
+    rotated pair beyond the output dtype's range is inf (NumPy's error state is per
+    thread, so it is set inside each run).
+    """
+
+    def quiet(chunk: list) -> None:
+        with np.errstate(invalid="ignore", over="ignore"):
+            work(chunk)
+
     n = num_threads()
     if n == 1 or size < _THREAD_MIN or len(blocks) < 2:
-        work(blocks)
+        quiet(blocks)
         return
     n = min(n, len(blocks))
     cuts = [len(blocks) * i // n for i in range(n + 1)]
-    futures = [_executor(n).submit(work, blocks[cuts[i]:cuts[i + 1]]) for i in range(n)]
+    futures = [_executor(n).submit(quiet, blocks[cuts[i]:cuts[i + 1]]) for i in range(n)]
     for f in futures:
         f.result()
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import _compat
-from .._validate import as_positions, check_bool, check_choice, check_int, check_rotary_dim, show
+from .._validate import as_positions, check_bool, check_choice, check_rotary_dim, check_size, show
 from . import _core
 
 __all__ = ["apply_axial", "apply_mrope", "mrope_components", "GROUPINGS", "AXIAL_FREQUENCIES"]
@@ -33,7 +33,7 @@ AXIAL_FREQUENCIES = ("per_axis", "strided")
 def _int_list(name: str, values: Any) -> list[int]:
     if isinstance(values, (str, bytes)) or values is None or not hasattr(values, "__iter__"):
         raise TypeError(f"{name} must be a sequence of integers, got {show(values)}")
-    out = [check_int(f"{name}[{k}]", v, minimum=1) for k, v in enumerate(values)]
+    out = [check_size(f"{name}[{k}]", v, minimum=1) for k, v in enumerate(values)]
     if not out:
         raise ValueError(f"{name} must not be empty")
     return out

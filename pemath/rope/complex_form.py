@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from .. import _compat
+from .. import _compat, _precision
 from .._validate import as_positions, check_bool, show
 from ..scaling import RopeScaling
 from . import _core
@@ -29,7 +30,22 @@ def to_complex(x: Any, *, layout: str | None = None) -> Any:
     wdt = _compat.working_dtype(xp, _compat.device_of(x))
     cdt = xp.complex128 if wdt == xp.float64 else xp.complex64
     a, b = _core.split_pairs(x, layout, d)
-    return xp.astype(a, cdt) + xp.astype(b, cdt) * 1j
+    return _complex(xp.astype(a, cdt), b, xp, cdt)
+
+
+def _complex(re: Any, im: Any, xp: Any, cdt: Any) -> Any:
+    """``re + i*im`` with ``re`` complex and ``im`` real, exact for non-finite ``im`` too.
+
+    ``im * 1j`` turns an infinite ``im`` into ``nan + inf j`` (``inf * 0`` in the real
+    part): the non-finite entries get their imaginary unit by addition instead.
+    """
+    finite = xp.isfinite(im)
+    z = re + xp.astype(xp.where(finite, im, xp.zeros_like(im)), cdt) * 1j
+    if not bool(xp.all(finite)):
+        for v in (math.inf, -math.inf, math.nan):
+            hit = xp.isnan(im) if v != v else im == v
+            z = xp.where(hit, re + complex(0.0, v), z)
+    return z
 
 
 def from_complex(z: Any, *, layout: str | None = None, dtype: Any = None) -> Any:
@@ -39,7 +55,10 @@ def from_complex(z: Any, *, layout: str | None = None, dtype: Any = None) -> Any
     xp = _compat.namespace(z)
     if not xp.isdtype(z.dtype, "complex floating"):
         raise TypeError(f"z must have a complex dtype, got {show(z)}")
+    if z.ndim < 1:
+        raise ValueError("z must have at least one axis (the pair axis is the last), got a 0-d array")
     layout = _core.check_layout(layout)
+    _precision.check_table_dtype(xp, dtype)
     out = _core.merge_pairs(xp.real(z), xp.imag(z), layout, xp)
     return out if dtype is None else xp.astype(out, dtype)
 
@@ -96,9 +115,11 @@ def apply_complex(
     freq, factor = _core.frequencies(dim, base, scaling, seq_len)
     device = _compat.device_of(z)
     wdt = _compat.working_dtype(xp, device)
-    pos = as_positions(positions, xp, device, wdt, target_shape=tuple(z.shape[:-1]))
+    pos = as_positions(positions, xp, device, wdt, target_shape=tuple(z.shape[:-1]), owner="z")
     theta = _core.angle_table(pos, freq, xp, device, wdt)
     sign = -1.0 if inverse else 1.0
     cdt = xp.complex128 if wdt == xp.float64 else xp.complex64
     rot = xp.astype(xp.cos(theta) * factor, cdt) + xp.astype(xp.sin(theta) * (sign * factor), cdt) * 1j
-    return xp.astype(z, cdt) * rot
+    # non-finite z: complex products of inf give NaN parts, the IEEE answer (no NumPy warning)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return xp.astype(z, cdt) * rot

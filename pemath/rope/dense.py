@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import numpy as np
 
-from .._validate import check_real, check_rotary_dim, check_int
+from .._validate import check_real, check_rotary_dim, check_size
 from ..scaling import RopeScaling
 from . import _core
 
@@ -46,7 +46,7 @@ def matrix(
     """
     position = check_real("position", position)
     layout = _core.check_layout(layout)
-    dim = check_int("dim", dim, minimum=1)
+    dim = check_size("dim", dim, minimum=1)
     r = check_rotary_dim(rotary_dim, dim, dim_name="dim")
     freq, factor = _core.frequencies(r, base, scaling, seq_len)
     R = np.eye(dim, dtype=np.float64)

@@ -9,13 +9,14 @@ value) this module raises, because a silently ignored key changes the numbers.
 from __future__ import annotations
 
 import math
+import re
 import numbers
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from .._validate import check_bool, check_int, check_real, show
+from .._validate import check_bool, check_int, check_real, check_size, show
 from ..scaling import DynamicNTK, Linear, Llama3, LongRoPE, Proportional, RopeScaling, YaRN
 
 __all__ = ["from_hf"]
@@ -79,7 +80,12 @@ def _key(name: str) -> str:
 
 def _int_like(name: str, value: Any) -> int:
     """A positive integer; an integral float (4096.0, as some JSON writers emit) is accepted."""
-    if isinstance(value, float) and not isinstance(value, bool) and math.isfinite(value) and value.is_integer():
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        if abs(value) > 2**53:
+            raise ValueError(
+                f"{name} must be an integer, got the float {value!r}, beyond 2**53 where floats no longer "
+                "hold every integer exactly; write it as an int"
+            )
         value = int(value)
     return check_int(name, value, minimum=1)
 
@@ -262,13 +268,19 @@ def from_hf(
     >>> rope.from_hf(None, head_dim=64, rope_theta=1e6)
     {'base': 1000000.0, 'rotary_dim': 64, 'scaling': None}
     """
-    head_dim = check_int("head_dim", head_dim, minimum=2)
+    head_dim = check_size("head_dim", head_dim, minimum=2)
     mpe = None if max_position_embeddings is None else _int_like("max_position_embeddings", max_position_embeddings)
     top_ompe = (
         None
         if original_max_position_embeddings is None
         else _int_like("original_max_position_embeddings", original_max_position_embeddings)
     )
+    # The top-level values are checked even where the dict's own value takes priority:
+    # a bad argument is refused, never silently ignored.
+    if rope_theta is not None:
+        check_real("rope_theta", rope_theta, positive=True)
+    if partial_rotary_factor is not None:
+        check_real("partial_rotary_factor", partial_rotary_factor, minimum=0.0, maximum=1.0)
     if rope_parameters is None:
         rope_parameters = {}
     if not isinstance(rope_parameters, Mapping):
@@ -453,5 +465,7 @@ def from_hf(
     except (TypeError, ValueError) as exc:
         if "rope_parameters" in str(exc) or "max_position_embeddings" in str(exc):
             raise
-        raise type(exc)(f"rope_parameters {where}: {exc}") from exc
+        # the scaling classes' argument names, in HF's spelling
+        msg = re.sub(r"\boriginal_max_position\b", "original_max_position_embeddings", str(exc))
+        raise type(exc)(f"rope_parameters {where}: {msg}") from exc
     return {"base": base, "rotary_dim": rotary_dim, "scaling": scaling}

@@ -41,9 +41,9 @@ def convert_layout(x: Any, *, src: str, dst: str, rotary_dim: int | None = None)
     xp = _compat.namespace(x)
     if x.ndim < 1:
         raise ValueError("x must have at least one axis (the feature axis is the last), got a 0-d array")
-    src = _core.check_layout(src)
-    dst = _core.check_layout(dst)
-    r = check_rotary_dim(rotary_dim, int(x.shape[-1]), dim_name="x.shape[-1]")
+    src = _core.check_layout(src, "src")
+    dst = _core.check_layout(dst, "dst")
+    r = check_rotary_dim(rotary_dim, int(x.shape[-1]), dim_name="x.shape[-1]", allow_empty=True)
     if src == dst:
         return x
     a, b = _core.split_pairs(x, src, r)
@@ -86,8 +86,8 @@ def permute_qk_weight(weight: Any, *, n_heads: int, src: str = "interleaved", ds
         raise TypeError(f"weight must be an array, got {show(weight)}")
     xp = _compat.namespace(weight)
     n_heads = check_int("n_heads", n_heads, minimum=1)
-    src = _core.check_layout(src)
-    dst = _core.check_layout(dst)
+    src = _core.check_layout(src, "src")
+    dst = _core.check_layout(dst, "dst")
     if weight.ndim not in (1, 2):
         raise ValueError(
             f"weight must be 1-D (a bias) or 2-D (out_features, in_features), got shape {tuple(weight.shape)}"

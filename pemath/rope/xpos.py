@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import _compat
-from .._validate import as_positions, check_bool, check_choice, check_int, check_real, check_rotary_dim, show
+from .._validate import as_positions, check_bool, check_choice, check_int, check_real, check_rotary_dim, check_size, show
 from . import _core
 
 __all__ = ["apply", "zeta", "center_of", "ROLES", "CENTERS"]
@@ -62,7 +62,7 @@ def zeta(dim: int, *, gamma: float = 0.4) -> np.ndarray:
     >>> xpos.zeta(4, gamma=0.4).round(6)
     array([0.285714, 0.642857])
     """
-    dim = check_int("dim", dim, minimum=2)
+    dim = check_size("dim", dim, minimum=2)
     if dim % 2:
         raise ValueError(f"dim must be even for xPos (features are rotated in pairs), got {dim}")
     gamma = check_real("gamma", gamma, positive=True)

@@ -79,7 +79,16 @@ class RopeScaling(abc.ABC):
         dim = check_even_dim("dim", dim)
         base = check_real("base", base, positive=True)
         seq_len = check_seq_len(seq_len)
-        return np.asarray(self._inv_freq(dim, base, seq_len), dtype=np.float64)
+        # extreme parameters (factor 5e-324, say) overflow: reported below as one clear error,
+        # not as a NumPy RuntimeWarning followed by infinities
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore", under="ignore"):
+            freq = np.asarray(self._inv_freq(dim, base, seq_len), dtype=np.float64)
+        if freq.shape != (dim // 2,) or not np.all(np.isfinite(freq)) or np.any(freq < 0):
+            raise ValueError(
+                f"{self!r} gives non-finite or negative frequencies for dim={dim}, base={base}, "
+                f"seq_len={seq_len}: its parameters are out of range (an extreme factor?)"
+            )
+        return freq
 
     @abc.abstractmethod
     def _inv_freq(self, dim: int, base: float, seq_len: int | None) -> np.ndarray:

@@ -79,6 +79,12 @@ class LongRoPE(RopeScaling):
             raise ValueError(
                 "LongRoPE needs factor, max_position or attention_factor to fix its attention factor; got none"
             )
+        s = self.factor if self.factor is not None else (self.max_position or 1) / self.original_max_position
+        if af is None and s > 1.0 and self.original_max_position < 2:
+            raise ValueError(
+                f"original_max_position must be >= 2 to derive the attention factor sqrt(1 + ln s / "
+                f"ln original_max_position) (s = {s}); got {self.original_max_position}: pass attention_factor"
+            )
 
     @property
     def attention_factor(self) -> float:

@@ -124,7 +124,12 @@ class YaRN(RopeScaling):
             raise ValueError("base must be != 1 for YaRN (the ramp bounds divide by ln(base)), got 1.0")
 
         def corr(turns: float) -> float:
-            return dim * math.log(self.original_max_position / (turns * 2 * math.pi)) / (2 * math.log(base))
+            q = self.original_max_position / (turns * 2 * math.pi)  # HF's expression, bit for bit
+            if not (0 < q < math.inf):  # extreme beta_fast/beta_slow: the same value without overflow
+                ln = math.log(self.original_max_position) - math.log(turns) - math.log(2 * math.pi)
+            else:
+                ln = math.log(q)
+            return dim * ln / (2 * math.log(base))
 
         low, high = corr(self.beta_fast), corr(self.beta_slow)
         if self.truncate:

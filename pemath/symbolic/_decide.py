@@ -73,6 +73,16 @@ def reduce_to_zero(expr: Any, *, methods: Sequence[str] | None = None) -> tuple[
     Returns ``(proved, method, residual)``: the first rewrite that reaches zero, or
     ``(False, None, residual)`` with the simplest residual seen.
     """
+    if methods is not None:
+        known = [name for name, _ in REWRITES]
+        if isinstance(methods, (str, bytes)) or not isinstance(methods, Sequence):
+            raise TypeError(f"methods must be None or a sequence of rewrite names from {known}, got {methods!r}")
+        unknown = [m for m in methods if not isinstance(m, str) or m not in known]
+        if unknown:
+            raise ValueError(f"methods must name rewrites from {known}, got unknown {unknown!r}")
+    if isinstance(expr, (str, bytes)):
+        # sympify would eval() the string: an expression is built with SymPy, never parsed here
+        raise TypeError(f"expr must be a SymPy expression or matrix (not a string), got {expr!r}")
     rewrites = [r for r in REWRITES if methods is None or r[0] in methods]
     if isinstance(expr, sp.MatrixBase):
         used: list[str] = []
@@ -85,7 +95,12 @@ def reduce_to_zero(expr: Any, *, methods: Sequence[str] | None = None) -> tuple[
             used.append(how or "")
         order = ["identical"] + [name for name, _ in REWRITES]
         return True, max(used, key=order.index) if used else "identical", residual
-    e = sp.sympify(expr)
+    try:
+        e = sp.sympify(expr, strict=True)
+    except (sp.SympifyError, TypeError, ValueError) as exc:
+        raise TypeError(f"expr must be a SymPy expression or matrix, got {expr!r} ({type(expr).__name__})") from exc
+    if not isinstance(e, sp.Expr):
+        raise TypeError(f"expr must be a SymPy expression or matrix, got {expr!r} ({type(e).__name__})")
     if e is sp.S.Zero:
         return True, "identical", e
     residual = e
@@ -106,6 +121,14 @@ class Step:
     expr: Any = None
     status: str = "info"  # "info" (narration), "proved", "failed"
     method: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TypeError(f"Step text must be a string, got {self.text!r}")
+        if self.status not in ("info", "proved", "failed"):
+            raise ValueError(f"Step status must be 'info', 'proved' or 'failed', got {self.status!r}")
+        if self.method is not None and not isinstance(self.method, str):
+            raise TypeError(f"Step method must be None or a string, got {self.method!r}")
 
     def latex(self) -> str | None:
         if self.expr is None:
@@ -134,6 +157,10 @@ class Derivation:
     title: str
     steps: list[Step] = field(default_factory=list)
     result: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.title, str):
+            raise TypeError(f"Derivation title must be a string, got {self.title!r}")
 
     def say(self, text: str, expr: Any = None) -> Any:
         """Narrate (no decision): a definition, a substitution, a solution found."""

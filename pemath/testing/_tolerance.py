@@ -143,6 +143,8 @@ _KNOWN_U = {"float64": 2.0**-53, "float32": 2.0**-24, "float16": 2.0**-11, "bflo
 
 def dtype_name(dtype: Any) -> str:
     """The plain name of a NumPy, ml_dtypes, torch, CuPy or array-api-strict dtype, or of a name."""
+    if dtype is None:  # np.dtype(None) is float64: never a silent default
+        raise TypeError("dtype must be a floating dtype or its name, got None")
     if isinstance(dtype, str):
         return dtype.removeprefix("torch.")
     top = type(dtype).__module__.split(".")[0]

@@ -69,7 +69,7 @@ import numpy as np
 
 from .. import _compat, _precision
 from .._errors import InexactPositionsWarning
-from .._validate import as_positions, check_choice, check_int, check_rotary_dim, check_seq_len, show
+from .._validate import as_positions, check_choice, check_rotary_dim, check_seq_len, check_size, show
 from ..rope import _core
 from ..scaling import DynamicNTK, Linear, Llama3, LongRoPE, Proportional, RopeScaling, YaRN
 
@@ -146,6 +146,31 @@ def _host(name: str, a: Any) -> np.ndarray:
     ):
         return a.detach().cpu().float().numpy().astype(_resolve_dtype(a.dtype))
     return np.asarray(_compat.to_numpy(a))
+
+
+def _torch_like_errors(fn: Any) -> Any:
+    """Run a pipeline without NumPy's floating-point warnings: torch, which it emulates, gives
+    inf and NaN silently (a NaN or inf in ``x`` propagates as it would in the model)."""
+
+    @functools.wraps(fn)
+    def quiet(*args: Any, **kwargs: Any) -> Any:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+            return fn(*args, **kwargs)
+
+    return quiet
+
+
+def _check_base(base: Any) -> float:
+    """A base > 0 that float32 holds as a positive finite number (the pipelines compute in float32)."""
+    base = _core.check_base(base)
+    with np.errstate(over="ignore", under="ignore"):
+        b32, inv32 = np.float32(base), np.float32(1.0 / base)
+    if not (np.isfinite(b32) and b32 > 0 and np.isfinite(inv32) and inv32 > 0):
+        raise ValueError(
+            f"base must be within float32's range (these pipelines compute their frequencies in float32), "
+            f"got {base!r}"
+        )
+    return base
 
 
 def _check_x(x: Any, dtype: Any) -> tuple[np.ndarray, np.dtype]:
@@ -371,6 +396,7 @@ def _hf_inv_freq(
     )
 
 
+@_torch_like_errors
 def hf_inv_freq(
     dim: int,
     *,
@@ -418,10 +444,10 @@ def hf_inv_freq(
     >>> f.dtype, f.tolist()[:2], a
     (dtype('float32'), [1.0, 0.10000000149011612], 1.0)
     """
-    r = check_int("dim", dim, minimum=2)
+    r = check_size("dim", dim, minimum=2)
     if r % 2:
         raise ValueError(f"dim must be even for RoPE, got {r} (features are rotated in pairs)")
-    base = _core.check_base(base)
+    base = _check_base(base)
     scaling = _core.check_scaling(scaling)
     seq_len = check_seq_len(seq_len)
     inv, a = _hf_inv_freq(r, base, scaling, seq_len, _libm(libm))
@@ -454,6 +480,7 @@ def _phases(pos: np.ndarray, inv: np.ndarray) -> np.ndarray:
     return pos.astype(np.float32)[..., None] * inv
 
 
+@_torch_like_errors
 def hf(
     x: Any,
     positions: Any,
@@ -524,7 +551,7 @@ def hf(
     """
     host, dt = _check_x(x, dtype)
     layout = _core.check_layout(layout)
-    base = _core.check_base(base)
+    base = _check_base(base)
     scaling = _core.check_scaling(scaling)
     seq_len = check_seq_len(seq_len)
     lm = _libm(libm)
@@ -540,6 +567,7 @@ def hf(
     return _rotate_model_dtype(host, cos, sin, layout, r, dt)
 
 
+@_torch_like_errors
 def gptj(
     x: Any,
     positions: Any,
@@ -580,7 +608,7 @@ def gptj(
     [-0.30116868019104004, 1.3817732334136963, 0.9899501800537109, 1.009949803352356]
     """
     host, dt = _check_x(x, dtype)
-    base = _core.check_base(base)
+    base = _check_base(base)
     lm = _libm(libm)
     r = check_rotary_dim(rotary_dim, int(host.shape[-1]), dim_name="x.shape[-1]")
     pos = _check_positions(positions, host)
@@ -591,6 +619,7 @@ def gptj(
     return _rotate_model_dtype(host, cos, sin, "interleaved", r, dt)
 
 
+@_torch_like_errors
 def meta(
     x: Any,
     positions: Any,
@@ -636,7 +665,7 @@ def meta(
     [-0.416146844625473, 0.9092974066734314, -0.19866932928562164, 0.9800665974617004]
     """
     host, dt = _check_x(x, dtype)
-    base = _core.check_base(base)
+    base = _check_base(base)
     if scaling is not None and not isinstance(scaling, Llama3):
         raise TypeError(
             "scaling must be None or pemath.scaling.Llama3 (Meta's reference has only Llama 3.1's scaling), "

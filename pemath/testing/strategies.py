@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from .._validate import check_int, show
+from .._validate import check_int, check_size, show
 from ..positions import max_exact_position
 from ..rope._core import LAYOUTS
 from ..scaling import NTK, DynamicNTK, Linear, Llama3, LongRoPE, Proportional, RopeScaling, YaRN
@@ -81,8 +81,8 @@ class RopeConfig:
 
 
 def _bounds(name_lo: str, lo: Any, name_hi: str, hi: Any, *, minimum: int) -> tuple[int, int]:
-    lo = check_int(name_lo, lo, minimum=minimum)
-    hi = check_int(name_hi, hi, minimum=minimum)
+    lo = check_size(name_lo, lo, minimum=minimum)
+    hi = check_size(name_hi, hi, minimum=minimum)
     if lo > hi:
         raise ValueError(f"{name_lo} must be <= {name_hi}, got {name_lo}={lo}, {name_hi}={hi}")
     return lo, hi
@@ -138,10 +138,12 @@ def scalings(rotary_dim: int, *, kinds: tuple[str, ...] = SCALINGS) -> st.Search
     Proportional (p-RoPE). NTK variants need ``rotary_dim > 2`` and are left out
     below that.
     """
-    r = check_int("rotary_dim", rotary_dim, minimum=2)
+    r = check_size("rotary_dim", rotary_dim, minimum=2)
     if r % 2:
         raise ValueError(f"rotary_dim must be even, got {r}")
-    if isinstance(kinds, str) or not all(isinstance(k, str) for k in kinds) or not kinds:
+    if isinstance(kinds, str) or not isinstance(kinds, (tuple, list)) or not kinds or not all(
+        isinstance(k, str) for k in kinds
+    ):
         raise TypeError(f"kinds must be a non-empty tuple of names from {SCALINGS}, got {show(kinds)}")
     unknown = [k for k in kinds if k not in SCALINGS]
     if unknown:
@@ -212,9 +214,14 @@ def rope_configs(
     ...     assert y.shape == (3, cfg.head_dim)
     >>> test()
     """
-    if isinstance(layouts, str) or not layouts or any(lay not in LAYOUTS for lay in layouts):
+    if (
+        isinstance(layouts, str)
+        or not isinstance(layouts, (tuple, list))
+        or not layouts
+        or any(not isinstance(lay, str) or lay not in LAYOUTS for lay in layouts)
+    ):
         raise ValueError(f"layouts must be a non-empty tuple of {LAYOUTS}, got {layouts!r}")
-    max_head_dim = check_int("max_head_dim", max_head_dim, minimum=2)
+    max_head_dim = check_size("max_head_dim", max_head_dim, minimum=2)
     if not isinstance(partial, bool) or not isinstance(scaling, bool):
         raise TypeError(f"partial and scaling must be True or False, got {show(partial)}, {show(scaling)}")
 
@@ -249,7 +256,7 @@ def boundary_positions(dtype: Any = "float32", *, max_position: int = 131071) ->
     >>> [p for p in pst.boundary_positions("bfloat16", max_position=600) if 200 < p < 300]
     [255, 256, 257, 258]
     """
-    max_position = check_int("max_position", max_position, minimum=0)
+    max_position = check_int("max_position", max_position, minimum=0, maximum=2**53)
     n = max_exact_position(dtype)
     out = {0, max_position}
     k = 0
@@ -273,8 +280,8 @@ def positions(
     >>> find(pst.positions(dtype="float16"), lambda p: p > 2048)   # the first one float16 rounds
     2049
     """
-    max_position = check_int("max_position", max_position, minimum=0)
-    min_position = check_int("min_position", min_position, minimum=0)
+    max_position = check_int("max_position", max_position, minimum=0, maximum=2**53)
+    min_position = check_int("min_position", min_position, minimum=0, maximum=2**53)
     if min_position > max_position:
         raise ValueError(
             f"min_position must be <= max_position, got min_position={min_position}, max_position={max_position}"
