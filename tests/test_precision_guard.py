@@ -322,3 +322,17 @@ def test_the_warning_fires_exactly_when_some_element_admits_every_value(p, seed,
     got = any(issubclass(w.category, pemath.VacuousToleranceWarning) for w in rec)
     assert got == expect
     assert all(issubclass(w.category, pemath.VacuousToleranceWarning) for w in rec)
+
+
+def test_dense_matrix_position_is_checked_like_positions():
+    """rope.matrix's scalar position: ints beyond 2**53 refused, narrow floats beyond their exact range warned."""
+    from pemath import rope
+
+    with pytest.raises(ValueError, match="position"):
+        rope.matrix(2**53 + 1, 4, layout="half")
+    with pytest.warns(pemath.InexactPositionsWarning, match="position"):
+        rope.matrix(np.float16(4096), 4, layout="half")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rope.matrix(np.float16(2048), 4, layout="half")
+        rope.matrix(2**53, 4, layout="half")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 import numpy as np
 
-from .._validate import check_real, check_rotary_dim, check_size
+from .. import _compat
+from .._validate import as_positions, check_real, check_rotary_dim, check_size
 from ..scaling import RopeScaling
 from . import _core
 
@@ -44,7 +45,10 @@ def matrix(
     >>> bool(abs(R[1, 0] - 0.8414709848078965) < 1e-15)
     True
     """
-    position = check_real("position", position)
+    check_real("position", position)  # a real scalar: no arrays, bools or strings
+    # then the positions checks: integers beyond 2**53 refused (float64 would round them),
+    # narrow floats beyond their exact-integer range warned about
+    position = float(as_positions(position, _compat.namespace(np.empty(0)), "cpu", np.float64, name="position"))
     layout = _core.check_layout(layout)
     dim = check_size("dim", dim, minimum=1)
     r = check_rotary_dim(rotary_dim, dim, dim_name="dim")
