@@ -62,3 +62,86 @@ def test_longrope_attention_factor_with_two_original_positions():
     # L0 = 2, s = 4: sqrt(1 + ln 4 / ln 2) = sqrt(3)
     assert math.isclose(LongRoPE([1, 1], [1, 1], 2, max_position=8).attention_factor, math.sqrt(3), rel_tol=1e-15)
     assert np.isfinite(LongRoPE([1, 1], [1, 1], 2, factor=4.0).attention_factor)
+
+
+# ------------------------------------------------------------------------------------------------
+# third pass: YaRN, RopeScaling.inv_freq
+
+
+def test_yarn_attention_factor_for_factors_up_to_two():
+    """0.1 ln s + 1 for every s > 1 (s = 2: 1.0693...), 1 at s = 1."""
+    from pemath.scaling import YaRN
+
+    assert YaRN(2.0, 64).attention_factor == pytest.approx(1.0693147180559945, rel=1e-15)
+    assert YaRN(1.5, 64).attention_factor == pytest.approx(0.1 * math.log(1.5) + 1, rel=1e-15)
+    assert YaRN(1.0, 64).attention_factor == 1.0
+
+
+def test_yarn_accepts_an_original_length_of_one():
+    from pemath.scaling import YaRN
+
+    y = YaRN(4.0, 1)
+    assert y.original_max_position == 1
+    freq = y.inv_freq(8, 10000.0)
+    # L0 = 1: both ramp bounds are negative, clipped to 0: pair 0 sits at the ramp's start
+    # (weight 1, kept), pairs 1.. past its end (weight 0): theta_i / 4
+    np.testing.assert_allclose(freq, [1.0, 0.1 / 4, 0.01 / 4, 0.001 / 4], rtol=1e-15)
+
+
+def test_yarn_negative_mscale_all_dim_is_refused():
+    from pemath.scaling import YaRN
+
+    with pytest.raises(ValueError, match="mscale_all_dim"):
+        YaRN(4.0, 64, mscale=1.0, mscale_all_dim=-1.0)
+
+
+@pytest.mark.parametrize("ramp", ["index", "ratio"])
+@pytest.mark.parametrize("base", [-10.0, 0.0])
+def test_yarn_ramp_methods_check_base(ramp, base):
+    from pemath.scaling import YaRN
+
+    y = YaRN(4.0, 64, ramp=ramp)
+    with pytest.raises(ValueError, match="base must be > 0"):
+        y.correction_range(8, base)
+    with pytest.raises(ValueError, match="base must be > 0"):
+        y.ramp_weights(8, base)
+
+
+def test_yarn_correction_range_is_clipped_to_dim_minus_one():
+    """L0 = 4096, base 10, d = 8: low = 8 ln(4096/64pi)/(2 ln 10) = 5.24 -> 5,
+    high = 8 ln(4096/2pi)/(2 ln 10) = 11.3 -> 12, clipped to d - 1 = 7 (HF)."""
+    from pemath.scaling import YaRN
+
+    assert YaRN(4.0, 4096, beta_slow=1.0).correction_range(8, 10.0) == (5, 7)
+
+
+def test_yarn_correction_range_without_overflow_for_extreme_betas():
+    """beta_slow = 1e-300: L0 / (2 pi beta) overflows float64; the bound is still
+    d ln(L0 / 2 pi beta) / (2 ln b) (mpmath, 40 digits: 4.12269093508855847 for L0 = 1e10, b = 1e300)."""
+    from pemath.scaling import YaRN
+
+    y = YaRN(4.0, 10**10, beta_fast=1.0, beta_slow=1e-300, truncate=False)
+    low, high = y.correction_range(8, 1e300)
+    assert low == pytest.approx(0.12269093508855847, rel=1e-14)
+    assert high == pytest.approx(4.122690935088558, rel=1e-14)
+
+
+def test_yarn_correction_bound_is_hf_expression_bit_for_bit():
+    """d ln(L0 / (beta 2 pi)) / (2 ln b) exactly as HF writes it: for L0 = 200, beta = 64 the
+    log of the quotient and the difference of logs differ in the last bit."""
+    from pemath.scaling import YaRN
+
+    low, _ = YaRN(4.0, 200, beta_fast=64.0, beta_slow=1.0, truncate=False).correction_range(8, 0.5)
+    assert low == 8 * math.log(200 / (64.0 * 2 * math.pi)) / (2 * math.log(0.5))
+
+
+def test_scaling_base_checks_the_number_of_frequencies():
+    """A RopeScaling subclass whose _inv_freq returns one (finite) value per feature is refused."""
+    from pemath.scaling import RopeScaling
+
+    class PerFeature(RopeScaling):
+        def _inv_freq(self, dim, base, seq_len):
+            return np.ones(dim)
+
+    with pytest.raises(ValueError, match="PerFeature"):
+        PerFeature().inv_freq(8, 10000.0)

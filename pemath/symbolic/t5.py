@@ -84,6 +84,18 @@ def branches(
     return cut, exact(n), offset + sp.Min(log_index(n, **log_kw), cap)
 
 
+def _branches_in(d: Derivation, n: sp.Expr, **rule) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """:func:`branches` inside a derivation: a logarithmic index that SymPy cannot compare with the cap
+    (complex, or infinite, e.g. when log(D/M) is not positive) fails the derivation instead of raising
+    SymPy's ``ValueError`` / ``TypeError``."""
+    try:
+        return branches(n, **rule)
+    except (ValueError, TypeError) as exc:
+        d.fail(f"the logarithmic bucket at n = {sp.sstr(n)} is undefined: min(K(n), cap) is not decidable "
+               f"({exc})", log_index(n, **{k: v for k, v in rule.items() if k in ("ref", "top", "e", "log")}))
+        raise  # unreachable: fail() raises
+
+
 def formula(n: sp.Expr, **rule) -> sp.Expr:
     """The bucket of distance n (before the direction offset), as a Piecewise."""
     cut, ex, lg = branches(n, **rule)
@@ -155,13 +167,13 @@ def exact_below_max_exact(
     u = sp.Symbol("u", nonnegative=True)
     d.say("T5's bucket of a distance n, with M = max_exact, E = h - M log buckets and D = M (1 + sigma):",
           formula(sp.Symbol("n", integer=True, nonnegative=True), **rule))
-    cut, ex, _ = branches(M - 1 - t, **rule)
+    cut, ex, _ = _branches_in(d, M - 1 - t, **rule)
     d.true("every n = M - 1 - t (t >= 0) is below M, in the exact branch", sp.Lt(M - 1 - t, cut))
     d.zero("where the bucket is n itself", ex - (M - 1 - t), methods=("expand",))
-    cut, _, lg = branches(M, **rule)
+    cut, _, lg = _branches_in(d, M, **rule)
     d.true("n = M is not below M: the logarithmic branch starts there", sp.Ge(M, cut))
     d.zero("with K(M) = floor(E log 1 / log(D/M)) = 0: bucket M", lg - M, methods=("expand",))
-    cut, _, lg = branches(M * (1 + u), **rule)
+    cut, _, lg = _branches_in(d, M * (1 + u), **rule)
     d.true("every n = M (1 + u) with u >= 0 is in the logarithmic branch", sp.Ge(sp.expand(M * (1 + u) - cut), 0))
     d.true("where log(n/M) = log(1 + u) >= 0, so K(n) >= 0 and the bucket is >= M: no distance >= M "
            "shares an exact bucket", sp.Ge(lg - M, 0))
@@ -189,13 +201,13 @@ def monotone(**rule) -> Derivation:
     d.say("floor is non-decreasing: a <= b gives floor(a) <= a <= b, and floor(b) is the largest integer "
           "<= b, so floor(a) <= floor(b); min(., E - 1) is non-decreasing too. Hence the logarithmic "
           "branch is non-decreasing in n.")
-    _, below, _ = branches(M - 1, **rule)
-    _, _, at = branches(M, **rule)
+    _, below, _ = _branches_in(d, M - 1, **rule)
+    _, _, at = _branches_in(d, M, **rule)
     d.zero("at the junction the bucket steps from M - 1 (exact branch, n = M - 1) to M (logarithmic "
            "branch, n = M): up by one", at - below - 1, methods=("expand",))
     t = sp.Symbol("t", integer=True, nonnegative=True)
-    _, e1, _ = branches(t, **rule)
-    _, e2, _ = branches(t + 1, **rule)
+    _, e1, _ = _branches_in(d, t, **rule)
+    _, e2, _ = _branches_in(d, t + 1, **rule)
     d.zero("and the exact branch steps by one: b(n + 1) - b(n) = 1 for n + 1 < M", e2 - e1 - 1, methods=("expand",))
     d.say("With the direction: bidirectional r > 0 adds h to b(r) (increasing in r), r < 0 uses b(-r) "
           "(non-decreasing in |r|); unidirectional keys after the query (r >= 0) are all bucket 0.")
@@ -214,7 +226,7 @@ def bucket_count(
     """
     d = Derivation("how many T5 buckets are used")
     tt = sp.Symbol("t", nonnegative=True)
-    _, _, at_d = branches(D, **rule)
+    _, _, at_d = _branches_in(d, D, **rule)
     d.zero("at n = D: K(D) = floor(E log(D/M) / log(D/M)) = E, capped: bucket M + E - 1 = h - 1, the last",
            at_d - (M + E - 1), methods=("expand",))
     k_beyond = sp.expand(log_index(D * (1 + tt), **{k: v for k, v in rule.items() if k in ("ref", "top", "e", "log")}))
@@ -229,8 +241,8 @@ def bucket_count(
           "every logarithmic bucket M..h-1 is reached (the last at n = D).")
     n1 = sp.Symbol("n", integer=True, positive=True)
     u = sp.Symbol("u", nonnegative=True)
-    _, ex, _ = branches(n1, **rule)
-    _, _, lg = branches(M * (1 + u), **rule)
+    _, ex, _ = _branches_in(d, n1, **rule)
+    _, _, lg = _branches_in(d, M * (1 + u), **rule)
     d.true("every distance n >= 1 has bucket >= 1: n in the exact branch ...", sp.Ge(ex, 1))
     d.true("... and bucket >= M >= 1 in the logarithmic branch", sp.And(sp.Ge(lg - M, 0), sp.Ge(M, 1)))
     d.say("Hence unidirectional: r >= 0 gives bucket 0 and r < 0 gives 1..h-1: h = num_buckets buckets. "

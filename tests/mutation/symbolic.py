@@ -769,13 +769,7 @@ EQUIVALENT: dict[str, str] = {
 }
 
 #: Mutants on which a derivation raises something other than ProofFailure (reported, counted as neither).
-KNOWN_ERRORS: dict[str, str] = {
-    "t5.bucket_count bucket_count(top): negate M*(sigma + 1)":
-        "D = -M(1 + sigma) makes log(D/M) complex; SymPy's Min raises ValueError ('not comparable') inside "
-        "pemath.symbolic.t5.bucket_count instead of the step failing with ProofFailure",
-    "t5.bucket_count bucket_count(top): drop factor: M*(sigma + 1) -> M":
-        "D = M gives log(D/M) = 0 and K = zoo; SymPy's Min raises ValueError inside bucket_count",
-}
+KNOWN_ERRORS: dict[str, str] = {}
 
 
 # ------------------------------------------------------------------------------------------------
