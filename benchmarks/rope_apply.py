@@ -60,7 +60,7 @@ def naive_numpy(x, pos, layout, base=10000.0):
 
 def torch_hf_style(torch, layout, d, pos, base=10000.0):
     """Tables built once (as HF's rotary module does per forward), then the apply step."""
-    inv = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
+    inv = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64, device=pos.device).float() / d))
     freqs = pos.float()[:, None] * inv[None, :]
     if layout == "half":
         emb = torch.cat((freqs, freqs), dim=-1)

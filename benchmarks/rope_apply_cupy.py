@@ -24,8 +24,10 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from pemath import rope  # noqa: E402
+from rope_apply import torch_hf_style  # noqa: E402  (the same HF-style code as on the CPU)
 
 
 def median_ms(cp, fn, repeat):
@@ -41,22 +43,6 @@ def median_ms(cp, fn, repeat):
         stop.synchronize()
         times.append(cp.cuda.get_elapsed_time(start, stop))
     return float(np.median(times))
-
-
-def torch_hf_style(torch, layout, d, pos, base=10000.0):
-    inv = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64, device=pos.device).float() / d))
-    freqs = pos.float()[:, None] * inv[None, :]
-    emb = torch.cat((freqs, freqs), dim=-1) if layout == "half" else torch.repeat_interleave(freqs, 2, dim=-1)
-    cos, sin = emb.cos(), emb.sin()
-
-    def rotate_half(x):
-        return torch.cat((-x[..., d // 2:], x[..., : d // 2]), dim=-1)
-
-    def rotate_pairs(x):
-        return torch.stack((-x[..., 1::2], x[..., 0::2]), dim=-1).flatten(-2)
-
-    rot = rotate_half if layout == "half" else rotate_pairs
-    return lambda x: x * cos + rot(x) * sin
 
 
 def main(argv=None):

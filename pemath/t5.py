@@ -44,27 +44,24 @@ MAX_BUCKETS = 4096
 # ---------------------------------------------------------------------------------------
 
 
-def _exact_threshold(k: int, e: int, me: int, md: int) -> int:
-    """min{n : e*log(n/me) >= k*log(md/me)} = min{n : n**e * me**k >= md**k * me**e}, in integers."""
-    rhs = md**k * me**e
+def _least(ok, start: int, me: int) -> int:
+    """min{n > me : ok(n)} for a non-decreasing predicate with ok(me) false, searched from ``start``.
 
-    def ok(n: int) -> bool:
-        return n**e * me**k >= rhs
-
-    # a float estimate, then a galloping and binary search in exact integers (the estimate is
-    # off by about 1e-16 * md: a walk one by one would never end for max_distance ~ 2**60)
-    c = max(me + 1, math.ceil(me * (md / me) ** (k / e)))
+    Gallops away from ``start`` (doubling steps) until the answer is bracketed, then
+    bisects: about 2 log2(distance) evaluations, where a walk one by one would never end
+    for max_distance ~ 2**60.
+    """
     step = 1
-    if ok(c):
-        hi, lo = c, max(me, c - step)
-        while lo > me and ok(lo):  # ok(me) is false: me**k < md**k
+    if ok(start):
+        hi, lo = start, max(me, start - step)
+        while lo > me and ok(lo):
             hi, step = lo, 2 * step
-            lo = max(me, c - step)
+            lo = max(me, start - step)
     else:
-        lo, hi = c, c + step
+        lo, hi = start, start + step
         while not ok(hi):
             lo, step = hi, 2 * step
-            hi = c + step
+            hi = start + step
     while hi - lo > 1:  # not ok(lo), ok(hi)
         mid = (lo + hi) // 2
         if ok(mid):
@@ -72,6 +69,17 @@ def _exact_threshold(k: int, e: int, me: int, md: int) -> int:
         else:
             lo = mid
     return hi
+
+
+def _exact_threshold(k: int, e: int, me: int, md: int) -> int:
+    """min{n : e*log(n/me) >= k*log(md/me)} = min{n : n**e * me**k >= md**k * me**e}, in integers."""
+    rhs = md**k * me**e
+
+    def ok(n: int) -> bool:
+        return n**e * me**k >= rhs
+
+    # from a float estimate (off by about 1e-16 * md); ok(me) is false: me**k < md**k
+    return _least(ok, max(me + 1, math.ceil(me * (md / me) ** (k / e))), me)
 
 
 def _log_f32(x: np.float32) -> np.float32:
@@ -91,28 +99,8 @@ def _k_float32(n: int, e: int, me: int, md: int) -> int:
 
 def _float32_threshold(k: int, e: int, me: int, md: int, start: int) -> int:
     """min{n >= me : _k_float32(n) >= k}, searched outwards from the exact threshold."""
-
-    def ok(n: int) -> bool:
-        return _k_float32(n, e, me, md) >= k
-
-    step = 1
-    if ok(start):
-        hi, lo = start, max(me, start - step)
-        while lo > me and ok(lo):  # _k_float32(me) == 0 < k: me is never ok
-            hi, step = lo, 2 * step
-            lo = max(me, start - step)
-    else:
-        lo, hi = start, start + step
-        while not ok(hi):
-            lo, step = hi, 2 * step
-            hi = start + step
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    # _k_float32(me) == 0 < k: me is never ok
+    return _least(lambda n: _k_float32(n, e, me, md) >= k, start, me)
 
 
 @functools.lru_cache(maxsize=64)
