@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pemath import alibi
 from pemath import scaling as sc
 from pemath.testing import _tolerance as T
 
@@ -123,3 +124,89 @@ def test_rope_bound_of_a_slice_that_does_not_start_at_zero():
     alone = T.rope_bound(x2[:, 2:6], pos, freq, 1.0, "half", 4, u, cfreq)
     np.testing.assert_array_equal(got[:, 2:6], alone)
     np.testing.assert_array_equal(got[:, [0, 1, 6, 7]], u * np.abs(x2[:, [0, 1, 6, 7]]))
+
+
+# ----------------------------------------------------------------- sinusoidal_tolerance, by hand
+U = 2.0**-24
+LN_B = 9.210340371976184  # ln 10^4
+
+
+def test_sinusoidal_tolerance_by_hand_default_base():
+    """d = 4 (concat: sin w0, sin w1, cos w0, cos w1), b = 10^4 by default, w = (1, 1/100), p = 100 (exact
+    in float32), float32: tau = 2 [(C + 1) u |p w| + 2u + u + 2^-53 (|p w| + 8)] with C = (0, 1.5 ln b + 10.5)."""
+    c1 = 1.5 * LN_B + 0.5 + 10.0
+    col0 = 2 * (1.0 * U * 100 + 3 * U + 2.0**-53 * 108)
+    col1 = 2 * ((c1 + 1) * U * 1.0 + 3 * U + 2.0**-53 * 9)
+    got = T.sinusoidal_tolerance([100], 4, convention="concat")
+    assert got.shape == (1, 4)
+    np.testing.assert_allclose(got[0], [col0, col1, col0, col1], rtol=1e-13)
+
+
+def test_sinusoidal_tolerance_bfloat16_and_a_rounded_position():
+    """interleaved d = 2 (sin w0, cos w0), w0 = 1, p = 2^24 + 1 (float32 rounds it by 1), bfloat16
+    u_T = 2^-8: tau = 2 [u p + 1 + 2u + 2^-8 + 2^-53 (p + 8)]."""
+    p = 2.0**24 + 1
+    want = 2 * (U * p + 1.0 + 2 * U + 2.0**-8 + 2.0**-53 * (p + 8))
+    got = T.sinusoidal_tolerance([p], 2, convention="interleaved", dtype="bfloat16")
+    np.testing.assert_allclose(got[0], [want, want], rtol=1e-13)
+
+
+def test_sinusoidal_tolerance_odd_tensor2tensor():
+    """d = 5, tensor2tensor: e = (0, 1), w = (1, 10^-4); columns sin w0, sin w1, cos w0, cos w1 and a zero
+    column that must be exactly zero. p = 3: C = (0, 3 ln b + 1 + 10)."""
+    c1 = 3 * LN_B + 11.0
+    col0 = 2 * (U * 3 + 3 * U + 2.0**-53 * 11)
+    col1 = 2 * ((c1 + 1) * U * 3e-4 + 3 * U + 2.0**-53 * (3e-4 + 8))
+    got = T.sinusoidal_tolerance([3.0], 5, convention="tensor2tensor")
+    np.testing.assert_allclose(got[0, :4], [col0, col1, col0, col1], rtol=1e-13)
+    assert got[0, 4] == 0.0
+
+
+def test_sinusoidal_tolerance_grows_with_the_phase():
+    pos = np.array([0.0, 1.0, 7.0, 1e3, 1e6, 2.0**24 - 1, 2.0**24 + 1, 1e8])
+    got = T.sinusoidal_tolerance(pos, 8, convention="concat")
+    assert np.all(np.diff(got, axis=0) > 0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_honest_float32_table_passes(dtype):
+    """A table computed the plain way in float32 (phase fl32(p) * fl32(w), sin / cos in float32, rounded
+    to dtype) lies within the tolerance, also at the float32 position boundary 2^24 + 1."""
+    ml = pytest.importorskip("ml_dtypes")
+    pos = np.array([0.0, 1.0, 999.0, 2.0**24 - 1, 2.0**24 + 1, 1e6])
+    d, b = 8, 1e4
+    w = b ** (-np.arange(d // 2) * 2.0 / d)
+    truth_phase = pos[:, None] * w
+    truth = np.concatenate([np.sin(truth_phase), np.cos(truth_phase)], axis=1)
+    ph32 = pos.astype(np.float32)[:, None] * w.astype(np.float32)
+    t = np.dtype(ml.bfloat16) if dtype == "bfloat16" else np.float32
+    got = np.concatenate([np.sin(ph32), np.cos(ph32)], axis=1).astype(t).astype(np.float64)
+    tol = T.sinusoidal_tolerance(pos, d, convention="concat", dtype=dtype)
+    assert np.all(np.abs(got - truth) <= tol)
+
+
+# ----------------------------------------------------------------- alibi_tolerance, by hand
+def test_alibi_tolerance_by_hand():
+    """One head (slope 2^-8), causal q = 2, k = 3: tau = 2 |B| (10 u + u_T) (up to the float64 slack,
+    relative 2^-28 / 11), and 0 for a masked entry."""
+    b = np.array([[-2.0**-8, 0.0, -np.inf], [-2.0**-7, -2.0**-8, 0.0]])
+    got = T.alibi_tolerance(1, 2, 3, form="causal")[0]
+    want = np.where(np.isfinite(b), 2 * np.abs(b) * 11 * U, 0.0)
+    np.testing.assert_allclose(got, want, rtol=1e-8)
+    assert got[0, 2] == 0.0 and got[0, 1] == 0.0
+    bf = T.alibi_tolerance(1, 2, 3, form="causal", dtype="bfloat16")[0]
+    np.testing.assert_allclose(bf, np.where(np.isfinite(b), 2 * np.abs(b) * (10 * U + 2.0**-8), 0.0), rtol=1e-8)
+
+
+@pytest.mark.parametrize("q_len,k_len,offset,extra", [
+    (1, 1, 2**24 - 1, 0),    # max(q, k) + |offset| = 2^24: distances are exact in float32
+    (1, 1, -(2**24 - 1), 0),
+    (1, 2, 2**24 - 1, 1),    # 2^24 + 1: one more u
+    (2, 1, -(2**24 - 1), 1),
+    (1, 1, 1000, 0),
+])
+def test_alibi_tolerance_position_bound(q_len, k_len, offset, extra):
+    """The extra u is added when max(q_len, k_len) + |offset| exceeds 2^24, not at 2^24."""
+    b = np.asarray(alibi.bias(1, q_len, k_len, form="symmetric", offset=offset))
+    got = T.alibi_tolerance(1, q_len, k_len, form="symmetric", offset=offset)
+    np.testing.assert_allclose(got, 2 * np.abs(b) * (11 + extra) * U, rtol=1e-8)
