@@ -51,7 +51,7 @@ __all__ = ["supports", "rotate_into", "num_threads"]
 # float64 scratch blocks and the table slices stay in L2). The complex kernels use blocks
 # _HALF (half: one complex64 scratch block) and _WIDE (interleaved: no scratch) times larger.
 _BLOCK = 1 << 14
-_HALF = 4
+_HALF = 16
 _WIDE = 64
 # Below this many elements of x, threads cost more than they save.
 _THREAD_MIN = 1 << 18
