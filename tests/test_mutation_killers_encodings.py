@@ -186,3 +186,34 @@ def test_max_exact_position_names_without_ml_dtypes(monkeypatch):
     monkeypatch.setattr(positions, "_ml_dtypes", lambda: None)
     with pytest.raises(ValueError, match="'__class__' is not a known dtype name"):
         positions.max_exact_position("__class__")
+
+
+# --- argument ranges at their exact edges (third pass) -----------------------------------------
+
+
+def test_t5_num_buckets_limit_is_4096():
+    with pytest.raises(ValueError, match="num_buckets"):
+        t5.thresholds(bidirectional=False, num_buckets=4097, max_distance=10**6)
+    with pytest.raises(ValueError, match="num_buckets"):
+        t5.bucket(0, bidirectional=True, num_buckets=4097, max_distance=10**6)
+
+
+def test_t5_max_distance_limit_is_int64_max():
+    # 4 bidirectional buckets: max_exact = 1 and a single logarithmic bucket, so no thresholds
+    # to search: the only thing under test is the range of max_distance
+    assert t5.thresholds(num_buckets=4, max_distance=2**63 - 1) == ()
+    assert t5.bucket([-5, 0, 5], num_buckets=4, max_distance=2**63 - 1).tolist() == [1, 0, 3]
+    for md in (2**63, 2**64):
+        with pytest.raises(ValueError, match="max_distance"):
+            t5.thresholds(num_buckets=4, max_distance=md)
+
+
+def test_attention_mask_pad_value_is_any_int64():
+    from pemath import positions
+
+    mask = [[0, 1, 1]]
+    for pad in (-(2**63), 2**63 - 1):
+        assert positions.from_attention_mask(mask, pad_value=pad).tolist() == [[pad, 0, 1]]
+    for pad in (-(2**63) - 1, 2**63):
+        with pytest.raises(ValueError, match="pad_value"):
+            positions.from_attention_mask(mask, pad_value=pad)
