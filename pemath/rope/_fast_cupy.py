@@ -136,7 +136,7 @@ def rotate_into(
     h = r // 2
     in_place = out is x
     src = x
-    if not in_place and cp.shares_memory(x, out):  # partial overlap: read a copy
+    if not in_place and cp.may_share_memory(x, out):  # possible overlap (bounds only, cheap): read a copy
         src = x.copy()
     if not src.flags.c_contiguous:
         src = cp.ascontiguousarray(src)

@@ -69,7 +69,7 @@ import numpy as np
 
 from .. import _compat, _precision
 from .._errors import InexactPositionsWarning
-from .._validate import as_positions, check_choice, check_rotary_dim, check_seq_len, check_size, show
+from .._validate import as_int64, as_positions, check_choice, check_rotary_dim, check_seq_len, check_size, show
 from ..rope import _core
 from ..scaling import DynamicNTK, Linear, Llama3, LongRoPE, Proportional, RopeScaling, YaRN
 
@@ -186,20 +186,10 @@ def _check_x(x: Any, dtype: Any) -> tuple[np.ndarray, np.dtype]:
 def _check_positions(positions: Any, x: np.ndarray) -> np.ndarray:
     """Integer positions (HF's int64 position_ids) broadcasting against x.shape[:-1], as int64 NumPy."""
     if _compat.is_array(positions):
-        host = np.asarray(_compat.to_numpy(positions))
-    elif isinstance(positions, (str, bytes)) or positions is None:
-        raise TypeError(f"positions must be integers (a scalar, list or array), got {show(positions)}")
-    else:
-        try:
-            host = np.asarray(positions)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"positions must be integers (a scalar, list or array), got {show(positions)}") from exc
-    if host.dtype.kind not in "iu":
-        raise TypeError(
-            f"positions must be integers (the pipelines take int64 position_ids), got {show(positions)}"
-            + ("; pemath.rope.apply takes fractional positions" if host.dtype.kind == "f" else "")
-        )
-    xp = _compat.namespace(host)
+        positions = np.asarray(_compat.to_numpy(positions))  # any backend: the emulation runs in NumPy
+    host, xp, _ = as_int64("positions", positions,
+                           meaning="integers (the pipelines take int64 position_ids; pemath.rope.apply takes "
+                                   "fractional positions)")
     pos = np.asarray(as_positions(host, xp, "cpu", np.int64, target_shape=tuple(x.shape[:-1])))
     big = int(np.max(np.abs(pos))) if pos.size else 0
     if big > _F32_EXACT:
