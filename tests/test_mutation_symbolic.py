@@ -92,14 +92,17 @@ def test_true_rewritings_prove(rewriting):
     rewriting.run()
 
 
-def test_known_errors_are_still_errors():
-    """A known non-ProofFailure error that became a kill (or a pass) is worth knowing about."""
-    names = set(S.KNOWN_ERRORS)
-    for mu in S.auto_mutants([h for h in S.HOOKS if h.name == "bucket_count(top)"]):
-        if mu.name in names:
-            assert S.decide(mu)[0] == "error", mu.name
-            names.discard(mu.name)
-    assert not names, f"stale KNOWN_ERRORS entries: {names}"
+def test_bucket_count_mutants_fail_as_proof_failures():
+    """The T5 bucket-count mutants that once crashed SymPy ("not comparable") are now clean kills.
+
+    An undecidable comparison must surface as ProofFailure, never as another exception; no
+    mutant may stay excused as a known error.
+    """
+    assert not S.KNOWN_ERRORS
+    mutants = list(S.auto_mutants([h for h in S.HOOKS if h.name == "bucket_count(top)"]))
+    assert mutants
+    outcomes = {mu.name: S.decide(mu)[0] for mu in mutants if mu.name not in S.EQUIVALENT}
+    assert outcomes and set(outcomes.values()) == {"killed"}, outcomes
 
 
 def test_equivalents_exist():
