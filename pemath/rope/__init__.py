@@ -1,5 +1,6 @@
 """Rotary position embedding (RoPE): numeric reference in every layout and convention."""
 
+from .spec import Spec
 from .apply import apply, cos_sin, inv_freq
 from .hf import from_hf
 from .complex_form import apply_complex, freqs_cis, from_complex, to_complex
@@ -10,6 +11,7 @@ from .axial import apply_axial, apply_mrope, mrope_components
 from .analysis import long_term_decay
 
 __all__ = [
+    "Spec",
     "inv_freq",
     "apply",
     "cos_sin",

@@ -17,17 +17,19 @@ from .. import _compat
 from .._validate import as_positions
 from ..scaling import RopeScaling
 from . import _core
+from .spec import Spec, frequencies_of
 
 __all__ = ["long_term_decay"]
 
 
 def long_term_decay(
     distances: Any,
-    dim: int,
+    dim: int | None = None,
     *,
-    base: float = 10000.0,
+    base: float | None = None,
     scaling: RopeScaling | None = None,
     seq_len: int | None = None,
+    spec: Spec | None = None,
 ) -> Any:
     r"""RoFormer's relative upper bound :math:`\frac{1}{d/2}\sum_{j=1}^{d/2} |S_j(r)|` at each distance.
 
@@ -49,14 +51,16 @@ def long_term_decay(
         Relative distances ``r = m - n`` (integers or reals, any shape; ``B`` is even
         in ``r``). Arrays keep their namespace and device; Python values give NumPy.
     dim : int
-        The rotary dimension ``d`` (even).
+        The rotary dimension ``d`` (even); optional with a ``spec`` that fixes it.
     base : float
-        ``b > 0``.
+        ``b > 0``; default 10000.
     scaling : pemath.scaling.RopeScaling, optional
         Use the scaled frequencies (the attention factor, a constant multiple of every
         score, is not applied).
     seq_len : int, optional
         For the sequence-length-driven scalings.
+    spec : pemath.rope.Spec, optional
+        Instead of ``base`` and ``scaling`` (giving both raises ``TypeError``).
 
     Returns
     -------
@@ -71,7 +75,7 @@ def long_term_decay(
     >>> np.round(rope.long_term_decay([0, 1, 100], 128), 4)
     array([32.5   , 31.5382, 10.2273])
     """
-    freq, _ = _core.frequencies(dim, base, scaling, seq_len)
+    freq, _ = frequencies_of("rope.long_term_decay", spec, dim, seq_len, base=base, scaling=scaling)
     if _compat.is_array(distances):
         xp = _compat.namespace(distances)
         device = _compat.device_of(distances)

@@ -10,16 +10,18 @@ from .. import _compat
 from .._validate import as_positions, check_bool, check_rotary_dim, show
 from ..scaling import RopeScaling
 from . import _core, _fast_cupy, _fast_numpy
+from .spec import Spec, frequencies_of, resolve
 
 __all__ = ["inv_freq", "apply", "cos_sin"]
 
 
 def inv_freq(
-    dim: int,
+    dim: int | None = None,
     *,
-    base: float = 10000.0,
+    base: float | None = None,
     scaling: RopeScaling | None = None,
     seq_len: int | None = None,
+    spec: Spec | None = None,
 ) -> np.ndarray:
     r"""The ``dim/2`` inverse frequencies of RoPE, after scaling.
 
@@ -30,12 +32,14 @@ def inv_freq(
     Parameters
     ----------
     dim : int
-        The rotary dimension ``d`` (even).
+        The rotary dimension ``d`` (even). Optional with a ``spec`` that fixes it.
     base : float
-        ``b > 0`` (HF's ``rope_theta``).
+        ``b > 0`` (HF's ``rope_theta``); default 10000.
     scaling : pemath.scaling.RopeScaling, optional
     seq_len : int, optional
         The sequence length, for the variants driven by it (DynamicNTK, LongRoPE).
+    spec : pemath.rope.Spec, optional
+        Instead of ``base`` and ``scaling`` (giving both raises ``TypeError``).
 
     Returns
     -------
@@ -47,8 +51,10 @@ def inv_freq(
     >>> from pemath import rope
     >>> rope.inv_freq(8)
     array([1.   , 0.1  , 0.01 , 0.001])
+    >>> rope.inv_freq(spec=rope.Spec("half", base=100.0, rotary_dim=4))
+    array([1. , 0.1])
     """
-    freq, _ = _core.frequencies(dim, base, scaling, seq_len)
+    freq, _ = frequencies_of("rope.inv_freq", spec, dim, seq_len, multi_axis_ok=True, base=base, scaling=scaling)
     return freq
 
 
@@ -57,12 +63,13 @@ def apply(
     positions: Any,
     *,
     layout: str | None = None,
-    base: float = 10000.0,
+    base: float | None = None,
     rotary_dim: int | None = None,
     scaling: RopeScaling | None = None,
     seq_len: int | None = None,
     inverse: bool = False,
     out: Any = None,
+    spec: Spec | None = None,
 ) -> Any:
     r"""Rotate ``x`` by RoPE at ``positions``.
 
@@ -88,8 +95,9 @@ def apply(
         ``(batch, seq, heads, dim)``. Integers or floats (fractional positions are
         exact, never truncated).
     layout : {"interleaved", "half"}
-        Required: there is no safe default.
+        Required (here or in ``spec``): there is no safe default.
     base : float
+        Default 10000.
     rotary_dim : int, optional
         Rotate only the first ``rotary_dim`` features, with frequencies computed over
         ``rotary_dim``; the rest pass through bit-identical.
@@ -102,6 +110,13 @@ def apply(
         Where to write the result: same namespace, device, shape and dtype as ``x``
         (and writable). It may be ``x`` itself, for an in-place rotation; any other
         overlap with ``x`` is also safe (``x`` is read before ``out`` is written).
+    spec : pemath.rope.Spec, optional
+        The whole configuration instead of ``layout``, ``base``, ``rotary_dim`` and
+        ``scaling`` (giving both raises ``TypeError``). A spec with ``mrope_section``
+        takes positions with a leading component axis (HF's ``position_ids`` of shape
+        ``(3, batch, seq)``, as ``position_ids[:, :, None, :]`` for ``x`` of shape
+        ``(batch, heads, seq, dim)``); one with ``out_layout`` returns the output in
+        that layout (and, with ``inverse=True``, takes its input in it).
 
     Returns
     -------
@@ -122,12 +137,17 @@ def apply(
     array([0.540302, 0.841471, 0.995004, 0.099833])
     """
     xp = _core.check_x(x)
-    layout = _core.check_layout(layout)
+    if spec is None and rotary_dim is not None:  # the range message names x's feature size
+        check_rotary_dim(rotary_dim, int(x.shape[-1]), dim_name="x.shape[-1]")
+    spec = resolve(spec, "rope.apply", layout=layout, base=base, rotary_dim=rotary_dim, scaling=scaling)
     inverse = check_bool("inverse", inverse)
     if out is not None:
         _check_out(out, x, xp)
-    r = check_rotary_dim(rotary_dim, int(x.shape[-1]), dim_name="x.shape[-1]")
-    freq, factor = _core.frequencies(r, base, scaling, seq_len)
+    r = spec.rotary_dim_for(int(x.shape[-1]))
+    if spec.out_layout is not None or spec.is_multi_axis:
+        return _apply_structured(x, positions, spec, r, seq_len, inverse, out, xp)
+    layout = spec.layout
+    freq, factor = spec.frequencies(r, seq_len)
     device = _compat.device_of(x)
     wdt = _compat.working_dtype(xp, device)
     pos = as_positions(positions, xp, device, wdt, target_shape=tuple(x.shape[:-1]))
@@ -152,6 +172,27 @@ def apply(
     return out
 
 
+def _apply_structured(x: Any, positions: Any, spec: Spec, r: int, seq_len: Any, inverse: bool, out: Any,
+                      xp: Any) -> Any:
+    """M-RoPE and a change of layout on output: the plain rotation composed with them."""
+    from .axial import rotate_mrope
+    from .layout import convert_layout
+
+    plain = spec.replace(out_layout=None, mrope_section=None, mrope_interleaved=False)
+    if inverse and spec.out_layout is not None:
+        x = convert_layout(x, src=spec.out_layout, dst=spec.layout, rotary_dim=r)
+    if spec.is_multi_axis:
+        y = rotate_mrope(x, positions, plain, spec.mrope_section, spec.mrope_interleaved, r, seq_len, inverse)
+    else:
+        y = apply(x, positions, spec=plain, seq_len=seq_len, inverse=inverse)
+    if not inverse and spec.out_layout is not None:
+        y = convert_layout(y, src=spec.layout, dst=spec.out_layout, rotary_dim=r)
+    if out is None:
+        return y
+    out[...] = y
+    return out
+
+
 def _check_out(out: Any, x: Any, xp: Any) -> None:
     if not _compat.is_array(out) or _compat.namespace(out) is not xp:
         raise TypeError(f"out must be an array of the same library as x ({_compat.backend_name(xp)}), got {show(out)}")
@@ -167,13 +208,14 @@ def _check_out(out: Any, x: Any, xp: Any) -> None:
 
 def cos_sin(
     positions: Any,
-    dim: int,
+    dim: int | None = None,
     *,
     layout: str | None = None,
-    base: float = 10000.0,
+    base: float | None = None,
     scaling: RopeScaling | None = None,
     seq_len: int | None = None,
     dtype: Any = None,
+    spec: Spec | None = None,
 ) -> tuple[Any, Any]:
     r"""The cos and sin tables of RoPE, laid out per feature.
 
@@ -187,10 +229,13 @@ def cos_sin(
     positions : array or int/float or list
         Arrays keep their namespace and device; Python values give NumPy.
     dim : int
-        The rotary dimension (even).
+        The rotary dimension (even). Optional with a ``spec`` that fixes it.
     layout : {"interleaved", "half"}
     base, scaling, seq_len
         As in :func:`apply`.
+    spec : pemath.rope.Spec, optional
+        Instead of ``layout``, ``base`` and ``scaling`` (giving both raises
+        ``TypeError``). Single-axis specs only.
     dtype : optional
         A real floating dtype of the namespace: the float64 tables are cast to it once,
         at the end, so each value is within the dtype's unit roundoff of the truth at
@@ -209,8 +254,13 @@ def cos_sin(
     """
     from .. import _precision
 
-    layout = _core.check_layout(layout)
-    freq, factor = _core.frequencies(dim, base, scaling, seq_len)
+    spec = resolve(spec, "rope.cos_sin", layout=layout, base=base, scaling=scaling)
+    if spec.is_multi_axis:
+        raise ValueError(f"rope.cos_sin takes a single-axis spec; {spec!r} is M-RoPE (use rope.apply)")
+    if dim is None and spec.rotary_dim is None:
+        raise TypeError("rope.cos_sin needs dim (the rotary dimension), or a spec that fixes it")
+    layout = spec.layout
+    freq, factor = spec.frequencies(dim, seq_len)
     if _compat.is_array(positions):
         xp = _compat.namespace(positions)
         device = _compat.device_of(positions)

@@ -241,12 +241,15 @@ def apply_mrope(
     x: Any,
     positions: Any,
     *,
-    mrope_section: Any,
-    layout: str = "half",
-    base: float = 10000.0,
-    interleaved: bool = False,
+    mrope_section: Any = None,
+    layout: str | None = None,
+    base: float | None = None,
+    interleaved: bool | None = None,
     rotary_dim: int | None = None,
+    scaling: Any = None,
+    seq_len: int | None = None,
     inverse: bool = False,
+    spec: Any = None,
 ) -> Any:
     r"""Multimodal RoPE (M-RoPE, Qwen2-VL): frequency index ``i`` is driven by one position component.
 
@@ -270,20 +273,29 @@ def apply_mrope(
         of shape ``(3, batch, seq)`` with ``x`` of shape ``(batch, heads, seq, dim)``
         go in as ``position_ids[:, :, None, :]``.
     mrope_section : sequence of int
-        Frequency-index counts per component, summing to ``rotary_dim / 2``
+        Required (here or in ``spec``). Frequency-index counts per component, summing to ``rotary_dim / 2``
         (Qwen2-VL: ``[16, 24, 24]`` for head_dim 128; Qwen3-VL: ``[24, 20, 20]``).
     layout : {"half", "interleaved"}
         ``"half"`` (HF's ``rotate_half``: Qwen2-VL, Qwen2.5-VL, Qwen3-VL) or
-        ``"interleaved"`` (GLM-4V's ``rotate_half_llm``).
+        ``"interleaved"`` (GLM-4V's ``rotate_half_llm``). Default ``"half"``.
     base : float
+        Default 10000.
     interleaved : bool
         ``False``: contiguous sections (Qwen2-VL); ``True``: Qwen3-VL's interleaved
         THW pattern. Unrelated to ``layout``.
     rotary_dim : int, optional
         Rotate only the first ``rotary_dim`` features (GLM-4V's partial rotary); the
         frequencies run over ``rotary_dim``.
+    scaling : pemath.scaling.RopeScaling, optional
+        Applied to the frequencies as in :func:`pemath.rope.apply`.
+    seq_len : int, optional
+        For the sequence-length-driven scalings.
     inverse : bool
         Rotate by the negated angles.
+    spec : pemath.rope.Spec, optional
+        A multi-axis spec (``mrope_section`` set) instead of ``mrope_section``,
+        ``layout``, ``base``, ``interleaved``, ``rotary_dim`` and ``scaling``; giving
+        both raises ``TypeError``. ``rope.apply(x, positions, spec=spec)`` is the same call.
 
     Returns
     -------
@@ -299,18 +311,36 @@ def apply_mrope(
     >>> bool(np.array_equal(y, rope.apply(x, 5, layout="half")))
     True
     """
-    xp = _core.check_x(x)
-    layout = _core.check_layout(layout)
-    inverse = check_bool("inverse", inverse)
-    comp = mrope_components(mrope_section, interleaved=interleaved)
-    k = len(_int_list("mrope_section", mrope_section))
-    r = check_rotary_dim(rotary_dim, int(x.shape[-1]), dim_name="x.shape[-1]")
+    from .apply import apply
+    from .spec import Spec, resolve
+
+    _core.check_x(x)
+    if spec is None:
+        if mrope_section is None:
+            raise TypeError("mrope_section is required (or a spec= with one), e.g. [16, 24, 24] for Qwen2-VL")
+        spec = resolve(None, "rope.apply_mrope", layout="half" if layout is None else layout, base=base,
+                       rotary_dim=rotary_dim, scaling=scaling, mrope_section=mrope_section,
+                       mrope_interleaved=interleaved)
+    else:
+        spec = resolve(spec, "rope.apply_mrope", mrope_section=mrope_section, layout=layout, base=base,
+                       interleaved=interleaved, rotary_dim=rotary_dim, scaling=scaling)
+        if not spec.is_multi_axis:
+            raise ValueError(f"rope.apply_mrope needs a spec with mrope_section, got {spec!r}")
+    return apply(x, positions, spec=spec, seq_len=seq_len, inverse=inverse)
+
+
+def rotate_mrope(x: Any, positions: Any, plain: Any, sections: tuple[int, ...], interleaved: bool, r: int,
+                 seq_len: Any, inverse: bool) -> Any:
+    """The M-RoPE rotation: ``plain``'s frequencies, index ``i`` driven by component ``c(i)``."""
+    xp = _compat.namespace(x)
+    comp = mrope_components(list(sections), interleaved=interleaved)
+    k = len(sections)
     if 2 * comp.shape[0] != r:
         raise ValueError(
             f"mrope_section sums to {comp.shape[0]}, but it must sum to half the rotary dimension "
             f"({r} // 2 = {r // 2}); pass rotary_dim for a partial rotation"
         )
-    freq, _ = _core.frequencies(r, base, None, None)
+    freq, factor = plain.frequencies(r, seq_len)
     device = _compat.device_of(x)
     wdt = _compat.working_dtype(xp, device)
     batch_shape = tuple(x.shape[:-1])
@@ -326,5 +356,7 @@ def apply_mrope(
         theta = xp.where(mask, _core.angle_table(pos[c, ...], freq, xp, device, wdt), theta)
     if inverse:
         theta = -theta
-    return _core.rotate(x, xp.cos(theta), xp.sin(theta), layout, r, xp, wdt)
-
+    cos, sin = xp.cos(theta), xp.sin(theta)
+    if factor != 1.0:
+        cos, sin = cos * factor, sin * factor
+    return _core.rotate(x, cos, sin, plain.layout, r, xp, wdt)

@@ -11,6 +11,7 @@ from .. import _compat, _precision
 from .._validate import as_positions, check_bool, show
 from ..scaling import RopeScaling
 from . import _core
+from .spec import Spec, frequencies_of
 
 __all__ = ["to_complex", "from_complex", "freqs_cis", "apply_complex"]
 
@@ -65,18 +66,21 @@ def from_complex(z: Any, *, layout: str | None = None, dtype: Any = None) -> Any
 
 def freqs_cis(
     positions: Any,
-    dim: int,
+    dim: int | None = None,
     *,
-    base: float = 10000.0,
+    base: float | None = None,
     scaling: RopeScaling | None = None,
     seq_len: int | None = None,
+    spec: Spec | None = None,
 ) -> Any:
     r""":math:`a\,e^{i m \theta_j}` for every position and pair: Meta's ``precompute_freqs_cis``.
 
     Shape ``positions.shape + (dim/2,)``, complex128 (NumPy for Python positions).
     ``a`` is the scaling's attention factor (1 for Meta's own Llama 3 scaling).
+    ``base`` defaults to 10000; ``spec=`` (a :class:`pemath.rope.Spec`) replaces
+    ``base`` and ``scaling`` (both given: ``TypeError``) and may fix ``dim``.
     """
-    freq, factor = _core.frequencies(dim, base, scaling, seq_len)
+    freq, factor = frequencies_of("rope.freqs_cis", spec, dim, seq_len, base=base, scaling=scaling)
     if _compat.is_array(positions):
         xp, device = _compat.namespace(positions), _compat.device_of(positions)
     else:
@@ -92,16 +96,19 @@ def apply_complex(
     z: Any,
     positions: Any,
     *,
-    base: float = 10000.0,
+    base: float | None = None,
     scaling: RopeScaling | None = None,
     seq_len: int | None = None,
     inverse: bool = False,
+    spec: Spec | None = None,
 ) -> Any:
     r"""Rotate complex pairs: :math:`z_j \mapsto z_j\, a\, e^{\pm i m \theta_j}`.
 
     ``z`` has shape ``(..., d/2)``; ``positions`` broadcasts against ``z.shape[:-1]``.
     Equal to :func:`pemath.rope.apply` through :func:`to_complex` /
-    :func:`from_complex` in either layout.
+    :func:`from_complex` in either layout. ``base`` defaults to 10000; ``spec=``
+    replaces ``base`` and ``scaling`` (both given: ``TypeError``); its rotary dim must
+    be ``2 * z.shape[-1]``.
     """
     if not _compat.is_array(z):
         raise TypeError(f"z must be a complex array, got {show(z)}")
@@ -112,7 +119,9 @@ def apply_complex(
         raise ValueError("z must have at least one axis (the pair axis is the last), got a 0-d array")
     inverse = check_bool("inverse", inverse)
     dim = 2 * int(z.shape[-1])
-    freq, factor = _core.frequencies(dim, base, scaling, seq_len)
+    if spec is not None and spec.rotary_dim is not None and spec.rotary_dim != dim:
+        raise ValueError(f"z has {dim // 2} pairs, but the spec rotates {spec.rotary_dim // 2}: {spec!r}")
+    freq, factor = frequencies_of("rope.apply_complex", spec, dim, seq_len, base=base, scaling=scaling)
     device = _compat.device_of(z)
     wdt = _compat.working_dtype(xp, device)
     pos = as_positions(positions, xp, device, wdt, target_shape=tuple(z.shape[:-1]), owner="z")

@@ -62,16 +62,14 @@ def check_finite(name: str, a: np.ndarray) -> None:
 
 @dataclasses.dataclass(frozen=True)
 class RopeCase:
-    """A validated RoPE configuration with its input on the host."""
+    """A validated RoPE call: its :class:`pemath.rope.Spec`, its input on the host, its frequencies."""
 
     shape: tuple[int, ...]
     x2: np.ndarray  # (N, d) float64
     x_dtype: str
     pos: np.ndarray  # (N,) float64
-    layout: str
-    base: float
+    spec: Any  # pemath.rope.Spec, the one description of the configuration
     r: int
-    scaling: Any
     seq_len: int | None
     freq: np.ndarray  # (r/2,)
     factor: float
@@ -81,22 +79,35 @@ class RopeCase:
     def d(self) -> int:
         return self.shape[-1]
 
+    @property
+    def layout(self) -> str:
+        return self.spec.layout
+
+    @property
+    def base(self) -> float:
+        return self.spec.base
+
+    @property
+    def scaling(self) -> Any:
+        return self.spec.scaling
+
     def kwargs(self) -> dict[str, Any]:
-        return {"layout": self.layout, "base": self.base, "rotary_dim": self.r, "scaling": self.scaling,
-                "seq_len": self.seq_len}
+        return {"spec": self.spec, "seq_len": self.seq_len}
 
 
 def rope_case(
     x: Any,
     positions: Any,
     *,
-    layout: Any,
-    base: Any = 10000.0,
+    layout: Any = None,
+    base: Any = None,
     rotary_dim: Any = None,
     scaling: Any = None,
     seq_len: Any = None,
+    spec: Any = None,
+    where: str = "pemath.testing",
 ) -> RopeCase:
-    from ..rope import _core
+    from ..rope.spec import resolve
 
     if not _compat.is_array(x):
         raise TypeError(f"x must be an array (NumPy, CuPy, torch, JAX, ...), got {show(x)}")
@@ -104,25 +115,31 @@ def rope_case(
     if host.ndim < 1:
         raise ValueError("x must have at least one axis (the feature axis is the last), got a 0-d array")
     check_finite("x", host)
-    layout = _core.check_layout(layout)
     d = int(host.shape[-1])
-    r = check_rotary_dim(rotary_dim, d, dim_name="x.shape[-1]")
-    freq, factor = _core.frequencies(r, base, scaling, seq_len)
-    base = float(base)
+    if spec is None and rotary_dim is not None:
+        check_rotary_dim(rotary_dim, d, dim_name="x.shape[-1]")
+    spec = resolve(spec, where, layout=layout, base=base, rotary_dim=rotary_dim, scaling=scaling)
+    if spec.is_multi_axis or spec.out_layout is not None:
+        raise ValueError(
+            f"{where} checks single-axis RoPE in one layout; {spec!r} is "
+            + ("M-RoPE" if spec.is_multi_axis else f"{spec.layout} in, {spec.out_layout} out")
+            + ": compare in the input layout (spec.replace(out_layout=None) after rope.convert_layout) or per "
+            "position component"
+        )
+    r = spec.rotary_dim_for(d)
+    freq, factor = spec.frequencies(r, seq_len)
     pos = host_positions(positions, tuple(host.shape[:-1]))
     return RopeCase(
         shape=tuple(host.shape),
         x2=host.reshape(-1, d),
         x_dtype=x_dtype,
         pos=pos,
-        layout=layout,
-        base=base,
+        spec=spec,
         r=r,
-        scaling=scaling,
         seq_len=seq_len,
         freq=np.asarray(freq, dtype=np.float64),
         factor=float(factor),
-        cfreq=frequency_constants(r, base, scaling, seq_len),
+        cfreq=frequency_constants(r, spec.base, spec.scaling, seq_len, explicit=spec.inv_freq is not None),
     )
 
 

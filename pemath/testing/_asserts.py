@@ -39,12 +39,13 @@ def assert_rope_close(
     positions: Any,
     *,
     layout: str | None = None,
-    base: float = 10000.0,
+    base: float | None = None,
     rotary_dim: int | None = None,
     scaling: Any = None,
     seq_len: int | None = None,
     rtol: float | None = None,
     atol: float | None = None,
+    spec: Any = None,
 ) -> None:
     r"""Assert that ``actual`` is RoPE of ``x`` at ``positions``, or explain what it is instead.
 
@@ -77,6 +78,10 @@ def assert_rope_close(
     rtol, atol : float, optional
         Both or neither: :math:`\tau = \text{atol} + \text{rtol}\,|\text{truth}|` instead of
         the derived tolerance.
+    spec : pemath.rope.Spec, optional
+        Instead of ``layout``, ``base``, ``rotary_dim`` and ``scaling`` (giving both
+        raises ``TypeError``); e.g. ``rope.from_hf_config(config)``. Single-axis, one
+        layout.
 
     Warns
     -----
@@ -113,7 +118,7 @@ def assert_rope_close(
 
     user = user_tolerance(rtol, atol)
     case = rope_case(x, positions, layout=layout, base=base, rotary_dim=rotary_dim, scaling=scaling,
-                     seq_len=seq_len)
+                     seq_len=seq_len, spec=spec, where="assert_rope_close")
     a, t_name = as_host("actual", actual)
     _check_shape(a, case.shape, "x")
     a2 = a.reshape(case.x2.shape)

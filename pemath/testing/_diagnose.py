@@ -104,23 +104,20 @@ class _Judge:
             start=start,
         )
 
-    def apply(self, pos=None, **over: Any) -> Verdict:
-        """Judge ``pemath.rope.apply`` with some arguments changed."""
+    def apply(self, pos=None, inverse: bool = False, **over: Any) -> Verdict:
+        """Judge ``pemath.rope.apply`` with some fields of the case's Spec changed."""
         from .. import rope
 
         c = self.case
-        kw = c.kwargs()
-        kw.update(over)
-        inverse = kw.pop("inverse", False)
+        spec = c.spec.replace(**over) if over else c.spec
         pos = c.pos if pos is None else pos
-        expected = np.asarray(rope.apply(c.x2, pos, inverse=inverse, **kw))
+        expected = np.asarray(rope.apply(c.x2, pos, spec=spec, seq_len=c.seq_len, inverse=inverse))
 
         def bound() -> np.ndarray:
-            r = kw["rotary_dim"] or c.d
-            freq = rope.inv_freq(r, base=kw["base"], scaling=kw["scaling"], seq_len=kw["seq_len"])
-            factor = 1.0 if kw["scaling"] is None else kw["scaling"].attention_factor
-            cfreq = frequency_constants(r, kw["base"], kw["scaling"], kw["seq_len"])
-            return self.bound(pos=pos, freq=freq, factor=factor, layout=kw["layout"], r=r, cfreq=cfreq)
+            r = spec.rotary_dim_for(c.d)
+            freq, factor = spec.frequencies(r, c.seq_len)
+            cfreq = frequency_constants(r, spec.base, spec.scaling, c.seq_len, explicit=spec.inv_freq is not None)
+            return self.bound(pos=pos, freq=freq, factor=factor, layout=spec.layout, r=r, cfreq=cfreq)
 
         return self.judge(expected, bound)
 
@@ -157,7 +154,7 @@ def _table_mix(j: _Judge, rotation: str) -> Verdict:
 
     c = j.case
     table = "interleaved" if rotation == "half" else "half"
-    cos, sin = (np.asarray(t) for t in rope.cos_sin(c.pos, c.r, layout=table, base=c.base, scaling=c.scaling,
+    cos, sin = (np.asarray(t) for t in rope.cos_sin(c.pos, c.r, spec=c.spec.replace(layout=table),
                                                      seq_len=c.seq_len))
     xa, xb = _core.split_pairs(c.x2, rotation, c.r)
     rotated = _core.merge_pairs(-xb, xa, rotation, j.xp)  # rotate_half / rotate_every_two
@@ -198,8 +195,8 @@ def _wrong_slice(j: _Judge) -> Verdict:
     c = j.case
     start = c.d - c.r
     expected = c.x2.copy()
-    expected[:, start:] = np.asarray(rope.apply(c.x2[:, start:], c.pos, layout=c.layout, base=c.base,
-                                                scaling=c.scaling, seq_len=c.seq_len))
+    tail = c.spec.replace(head_dim=None, rotary_dim=None)
+    expected[:, start:] = np.asarray(rope.apply(c.x2[:, start:], c.pos, spec=tail, seq_len=c.seq_len))
     return j.judge(expected, lambda: j.bound(start=start))
 
 
@@ -318,14 +315,15 @@ def _candidates(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[
             s = c.scaling.factor
             yield (f"linear scaling multiplying the positions by {fmt(s)} instead of dividing them",
                    lambda: j.apply(scaling=Linear(1.0 / s)))
-    if c.r < c.d:
+    explicit = c.spec.inv_freq is not None
+    if c.r < c.d and not explicit:
         yield (f"frequencies computed over head_dim={c.d} instead of rotary_dim={c.r} "
                f"(θ_i = base^(-2i/{c.d}))", lambda: _head_dim_freq(j))
         if c.d % 2 == 0:
             yield (f"every feature rotated (rotary_dim={c.r} ignored)", lambda: j.apply(rotary_dim=None))
         yield (f"partial rotary on the wrong slice (the last {c.r} features rotated instead of the first {c.r})",
                lambda: _wrong_slice(j))
-    for b in COMMON_BASES:
+    for b in () if explicit else COMMON_BASES:
         if b != c.base:
             yield f"base={fmt(b)} instead of {fmt(c.base)}", (lambda b=b: j.apply(base=b))
     yield ("a half rotation (rotate_half) fed an interleaved cos/sin table [c0, c0, c1, c1, ...]",
@@ -408,8 +406,9 @@ def rope_message(
     """The failure message of :func:`pemath.testing.assert_rope_close`."""
     c = case
     shape = c.shape
-    config = (f"layout={c.layout!r}, base={fmt(c.base)}, rotary_dim={c.r}, scaling={c.scaling!r}"
-              + (f", seq_len={c.seq_len}" if c.seq_len is not None else ""))
+    config = (f"spec={c.spec!r}" if c.spec.head_dim is not None or c.spec.inv_freq is not None else
+              f"layout={c.layout!r}, base={fmt(c.base)}, rotary_dim={c.r}, scaling={c.scaling!r}")
+    config += f", seq_len={c.seq_len}" if c.seq_len is not None else ""
     lines = [f"RoPE output differs from pemath.rope.apply(x, positions, {config}) beyond the tolerance.",
              mismatch_line(verdict)]
     nf = nonfinite_line(a2)

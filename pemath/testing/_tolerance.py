@@ -195,7 +195,9 @@ def unit_roundoff(dtype: Any) -> float:
 # --------------------------------------------------------------------------- frequencies
 
 
-def frequency_constants(r: int, base: float, scaling: Any = None, seq_len: int | None = None) -> np.ndarray:
+def frequency_constants(
+    r: int, base: float | None, scaling: Any = None, seq_len: int | None = None, *, explicit: bool = False
+) -> np.ndarray:
     r""":math:`C_\theta` of each pair: the relative float32 error of an honest frequency, in units of :math:`u`.
 
     :math:`3 e_i |\ln b| + e_i + 10` with :math:`e_i = 2i/r` (0 for :math:`e_i = 0`: :math:`b^0 = 1`
@@ -205,7 +207,8 @@ def frequency_constants(r: int, base: float, scaling: Any = None, seq_len: int |
     :math:`\ln b`; dynamic NTK computes it in float32 at run time: 8 more), YaRN's blend and
     ramp (:math:`7 + \Delta\gamma`, the ramp's float32 error), LongRoPE's division by the
     per-pair factor (2), Llama 3's smoothing (:math:`(1 + h/(h - l))(C_\theta + 5)`), and 16
-    for a variant pemath does not know.
+    for a variant pemath does not know. ``explicit``: the frequencies are given as numbers
+    (a spec's ``inv_freq``), so a kernel's only frequency error is rounding them (1).
 
     Returns
     -------
@@ -214,6 +217,8 @@ def frequency_constants(r: int, base: float, scaling: Any = None, seq_len: int |
     """
     from .. import scaling as sc
 
+    if explicit:
+        return np.ones(r // 2, dtype=np.float64)
     e = np.arange(r // 2, dtype=np.float64) * 2.0 / r
 
     def pow_form(b: float) -> np.ndarray:
@@ -304,10 +309,11 @@ def rope_tolerance(
     *,
     layout: str | None = None,
     dtype: Any = None,
-    base: float = 10000.0,
+    base: float | None = None,
     rotary_dim: int | None = None,
     scaling: Any = None,
     seq_len: int | None = None,
+    spec: Any = None,
 ) -> np.ndarray:
     r"""The oracle's default absolute tolerance for each element of a RoPE output.
 
@@ -332,6 +338,9 @@ def rope_tolerance(
         The kernel's output dtype (default: ``x``'s).
     base, rotary_dim, scaling, seq_len
         As in :func:`pemath.rope.apply`.
+    spec : pemath.rope.Spec, optional
+        Instead of ``layout``, ``base``, ``rotary_dim`` and ``scaling`` (giving both
+        raises ``TypeError``).
 
     Returns
     -------
@@ -352,7 +361,8 @@ def rope_tolerance(
     from . import _arrays
 
     case = _arrays.rope_case(
-        x, positions, layout=layout, base=base, rotary_dim=rotary_dim, scaling=scaling, seq_len=seq_len
+        x, positions, layout=layout, base=base, rotary_dim=rotary_dim, scaling=scaling, seq_len=seq_len, spec=spec,
+        where="rope_tolerance",
     )
     u_t = unit_roundoff(case.x_dtype if dtype is None else dtype)
     tol = rope_bound(case.x2, case.pos, case.freq, case.factor, case.layout, case.r, u_t, case.cfreq)

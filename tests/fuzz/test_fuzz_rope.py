@@ -51,7 +51,7 @@ from ._fuzz import (
 
 LAYOUTS = ("interleaved", "half")
 #: base 1 is refused by YaRN (its ramp divides by ln(base)): valid only without it
-BASE_KIND = loosen(reals(positive=True, typical=(10000.0, 10.0)), lambda b: isinstance(b.get("scaling"), sc.YaRN))
+BASE_KIND = loosen(reals(positive=True, typical=(10000.0, 10.0), optional=True), lambda b: isinstance(b.get("scaling"), sc.YaRN))
 
 
 def _factor(kw: dict[str, Any]) -> float:
@@ -103,7 +103,8 @@ INV_FREQ = Spec(
     ),
     {
         "dim": ints(minimum=2, even=True, typical=(4, 6)),
-        "base": loosen(reals(positive=True, typical=(10000.0, 3.0)), lambda b: isinstance(b["scaling"], sc.YaRN)),
+        "base": loosen(reals(positive=True, typical=(10000.0, 3.0), optional=True),
+                       lambda b: isinstance(b["scaling"], sc.YaRN)),
         "scaling": scaling_kind,
         "seq_len": ints(minimum=1, optional=True, typical=(100,), huge="maybe"),
     },

@@ -279,7 +279,7 @@ MROPE = Spec(
         "positions": _mrope_pos_kind,
         "mrope_section": _section_kind,
         "layout": choices(LAYOUTS),
-        "base": reals(positive=True, typical=(10000.0,)),
+        "base": reals(positive=True, typical=(10000.0,), optional=True),
         "interleaved": loosen(bools()),
         "rotary_dim": loosen(_rotary_kind),
         "inverse": bools(),

@@ -1,0 +1,285 @@
+"""``rope.Spec``: one value that describes one RoPE completely.
+
+Every RoPE entry point takes ``spec=`` (keyword-only) as the alternative to its
+configuration keywords (``layout``, ``base``, ``rotary_dim``, ``scaling``, and for
+M-RoPE ``mrope_section``/``interleaved``). The rule when both are given: it is an
+error (``TypeError`` naming the keywords), never a silent merge, since either choice
+would surprise someone. Per-call arguments (``positions``, ``seq_len``, ``inverse``,
+``out``, ``dtype``) stay keywords. Inside pemath the keywords are turned into a Spec
+at once (:func:`resolve`), so the Spec is the one representation the kernels see.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_bool, check_real, check_rotary_dim, check_size, show
+from . import _core
+
+__all__ = ["Spec"]
+
+_DEFAULT_BASE = 10000.0
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class Spec:
+    r"""A complete, validated description of one rotary position embedding.
+
+    Parameters
+    ----------
+    layout : {"interleaved", "half"}
+        How the input's features pair up: ``"interleaved"`` rotates :math:`(2i, 2i+1)`,
+        ``"half"`` rotates :math:`(i, i + r/2)`. Required.
+    base : float, optional
+        :math:`b` in :math:`\theta_i = b^{-2i/r}` (HF's ``rope_theta``); 10000 when
+        neither ``base`` nor ``inv_freq`` is given.
+    head_dim : int, optional
+        The feature axis the Spec is for. When given, every call checks that
+        ``x.shape[-1]`` equals it; when omitted the Spec fits any head size.
+    rotary_dim : int, optional
+        The leading slice that rotates (even, ``<= head_dim``); the rest passes through.
+        Default: the whole head.
+    scaling : pemath.scaling.RopeScaling, optional
+        The frequency scaling (with its attention factor and length policy).
+    inv_freq : sequence of float, optional
+        Explicit inverse frequencies, one per rotated pair, instead of ``base`` (timm's
+        pixel-frequency vision RoPE, learned or hand-made bands). Excludes ``base``
+        and ``scaling``; fixes ``rotary_dim = 2 * len(inv_freq)``.
+    out_layout : {"interleaved", "half"}, optional
+        The layout the output is written in, where the model's code rotates in one
+        layout and returns another (HF DeepSeek-V3 with ``rope_interleave``: the input
+        is interleaved as the weights store it, the output half-split). Default: the
+        input's ``layout``.
+    mrope_section : sequence of int, optional
+        Multi-axis RoPE (Qwen2-VL's M-RoPE): frequency-index counts per position
+        component, summing to ``rotary_dim / 2``. Positions then carry a leading axis
+        with one entry per component (HF's ``position_ids`` of shape ``(3, batch, seq)``).
+    mrope_interleaved : bool
+        Qwen3-VL's interleaved component pattern instead of contiguous sections.
+    softmax_scale : float
+        What the configuration implies beyond the rotation: the factor that multiplies
+        the attention logits' :math:`1/\sqrt{d}` scale (DeepSeek's YaRN
+        ``mscale_all_dim``: :math:`(0.1\,m \ln s + 1)^2`). pemath does not apply it
+        (it is not part of RoPE); it is exposed so that it is never silently dropped.
+    query_scaling_beta : float, optional
+        Llama 4 / Ministral 3 scale queries by :math:`1 + \beta \ln(1 + \lfloor p / L_0
+        \rfloor)` (``llama_4_scaling_beta``), also outside RoPE and exposed here with
+        :attr:`query_scaling_length` (:math:`L_0`).
+    query_scaling_length : int, optional
+        :math:`L_0` of ``query_scaling_beta``.
+
+    Notes
+    -----
+    A Spec is immutable, hashable and compared by value; :meth:`replace` gives a
+    modified copy (validated again). Two Specs that compute the same thing compare
+    equal: ``Spec("half")`` equals ``Spec("half", base=10000.0)``.
+
+    Examples
+    --------
+    >>> from pemath import rope, scaling
+    >>> s = rope.Spec("half", base=500000.0, head_dim=128,
+    ...               scaling=scaling.Llama3(8.0, 8192))
+    >>> s
+    Spec(layout='half', base=500000.0, head_dim=128, rotary_dim=128, scaling=Llama3(factor=8.0, original_max_position=8192, low_freq_factor=1.0, high_freq_factor=4.0))
+    >>> s.replace(rotary_dim=64).rotary_dim
+    64
+    >>> s == rope.Spec("half", base=5e5, head_dim=128, scaling=scaling.Llama3(8.0, 8192))
+    True
+    """
+
+    layout: str
+    base: float | None = None
+    head_dim: int | None = None
+    rotary_dim: int | None = None
+    scaling: Any = None
+    inv_freq: tuple[float, ...] | None = None
+    out_layout: str | None = None
+    mrope_section: tuple[int, ...] | None = None
+    mrope_interleaved: bool = False
+    softmax_scale: float = 1.0
+    query_scaling_beta: float | None = None
+    query_scaling_length: int | None = None
+
+    def __post_init__(self) -> None:
+        put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
+        put("layout", _core.check_layout(self.layout, "Spec.layout"))
+        put("scaling", _core.check_scaling(self.scaling))
+        if self.head_dim is not None:
+            put("head_dim", check_size("Spec.head_dim", self.head_dim, minimum=2))
+        if self.inv_freq is not None:
+            freq = _explicit_freq(self.inv_freq)
+            if self.base is not None or self.scaling is not None:
+                raise ValueError(
+                    "Spec.inv_freq gives the frequencies explicitly; it excludes Spec.base and Spec.scaling, "
+                    f"got base={self.base!r}, scaling={self.scaling!r}"
+                )
+            if self.rotary_dim is not None and self.rotary_dim != 2 * len(freq):
+                raise ValueError(
+                    f"Spec.rotary_dim must be 2 * len(inv_freq) = {2 * len(freq)}, got {self.rotary_dim!r}"
+                )
+            put("inv_freq", freq)
+            put("rotary_dim", 2 * len(freq))
+        else:
+            put("base", _DEFAULT_BASE if self.base is None else _core.check_base(self.base))
+        if self.rotary_dim is not None or self.head_dim is not None:
+            if self.head_dim is None:  # checked against x.shape[-1] at each call
+                r = check_size("rotary_dim", self.rotary_dim, minimum=2)
+                if r % 2:
+                    raise ValueError(f"rotary_dim must be an even integer >= 2, got {r}")
+            else:
+                r = check_rotary_dim(self.rotary_dim, self.head_dim, dim_name="Spec.head_dim")
+            put("rotary_dim", r)
+        if self.out_layout is not None:
+            out = _core.check_layout(self.out_layout, "Spec.out_layout")
+            put("out_layout", None if out == self.layout else out)
+        put("mrope_interleaved", check_bool("Spec.mrope_interleaved", self.mrope_interleaved))
+        if self.mrope_section is not None:
+            put("mrope_section", _mrope_section(self.mrope_section, self.rotary_dim, self.mrope_interleaved))
+        elif self.mrope_interleaved:
+            raise ValueError("Spec.mrope_interleaved=True needs Spec.mrope_section")
+        put("softmax_scale", check_real("Spec.softmax_scale", self.softmax_scale, positive=True))
+        if (self.query_scaling_beta is None) != (self.query_scaling_length is None):
+            raise ValueError(
+                "Spec.query_scaling_beta and Spec.query_scaling_length go together (both or neither), got "
+                f"{self.query_scaling_beta!r} and {self.query_scaling_length!r}"
+            )
+        if self.query_scaling_beta is not None:
+            put("query_scaling_beta", check_real("Spec.query_scaling_beta", self.query_scaling_beta))
+            put("query_scaling_length", check_size("Spec.query_scaling_length", self.query_scaling_length))
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def output_layout(self) -> str:
+        """The layout the output is written in (``out_layout``, else ``layout``)."""
+        return self.out_layout or self.layout
+
+    @property
+    def attention_factor(self) -> float:
+        """The factor that multiplies cos and sin (the scaling's; 1.0 without one)."""
+        return 1.0 if self.scaling is None else float(self.scaling.attention_factor)
+
+    @property
+    def is_multi_axis(self) -> bool:
+        """Whether positions carry a leading component axis (M-RoPE)."""
+        return self.mrope_section is not None
+
+    def rotary_dim_for(self, d: int, name: str = "x.shape[-1]") -> int:
+        """The rotated slice for a feature axis of length ``d`` (checked against ``head_dim``)."""
+        if self.head_dim is not None and d != self.head_dim:
+            raise ValueError(f"{name} is {d}, but the spec is for head_dim {self.head_dim}: {self!r}")
+        return check_rotary_dim(self.rotary_dim, d, dim_name=name)
+
+    def frequencies(self, dim: int | None = None, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+        """The float64 inverse frequencies over rotary dim ``dim`` and the attention factor."""
+        if dim is None:
+            if self.rotary_dim is None:
+                raise ValueError(
+                    f"the rotary dimension is not fixed by {self!r}: give the spec a head_dim or rotary_dim"
+                )
+            dim = self.rotary_dim
+        if self.inv_freq is not None:
+            if dim != self.rotary_dim:
+                raise ValueError(f"dim must be {self.rotary_dim} for a spec with {len(self.inv_freq)} explicit "
+                                 f"frequencies, got {dim}")
+            return np.asarray(self.inv_freq, dtype=np.float64), 1.0
+        return _core.frequencies(dim, self.base, self.scaling, seq_len)
+
+    def query_scale(self, positions: Any) -> np.ndarray:
+        r"""Llama 4's query temperature :math:`1 + \beta \ln(1 + \lfloor p / L_0 \rfloor)` (1 without one)."""
+        p = np.asarray(positions, dtype=np.float64)
+        if self.query_scaling_beta is None:
+            return np.ones_like(p)
+        return 1.0 + self.query_scaling_beta * np.log1p(np.floor(p / self.query_scaling_length))
+
+    def replace(self, **changes: Any) -> Spec:
+        """A copy with ``changes`` applied, validated again.
+
+        Changing the frequency source clears the other: ``replace(inv_freq=...)`` drops
+        ``base``; ``replace(base=...)`` drops explicit ``inv_freq``.
+        """
+        unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
+        if unknown:
+            allowed = ", ".join(f.name for f in dataclasses.fields(self))
+            raise TypeError(f"Spec.replace got unknown field(s) {unknown}; the fields are {allowed}")
+        if "inv_freq" in changes and changes["inv_freq"] is not None:
+            changes.setdefault("base", None)
+            changes.setdefault("rotary_dim", None)
+        if ("base" in changes and changes["base"] is not None) or "scaling" in changes:
+            changes.setdefault("inv_freq", None)
+        return dataclasses.replace(self, **changes)
+
+    def __repr__(self) -> str:
+        items = [f"layout={self.layout!r}"]
+        for f in dataclasses.fields(self)[1:]:
+            value = getattr(self, f.name)
+            if value != f.default:
+                items.append(f"{f.name}={list(value) if isinstance(value, tuple) else value!r}")
+        return f"Spec({', '.join(items)})"
+
+
+def _explicit_freq(values: Any) -> tuple[float, ...]:
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise TypeError(f"Spec.inv_freq must be a sequence of positive numbers, got {show(values)}")
+    arr = np.asarray(values)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"Spec.inv_freq must be a non-empty 1-D sequence, got shape {arr.shape}")
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"Spec.inv_freq must hold real numbers, got dtype {arr.dtype}")
+    out = tuple(float(v) for v in arr.astype(np.float64))
+    if not all(math.isfinite(v) and v >= 0.0 for v in out):
+        raise ValueError(f"Spec.inv_freq must be finite and >= 0, got {list(out)[:8]}...")
+    return out
+
+
+def _mrope_section(values: Any, rotary_dim: int | None, interleaved: bool) -> tuple[int, ...]:
+    from .axial import _int_list, mrope_components
+
+    sec = tuple(_int_list("mrope_section", values))
+    mrope_components(sec, interleaved=interleaved)  # validates the pattern
+    if rotary_dim is not None and 2 * sum(sec) != rotary_dim:
+        raise ValueError(
+            f"mrope_section {list(sec)} sums to {sum(sec)}, but it must sum to rotary_dim / 2 = {rotary_dim // 2}"
+        )
+    return sec
+
+
+def resolve(spec: Any, where: str, /, *, layout_free: bool = False, **given: Any) -> Spec:
+    """The Spec of a call: ``spec`` itself, or one built from the call's keywords.
+
+    ``given`` holds the call's configuration keywords, ``None`` where not passed. Both
+    a spec and any of them is a ``TypeError`` naming them. ``layout_free``: the call
+    does not depend on the layout (frequencies, the complex form), so none is needed.
+    """
+    if spec is None:
+        kw = {k: v for k, v in given.items() if v is not None}
+        if layout_free:
+            kw["layout"] = "half"
+        elif "layout" not in kw:
+            _core.check_layout(None)
+        return Spec(**kw)
+    if not isinstance(spec, Spec):
+        raise TypeError(f"{where}: spec must be a pemath.rope.Spec (e.g. from rope.from_hf_config), got {show(spec)}")
+    both = sorted(k for k, v in given.items() if v is not None)
+    if both:
+        raise TypeError(
+            f"{where}: pass spec= or the keywords it replaces ({', '.join(given)}), not both; got spec and "
+            + ", ".join(f"{k}={given[k]!r}" for k in both)
+        )
+    return spec
+
+
+def frequencies_of(
+    where: str, spec: Any, dim: Any, seq_len: Any, *, multi_axis_ok: bool = False, **given: Any
+) -> tuple[np.ndarray, float]:
+    """Frequencies and attention factor for a layout-free entry point taking ``dim`` or ``spec=``."""
+    spec = resolve(spec, where, layout_free=True, **given)
+    if spec.is_multi_axis and not multi_axis_ok:
+        raise ValueError(f"{where} takes a single-axis spec; {spec!r} is M-RoPE (use rope.apply)")
+    if dim is None and spec.rotary_dim is None:
+        raise TypeError(f"{where} needs dim (the rotary dimension), or a spec that fixes it")
+    return spec.frequencies(dim, seq_len)
