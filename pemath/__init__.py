@@ -9,7 +9,7 @@ from ._errors import InexactPositionsWarning, PrecisionWarning, TablePrecisionWa
 
 __version__ = "0.1.0"
 
-_SUBMODULES = ("rope", "scaling", "sinusoidal", "alibi", "t5", "positions", "pedagogy", "testing")
+_SUBMODULES = ("rope", "scaling", "sinusoidal", "alibi", "t5", "positions", "pedagogy", "testing", "models")
 
 __all__ = [
     "PrecisionWarning",

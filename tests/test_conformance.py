@@ -244,11 +244,12 @@ def hf_scaling(name: str, params: dict):
     return table[name.split("/", 1)[1]]()
 
 
-def hf_from_hf(params: dict, which: str) -> dict:
+def hf_from_hf(params: dict, which: str):
     rope = pm("rope")
     return rope.from_hf(
         params[which],
         head_dim=params["head_dim"],
+        layout="half",
         max_position_embeddings=params["max_position_embeddings"],
         original_max_position_embeddings=params["original_max_position_embeddings_top_level"],
     )
@@ -278,13 +279,13 @@ def test_hf_inv_freq_through_from_hf(case, which):
     """pemath.rope.from_hf reads the same dict HF read, and gives HF's numbers."""
     params, arr = load("hf_rope.npz", case)
     rope = pm("rope")
-    kw = hf_from_hf(params, which)
-    assert kw["base"] == params["base"]
-    assert kw["rotary_dim"] == params["rotary_dim"]
-    ref = rope.inv_freq(kw["rotary_dim"], base=kw["base"], scaling=kw["scaling"], seq_len=params["seq_len"])
-    c = freq_constant(kw["scaling"], kw["base"], kw["rotary_dim"], seq_len=params["seq_len"])
+    spec = hf_from_hf(params, which)
+    assert spec.base == params["base"]
+    assert spec.rotary_dim == params["rotary_dim"]
+    ref = rope.inv_freq(spec=spec, seq_len=params["seq_len"])
+    c = freq_constant(spec.scaling, spec.base, spec.rotary_dim, seq_len=params["seq_len"])
     assert_within(ref, arr["inv_freq"], c * U32 * np.abs(ref), f"{case} via from_hf({which})")
-    a = 1.0 if kw["scaling"] is None else kw["scaling"].attention_factor
+    a = spec.attention_factor
     assert abs(a - float(arr["attention_factor"])) <= attention_tol(a)
 
 
@@ -359,11 +360,11 @@ def test_hf_apply(case):
 def test_hf_apply_through_from_hf(case):
     params, arr = load("hf_rope.npz", case)
     rope = pm("rope")
-    kw = hf_from_hf(params, "rope_parameters_standardized")
-    assert kw["rotary_dim"] == params["rotary_dim"]
+    spec = hf_from_hf(params, "rope_parameters_standardized")
+    assert spec.rotary_dim == params["rotary_dim"]
     pos = arr["position_ids"][:, None, :]
-    q = rope.apply(arr["q"].astype(np.float64), pos, layout="half", seq_len=params["seq_len"], **kw)
-    assert_within(q, arr["q_out"], _hf_apply_tol(params, arr, kw["scaling"], arr["q"]), f"{case} q via from_hf")
+    q = rope.apply(arr["q"].astype(np.float64), pos, spec=spec, seq_len=params["seq_len"])
+    assert_within(q, arr["q_out"], _hf_apply_tol(params, arr, spec.scaling, arr["q"]), f"{case} q via from_hf")
 
 
 def named(file: str, names: list[str]) -> list:

@@ -12,6 +12,15 @@ from pemath import rope
 from pemath.rope.hf import KNOWN_ROPE_TYPES
 from pemath.scaling import DynamicNTK, Linear, Llama3, LongRoPE, Proportional, YaRN
 
+
+def from_hf(*args, **kw):
+    """rope.from_hf for the HF Llama family (rotate_half): the layout is not part of the dict."""
+    return rope.from_hf(*args, layout="half", **kw)
+
+
+def parts(spec):
+    return {"base": spec.base, "rotary_dim": spec.rotary_dim, "scaling": spec.scaling}
+
 # ----------------------------------------------------------------------------- real configs
 
 # Llama-3.1-8B: hidden 4096 / 32 heads = head_dim 128, max_position_embeddings 131072.
@@ -48,38 +57,38 @@ NEOX_V5 = {"rope_type": "default", "rope_theta": 10000, "partial_rotary_factor":
 
 
 def test_llama31_8b():
-    kw = rope.from_hf(LLAMA31_V5, head_dim=128, max_position_embeddings=131072)
-    assert kw == {
+    kw = from_hf(LLAMA31_V5, head_dim=128, max_position_embeddings=131072)
+    assert parts(kw) == {
         "base": 500000.0,
         "rotary_dim": 128,
         "scaling": Llama3(8.0, 8192, low_freq_factor=1.0, high_freq_factor=4.0),
     }
-    assert type(kw["base"]) is float and type(kw["rotary_dim"]) is int
+    assert type(kw.base) is float and type(kw.rotary_dim) is int
     # v4: the same once the top-level rope_theta is passed; without it, an error, not 10000
-    assert rope.from_hf(LLAMA31_V4, head_dim=128, max_position_embeddings=131072, rope_theta=500000.0) == kw
+    assert from_hf(LLAMA31_V4, head_dim=128, max_position_embeddings=131072, rope_theta=500000.0) == kw
     with pytest.raises(ValueError, match=r"'rope_theta'.*'llama3'"):
-        rope.from_hf(LLAMA31_V4, head_dim=128, max_position_embeddings=131072)
+        from_hf(LLAMA31_V4, head_dim=128, max_position_embeddings=131072)
 
 
 def test_qwen2_default_theta_1e6():
     # Qwen2-7B: hidden 3584 / 28 heads = 128; v5 carries rope_theta, v4 has rope_scaling null
     want = {"base": 1e6, "rotary_dim": 128, "scaling": None}
-    assert rope.from_hf({"rope_type": "default", "rope_theta": 1000000.0}, head_dim=128) == want
-    assert rope.from_hf(None, head_dim=128, rope_theta=1e6) == want
+    assert parts(from_hf({"rope_type": "default", "rope_theta": 1000000.0}, head_dim=128)) == want
+    assert parts(from_hf(None, head_dim=128, rope_theta=1e6)) == want
     x = np.random.default_rng(0).standard_normal((4, 128))
-    kw = rope.from_hf({"rope_type": "default", "rope_theta": 1000000.0}, head_dim=128)
+    kw = from_hf({"rope_type": "default", "rope_theta": 1000000.0}, head_dim=128)
     np.testing.assert_array_equal(
-        rope.apply(x, np.arange(4), layout="half", **kw), rope.apply(x, np.arange(4), layout="half", base=1e6)
+        rope.apply(x, np.arange(4), spec=kw), rope.apply(x, np.arange(4), layout="half", base=1e6)
     )
 
 
 def test_deepseek_v3_yarn():
-    kw = rope.from_hf(DEEPSEEK_V3, head_dim=64, max_position_embeddings=163840, rope_theta=10000.0)
+    kw = from_hf(DEEPSEEK_V3, head_dim=64, max_position_embeddings=163840, rope_theta=10000.0)
     want = YaRN(40.0, 4096, beta_fast=32.0, beta_slow=1.0, mscale=1.0, mscale_all_dim=1.0)
-    assert kw == {"base": 10000.0, "rotary_dim": 64, "scaling": want}
-    assert kw["scaling"].attention_factor == 1.0  # mscale / mscale_all_dim = 1
+    assert parts(kw) == {"base": 10000.0, "rotary_dim": 64, "scaling": want}
+    assert kw.scaling.attention_factor == 1.0  # mscale / mscale_all_dim = 1
     v2 = dict(DEEPSEEK_V3, mscale=0.707, mscale_all_dim=1.0)
-    got = rope.from_hf(v2, head_dim=64, max_position_embeddings=163840, rope_theta=1e4)["scaling"].attention_factor
+    got = from_hf(v2, head_dim=64, max_position_embeddings=163840, rope_theta=1e4).scaling.attention_factor
     ln40 = math.log(40)
     assert got == pytest.approx((1 + 0.0707 * ln40) / (1 + 0.1 * ln40), rel=1e-15)
 
@@ -94,48 +103,48 @@ def test_gpt_oss_style_yarn_without_truncation():
         "original_max_position_embeddings": 4096,
         "truncate": False,
     }
-    kw = rope.from_hf(cfg, head_dim=64, max_position_embeddings=131072)
-    assert kw["scaling"] == YaRN(32.0, 4096, truncate=False)
-    assert kw["base"] == 150000.0
+    kw = from_hf(cfg, head_dim=64, max_position_embeddings=131072)
+    assert kw.scaling == YaRN(32.0, 4096, truncate=False)
+    assert kw.base == 150000.0
 
 
 def test_phi3_mini_128k_longrope():
-    kw = rope.from_hf(
+    kw = from_hf(
         PHI3_V4,
         head_dim=96,
         max_position_embeddings=131072,
         original_max_position_embeddings=4096,
         rope_theta=10000.0,
     )
-    s = kw["scaling"]
-    assert kw["rotary_dim"] == 96 and kw["base"] == 10000.0
+    s = kw.scaling
+    assert kw.rotary_dim == 96 and kw.base == 10000.0
     assert s == LongRoPE(PHI3_SHORT, PHI3_LONG, 4096, max_position=131072)
     # factor from 131072 / 4096 = 32 = 2^5, L0 = 2^12: sqrt(1 + 5/12)
     assert s.attention_factor == pytest.approx(math.sqrt(17 / 12), rel=1e-15)
     plain = 10000.0 ** (-np.arange(0, 96, 2) / 96)
-    f = lambda n: rope.inv_freq(kw["rotary_dim"], base=kw["base"], scaling=s, seq_len=n)  # noqa: E731
+    f = lambda n: rope.inv_freq(kw.rotary_dim, base=kw.base, scaling=s, seq_len=n)  # noqa: E731
     np.testing.assert_allclose(f(4096), plain / np.array(PHI3_SHORT), rtol=1e-14)
     np.testing.assert_allclose(f(4097), plain / np.array(PHI3_LONG), rtol=1e-14)
     # the top-level original_max_position_embeddings wins over the dict's, as in HF
     in_dict = dict(PHI3_V4, original_max_position_embeddings=2048)
     assert (
-        rope.from_hf(
+        from_hf(
             in_dict, head_dim=96, max_position_embeddings=131072, original_max_position_embeddings=4096, rope_theta=1e4
         )
         == kw
     )
     # without it anywhere, HF's default is max_position_embeddings: factor 1, never "long"
-    bare = rope.from_hf(PHI3_V4, head_dim=96, max_position_embeddings=131072, rope_theta=1e4)["scaling"]
+    bare = from_hf(PHI3_V4, head_dim=96, max_position_embeddings=131072, rope_theta=1e4).scaling
     assert bare.original_max_position == 131072 and bare.attention_factor == 1.0
 
 
 def test_gpt_neox_partial_rotary():
-    kw = rope.from_hf(NEOX_V5, head_dim=128)
-    assert kw == {"base": 10000.0, "rotary_dim": 32, "scaling": None}
+    kw = from_hf(NEOX_V5, head_dim=128)
+    assert parts(kw) == {"base": 10000.0, "rotary_dim": 32, "scaling": None}
     # the v4 form: rotary_pct at the top level
-    assert rope.from_hf(None, head_dim=128, partial_rotary_factor=0.25, rope_theta=10000) == kw
+    assert from_hf(None, head_dim=128, partial_rotary_factor=0.25, rope_theta=10000) == kw
     x = np.random.default_rng(1).standard_normal((3, 128))
-    out = rope.apply(x, np.array([1, 50, 900]), layout="half", **kw)
+    out = rope.apply(x, np.array([1, 50, 900]), spec=kw)
     np.testing.assert_array_equal(out[:, 32:], x[:, 32:])
     assert np.all(out[:, :32] != x[:, :32])
 
@@ -146,7 +155,7 @@ def test_gpt_neox_partial_rotary():
 )
 def test_partial_rotary_factor_truncates_like_hf(head_dim, prf, rotary):
     # HF: int(head_dim * partial_rotary_factor); 100 * 0.29 = 28.999999999999996 -> 28
-    assert rope.from_hf({"rope_theta": 1e4, "partial_rotary_factor": prf}, head_dim=head_dim)["rotary_dim"] == rotary
+    assert from_hf({"rope_theta": 1e4, "partial_rotary_factor": prf}, head_dim=head_dim).rotary_dim == rotary
 
 
 # ----------------------------------------------------------------------------- every rope_type
@@ -184,26 +193,26 @@ def test_every_rope_type_v5_and_v4(rope_type, type_key):
         cfg.update(rope_type=rope_type, type=rope_type)
     else:
         cfg[type_key] = rope_type
-    kw = rope.from_hf(cfg, head_dim=64, max_position_embeddings=16384)
-    assert kw == {"base": 5e5, "rotary_dim": 64, "scaling": want}
+    kw = from_hf(cfg, head_dim=64, max_position_embeddings=16384)
+    assert parts(kw) == {"base": 5e5, "rotary_dim": 64, "scaling": want}
     assert KNOWN_ROPE_TYPES == tuple(CONFIGS)
 
 
 @pytest.mark.parametrize("rope_type", list(CONFIGS))
-def test_returned_dict_drives_apply_and_cos_sin(rope_type):
+def test_returned_spec_drives_apply_and_cos_sin(rope_type):
     params, _ = CONFIGS[rope_type]
-    kw = rope.from_hf(dict(params, rope_type=rope_type), head_dim=64, max_position_embeddings=16384)
+    kw = from_hf(dict(params, rope_type=rope_type), head_dim=64, max_position_embeddings=16384)
     x = np.random.default_rng(2).standard_normal((5, 64))
     pos = np.arange(5)
-    y = rope.apply(x, pos, layout="half", seq_len=20000, **kw)
-    c, s = rope.cos_sin(pos, kw["rotary_dim"], layout="half", base=kw["base"], scaling=kw["scaling"], seq_len=20000)
+    y = rope.apply(x, pos, spec=kw, seq_len=20000)
+    c, s = rope.cos_sin(pos, spec=kw, seq_len=20000)
     half = np.concatenate([-x[:, 32:], x[:, :32]], axis=-1)  # HF's rotate_half
     np.testing.assert_allclose(y, x * c + half * s, rtol=0, atol=1e-12)
 
 
 def test_input_dict_not_mutated():
     cfg = copy.deepcopy(PHI3_V4)
-    rope.from_hf(cfg, head_dim=96, max_position_embeddings=131072, original_max_position_embeddings=4096, rope_theta=1e4)
+    from_hf(cfg, head_dim=96, max_position_embeddings=131072, original_max_position_embeddings=4096, rope_theta=1e4)
     assert cfg == PHI3_V4
 
 
@@ -214,10 +223,10 @@ def test_empty_and_none_need_theta_and_are_plain_rope():
     # no rope_theta anywhere: an error naming it, not HF's model-dependent default_theta
     for cfg in (None, {}, {"type": "default"}, {"rope_type": "default"}):
         with pytest.raises(ValueError, match=r"rope_parameters\['rope_theta'\] is missing.*'default'"):
-            rope.from_hf(cfg, head_dim=64)
+            from_hf(cfg, head_dim=64)
         want = {"base": 10000.0, "rotary_dim": 64, "scaling": None}
-        assert rope.from_hf(cfg, head_dim=64, rope_theta=10000.0) == want
-        assert rope.from_hf(cfg, head_dim=64, rope_theta=100)["base"] == 100.0
+        assert parts(from_hf(cfg, head_dim=64, rope_theta=10000.0)) == want
+        assert from_hf(cfg, head_dim=64, rope_theta=100).base == 100.0
 
 
 @pytest.mark.parametrize("rope_type", list(CONFIGS))
@@ -227,79 +236,79 @@ def test_missing_theta_raises_for_every_rope_type(rope_type, type_key):
     cfg = {k: v for k, v in params.items() if k != "rope_theta"}
     cfg[type_key] = rope_type
     with pytest.raises(ValueError, match=rf"rope_parameters\['rope_theta'\] is missing.*'{rope_type}'"):
-        rope.from_hf(cfg, head_dim=64, max_position_embeddings=16384)
+        from_hf(cfg, head_dim=64, max_position_embeddings=16384)
     # the keyword (v4: top-level rope_theta) supplies it, and nothing else changes
-    kw = rope.from_hf(cfg, head_dim=64, max_position_embeddings=16384, rope_theta=123.0)
-    assert kw == {"base": 123.0, "rotary_dim": 64, "scaling": want}
-    assert type(kw["base"]) is float
+    kw = from_hf(cfg, head_dim=64, max_position_embeddings=16384, rope_theta=123.0)
+    assert parts(kw) == {"base": 123.0, "rotary_dim": 64, "scaling": want}
+    assert type(kw.base) is float
 
 
 def test_dict_values_win_over_top_level_ones():
     cfg = {"rope_theta": 5e5, "partial_rotary_factor": 0.5}
-    kw = rope.from_hf(cfg, head_dim=64, rope_theta=1e4, partial_rotary_factor=0.25)
-    assert kw["base"] == 5e5 and kw["rotary_dim"] == 32
+    kw = from_hf(cfg, head_dim=64, rope_theta=1e4, partial_rotary_factor=0.25)
+    assert kw.base == 5e5 and kw.rotary_dim == 32
 
 
 def test_none_values_count_as_absent():
     cfg = {"rope_type": "yarn", "factor": 4.0, "rope_theta": None, "beta_fast": None, "beta_slow": None,
            "mscale": None, "mscale_all_dim": None, "attention_factor": None, "original_max_position_embeddings": None,
            "partial_rotary_factor": None}
-    kw = rope.from_hf(cfg, head_dim=64, max_position_embeddings=8192, rope_theta=2e6)
-    assert kw == {"base": 2e6, "rotary_dim": 64, "scaling": YaRN(4.0, 8192)}
+    kw = from_hf(cfg, head_dim=64, max_position_embeddings=8192, rope_theta=2e6)
+    assert parts(kw) == {"base": 2e6, "rotary_dim": 64, "scaling": YaRN(4.0, 8192)}
     # rope_theta None with no keyword is missing, not a default
     with pytest.raises(ValueError, match=r"rope_parameters\['rope_theta'\] is missing.*'yarn'"):
-        rope.from_hf(cfg, head_dim=64, max_position_embeddings=8192)
+        from_hf(cfg, head_dim=64, max_position_embeddings=8192)
     with pytest.raises(ValueError, match=r"rope_parameters\['rope_theta'\] is missing.*'default'"):
-        rope.from_hf({"rope_theta": None}, head_dim=64)
+        from_hf({"rope_theta": None}, head_dim=64)
 
 
 def test_yarn_defaults():
     # factor None: max / original (HF); original defaults to max (standardize_rope_params)
-    kw = rope.from_hf({"type": "yarn", "factor": None, "original_max_position_embeddings": 4096}, head_dim=64,
+    kw = from_hf({"type": "yarn", "factor": None, "original_max_position_embeddings": 4096}, head_dim=64,
                       max_position_embeddings=32768, rope_theta=1e4)
-    assert kw["scaling"] == YaRN(8.0, 4096)
-    assert kw["scaling"].attention_factor == pytest.approx(0.1 * math.log(8) + 1, rel=1e-15)
-    kw = rope.from_hf({"type": "yarn", "factor": 4.0}, head_dim=64, max_position_embeddings=32768, rope_theta=1e4)
-    s = kw["scaling"]
+    assert kw.scaling == YaRN(8.0, 4096)
+    assert kw.scaling.attention_factor == pytest.approx(0.1 * math.log(8) + 1, rel=1e-15)
+    kw = from_hf({"type": "yarn", "factor": 4.0}, head_dim=64, max_position_embeddings=32768, rope_theta=1e4)
+    s = kw.scaling
     assert (s.original_max_position, s.beta_fast, s.beta_slow, s.truncate, s.ramp) == (32768, 32.0, 1.0, True, "index")
     # Qwen2.5-style v4: rope_theta at the top level
     qwen = {"factor": 4.0, "original_max_position_embeddings": 32768, "type": "yarn"}
-    kw = rope.from_hf(qwen, head_dim=128, max_position_embeddings=131072, rope_theta=1e6)
-    assert kw == {"base": 1e6, "rotary_dim": 128, "scaling": YaRN(4.0, 32768)}
+    kw = from_hf(qwen, head_dim=128, max_position_embeddings=131072, rope_theta=1e6)
+    assert parts(kw) == {"base": 1e6, "rotary_dim": 128, "scaling": YaRN(4.0, 32768)}
 
 
 def test_longrope_defaults_and_attention_factor():
     cfg = {"type": "longrope", "rope_theta": 1e4, "short_factor": [1.0] * 4, "long_factor": [2.0] * 4}
-    s = rope.from_hf(cfg, head_dim=8, max_position_embeddings=16384, original_max_position_embeddings=1024)["scaling"]
+    s = from_hf(cfg, head_dim=8, max_position_embeddings=16384, original_max_position_embeddings=1024).scaling
     assert s.attention_factor == pytest.approx(math.sqrt(1 + math.log(16) / math.log(1024)), rel=1e-15)
-    s = rope.from_hf(dict(cfg, factor=2.0), head_dim=8, max_position_embeddings=16384,
-                     original_max_position_embeddings=1024)["scaling"]
+    s = from_hf(dict(cfg, factor=2.0), head_dim=8, max_position_embeddings=16384,
+                     original_max_position_embeddings=1024).scaling
     assert s.attention_factor == pytest.approx(math.sqrt(1.1), rel=1e-15)  # ln 2 / ln 1024 = 1/10
-    s = rope.from_hf(dict(cfg, attention_factor=1.25), head_dim=8, original_max_position_embeddings=1024)["scaling"]
+    s = from_hf(dict(cfg, attention_factor=1.25), head_dim=8, original_max_position_embeddings=1024).scaling
     assert s.attention_factor == 1.25
 
 
 def test_llama3_original_defaults_to_max():
     cfg = {k: v for k, v in LLAMA31_V5.items() if k != "original_max_position_embeddings"}
-    assert rope.from_hf(cfg, head_dim=128, max_position_embeddings=8192)["scaling"] == Llama3(8.0, 8192)
+    assert from_hf(cfg, head_dim=128, max_position_embeddings=8192).scaling == Llama3(8.0, 8192)
 
 
 def test_proportional_keeps_the_whole_head():
     # Gemma-4-style global layers: head 512, p = 0.25 -> 64 of 256 pairs rotate
-    kw = rope.from_hf({"rope_type": "proportional", "rope_theta": 1e6, "partial_rotary_factor": 0.25}, head_dim=512)
-    assert kw["rotary_dim"] == 512 and kw["scaling"] == Proportional(0.25)
-    f = rope.inv_freq(kw["rotary_dim"], base=kw["base"], scaling=kw["scaling"])
+    kw = from_hf({"rope_type": "proportional", "rope_theta": 1e6, "partial_rotary_factor": 0.25}, head_dim=512)
+    assert kw.rotary_dim == 512 and kw.scaling == Proportional(0.25)
+    f = rope.inv_freq(kw.rotary_dim, base=kw.base, scaling=kw.scaling)
     assert np.count_nonzero(f) == 64
     np.testing.assert_allclose(f[:64], 1e6 ** (-np.arange(0, 128, 2) / 512), rtol=1e-14)
-    kw = rope.from_hf({"rope_type": "proportional", "rope_theta": 1e6, "factor": 2.0}, head_dim=8)
-    assert kw["scaling"] == Proportional(1.0, factor=2.0)
-    assert rope.from_hf({"rope_type": "proportional", "rope_theta": 1e6, "partial_rotary_factor": 0.0},
-                        head_dim=8)["scaling"] == Proportional(0.0)
+    kw = from_hf({"rope_type": "proportional", "rope_theta": 1e6, "factor": 2.0}, head_dim=8)
+    assert kw.scaling == Proportional(1.0, factor=2.0)
+    assert from_hf({"rope_type": "proportional", "rope_theta": 1e6, "partial_rotary_factor": 0.0},
+                        head_dim=8).scaling == Proportional(0.0)
 
 
 def test_integral_float_lengths_accepted():
     cfg = dict(LLAMA31_V5, original_max_position_embeddings=8192.0)
-    assert rope.from_hf(cfg, head_dim=128, max_position_embeddings=131072.0)["scaling"] == Llama3(8.0, 8192)
+    assert from_hf(cfg, head_dim=128, max_position_embeddings=131072.0).scaling == Llama3(8.0, 8192)
 
 
 # ----------------------------------------------------------------------------- errors
@@ -329,10 +338,10 @@ def test_missing_key_names_key_and_rope_type(rope_type, key, how):
     else:
         cfg[key] = None
         if rope_type == "yarn":  # HF: factor None means max / original, not an error
-            assert rope.from_hf(cfg, head_dim=64, max_position_embeddings=16384)["scaling"].factor == 4.0
+            assert from_hf(cfg, head_dim=64, max_position_embeddings=16384).scaling.factor == 4.0
             return
     with pytest.raises(ValueError, match=rf"'{key}'.*'{rope_type}'"):
-        rope.from_hf(cfg, head_dim=64, max_position_embeddings=16384)
+        from_hf(cfg, head_dim=64, max_position_embeddings=16384)
 
 
 @pytest.mark.parametrize("rope_type", ["yarn", "longrope", "llama3"])
@@ -341,33 +350,33 @@ def test_missing_original_without_max_position(rope_type):
     cfg = {k: v for k, v in params.items() if k != "original_max_position_embeddings"}
     cfg["rope_type"] = rope_type
     with pytest.raises(ValueError, match=rf"original_max_position_embeddings.*'{rope_type}'.*max_position_embeddings"):
-        rope.from_hf(cfg, head_dim=64)
+        from_hf(cfg, head_dim=64)
 
 
 def test_max_position_required_where_hf_uses_it():
     with pytest.raises(ValueError, match=r"max_position_embeddings.*'dynamic'"):
-        rope.from_hf({"type": "dynamic", "factor": 2.0}, head_dim=64, rope_theta=1e4)
+        from_hf({"type": "dynamic", "factor": 2.0}, head_dim=64, rope_theta=1e4)
     with pytest.raises(ValueError, match=r"'factor'.*'yarn'.*max_position_embeddings"):
-        rope.from_hf({"type": "yarn", "factor": None, "original_max_position_embeddings": 4096}, head_dim=64,
+        from_hf({"type": "yarn", "factor": None, "original_max_position_embeddings": 4096}, head_dim=64,
                      rope_theta=1e4)
     with pytest.raises(ValueError, match=r"'factor'.*'longrope'.*max_position_embeddings"):
-        rope.from_hf(dict(PHI3_V4, original_max_position_embeddings=4096), head_dim=96, rope_theta=1e4)
+        from_hf(dict(PHI3_V4, original_max_position_embeddings=4096), head_dim=96, rope_theta=1e4)
 
 
 def test_unknown_rope_type_lists_known():
     with pytest.raises(ValueError, match="rope_type") as info:
-        rope.from_hf({"rope_type": "ntk-by-parts"}, head_dim=64, rope_theta=1e4)
+        from_hf({"rope_type": "ntk-by-parts"}, head_dim=64, rope_theta=1e4)
     for name in KNOWN_ROPE_TYPES:
         assert repr(name) in str(info.value)
     with pytest.raises(ValueError, match="longrope"):
-        rope.from_hf({"type": "su", "short_factor": [1.0], "long_factor": [1.0]}, head_dim=2, rope_theta=1e4)
+        from_hf({"type": "su", "short_factor": [1.0], "long_factor": [1.0]}, head_dim=2, rope_theta=1e4)
     with pytest.raises(TypeError, match="rope_type"):
-        rope.from_hf({"rope_type": 3}, head_dim=64, rope_theta=1e4)
+        from_hf({"rope_type": 3}, head_dim=64, rope_theta=1e4)
 
 
 def test_conflicting_type_keys():
     with pytest.raises(ValueError, match=r"rope_type.*type.*disagree"):
-        rope.from_hf({"rope_type": "linear", "type": "dynamic", "factor": 2.0}, head_dim=64, rope_theta=1e4)
+        from_hf({"rope_type": "linear", "type": "dynamic", "factor": 2.0}, head_dim=64, rope_theta=1e4)
 
 
 @pytest.mark.parametrize(
@@ -383,24 +392,24 @@ def test_conflicting_type_keys():
 )
 def test_unknown_keys_refused(cfg, key):
     with pytest.raises(ValueError, match=key):
-        rope.from_hf(cfg, head_dim=2, max_position_embeddings=131072, rope_theta=1e4)
+        from_hf(cfg, head_dim=2, max_position_embeddings=131072, rope_theta=1e4)
 
 
 def test_mrope_refused_with_a_way_out():
     qwen2_vl = {"type": "mrope", "mrope_section": [16, 24, 24]}
     with pytest.raises(ValueError, match=r"'mrope'.*'default'"):
-        rope.from_hf(qwen2_vl, head_dim=128, rope_theta=1e6)
+        from_hf(qwen2_vl, head_dim=128, rope_theta=1e6)
     with pytest.raises(ValueError, match=r"mrope_section.*drop"):
-        rope.from_hf({"rope_type": "default", "mrope_section": [16, 24, 24]}, head_dim=128, rope_theta=1e6)
+        from_hf({"rope_type": "default", "mrope_section": [16, 24, 24]}, head_dim=128, rope_theta=1e6)
     with pytest.raises(ValueError, match="multi-axis"):
-        rope.from_hf({"rope_type": "axial"}, head_dim=128, rope_theta=1e6)
+        from_hf({"rope_type": "axial"}, head_dim=128, rope_theta=1e6)
 
 
 def test_nested_layer_types_refused():
     gemma3 = {"full_attention": {"rope_type": "linear", "factor": 8.0}, "sliding_attention": {"rope_type": "default"}}
     with pytest.raises(ValueError, match="nested"):
-        rope.from_hf(gemma3, head_dim=128, rope_theta=1e6)
-    assert rope.from_hf(gemma3["full_attention"], head_dim=128, rope_theta=1e6)["scaling"] == Linear(8.0)
+        from_hf(gemma3, head_dim=128, rope_theta=1e6)
+    assert from_hf(gemma3["full_attention"], head_dim=128, rope_theta=1e6).scaling == Linear(8.0)
 
 
 @pytest.mark.parametrize(
@@ -437,7 +446,7 @@ def test_nested_layer_types_refused():
         ({"type": "yarn", "factor": 4.0, "attention_factor": 0.0}, {}, ValueError, "attention_factor"),
         ({"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 0}, {}, ValueError,
          "original_max_position_embeddings"),
-        (dict(LLAMA31_V5, low_freq_factor=4.0), {}, ValueError, r"'llama3'.*low_freq_factor"),
+        (dict(LLAMA31_V5, low_freq_factor=5.0), {}, ValueError, r"'llama3'.*low_freq_factor"),
         (dict(LLAMA31_V5, high_freq_factor=[4.0]), {}, TypeError, "high_freq_factor"),
         ({"type": "longrope", "short_factor": [1.0] * 31, "long_factor": [1.0] * 32}, {}, ValueError,
          r"short_factor.*31.*32"),
@@ -453,4 +462,4 @@ def test_bad_values(cfg, kwargs, exc, name):
     # an explicit rope_theta, so each case fails for its own reason, not a missing theta
     kw = {"head_dim": 64, "max_position_embeddings": 16384, "rope_theta": 1e4, **kwargs}
     with pytest.raises(exc, match=name):
-        rope.from_hf(cfg, **kw)
+        from_hf(cfg, **kw)

@@ -34,7 +34,8 @@ EXPECTED_NAMES = [
 def kwargs_of(doc: dict) -> dict:
     """pemath.rope.apply arguments rebuilt from the file's HF config, as the README says."""
     args = {k: v for k, v in doc["from_hf"].items() if k != "rope_parameters"}
-    return {"layout": doc["rope"]["layout"], **rope.from_hf(doc["hf_config"].get("rope_scaling"), **args)}
+    spec = rope.from_hf(doc["hf_config"].get("rope_scaling"), layout=doc["rope"]["layout"], **args)
+    return {"layout": spec.layout, "base": spec.base, "rotary_dim": spec.rotary_dim, "scaling": spec.scaling}
 
 
 def all_cases():

@@ -49,13 +49,14 @@ def _hf_case(case: str) -> tuple[dict, dict, dict]:
     params = MANIFEST["files"]["hf_rope.npz"]["cases"][case]
     with np.load(FIXTURES / "hf_rope.npz") as z:
         arrays = {k[len(case) + 1 :]: z[k] for k in z.files if k.startswith(case + "/")}
-    kw = rope.from_hf(
+    spec = rope.from_hf(
         dict(params["rope_parameters_standardized"]),
         head_dim=params["head_dim"],
+        layout="half",
         max_position_embeddings=params["max_position_embeddings"],
         original_max_position_embeddings=params.get("original_max_position_embeddings_top_level"),
     )
-    return params, arrays, kw
+    return params, arrays, spec
 
 
 def _torch_matches_recording():
@@ -80,7 +81,7 @@ def _torch_matches_recording():
 @pytest.mark.parametrize("case", _hf_cases("inv_freq"))
 def test_inv_freq_exact_libm_within_one_ulp_of_hf(case):
     params, arrays, kw = _hf_case(case)
-    r, base, scaling, seq_len = kw["rotary_dim"], kw["base"], kw["scaling"], params["seq_len"]
+    r, base, scaling, seq_len = kw.rotary_dim, kw.base, kw.scaling, params["seq_len"]
     if isinstance(scaling, DynamicNTK) and seq_len and seq_len > scaling.original_max_position:
         # The recorded call passed a Python int seq_len: HF's init path computes the larger
         # base in Python float64 (the forward pass uses float32: tested with the apply cases).
@@ -102,7 +103,7 @@ def test_inv_freq_exact_libm_within_one_ulp_of_hf(case):
 def test_inv_freq_torch_libm_bit_identical_to_hf(case):
     _torch_matches_recording()
     params, arrays, kw = _hf_case(case)
-    r, base, scaling, seq_len = kw["rotary_dim"], kw["base"], kw["scaling"], params["seq_len"]
+    r, base, scaling, seq_len = kw.rotary_dim, kw.base, kw.scaling, params["seq_len"]
     if isinstance(scaling, DynamicNTK) and seq_len and seq_len > scaling.original_max_position:
         f, L0 = scaling.factor, scaling.original_max_position
         base = base * ((f * seq_len / L0) - (f - 1)) ** (r / (r - 2))
@@ -122,19 +123,19 @@ def test_forward_torch_libm_bit_identical_to_hf(case):
     _torch_matches_recording()
     params, arrays, kw, pos = _apply_inputs(case)
     for name in ("q", "k"):
-        out = P.hf(arrays[name], pos, dtype="float32", libm="torch", **kw)
+        out = P.hf(arrays[name], pos, dtype="float32", libm="torch", spec=kw)
         np.testing.assert_array_equal(out, arrays[name + "_out"], err_msg=f"{case}/{name}")
 
 
 @pytest.mark.parametrize("case", _hf_cases("apply"))
 def test_forward_exact_libm_differs_from_hf_only_by_libm_rounding(case):
     params, arrays, kw, pos = _apply_inputs(case)
-    inv_ours, a = P.hf_inv_freq(kw["rotary_dim"], base=kw["base"], scaling=kw["scaling"], seq_len=params["seq_len"])
+    inv_ours, a = P.hf_inv_freq(spec=kw, seq_len=params["seq_len"])
     k = int(ulps32(inv_ours, arrays["inv_freq"]).max())  # frequency ulps apart (pow's rounding)
-    r = kw["rotary_dim"]
+    r = kw.rotary_dim
     for name in ("q", "k"):
         x = arrays[name].astype(np.float64)
-        ours = P.hf(arrays[name], pos, dtype="float32", **kw).astype(np.float64)
+        ours = P.hf(arrays[name], pos, dtype="float32", spec=kw).astype(np.float64)
         theirs = arrays[name + "_out"].astype(np.float64)
         # Phases: k ulps of frequency plus the two products' roundings; cos, sin: <= 1 ulp each
         # side (2^-23 between them); then the attention factor, products and sum: <= 2 ulps of

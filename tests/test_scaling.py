@@ -463,7 +463,7 @@ BAD = [
     (YaRN, (4.0, 4096), {"attention_factor": 0.0}, ValueError, "attention_factor"),
     (YaRN, (4.0, 4096), {"attention_factor": "1"}, TypeError, "attention_factor"),
     (Llama3, (0.0, 8192), {}, ValueError, "factor"),
-    (Llama3, (8.0, 8192), {"low_freq_factor": 4.0, "high_freq_factor": 4.0}, ValueError, "low_freq_factor"),
+    (Llama3, (8.0, 8192), {"low_freq_factor": 5.0, "high_freq_factor": 4.0}, ValueError, "low_freq_factor"),
     (Llama3, (8.0, 8192), {"low_freq_factor": 5.0, "high_freq_factor": 4.0}, ValueError, "high_freq_factor"),
     (Llama3, (8.0, 8192), {"low_freq_factor": 0.0}, ValueError, "low_freq_factor"),
     (Llama3, (8.0, 8192), {"high_freq_factor": NAN}, ValueError, "high_freq_factor"),

@@ -3,6 +3,7 @@
 from .spec import Spec
 from .apply import apply, cos_sin, inv_freq
 from .hf import from_hf
+from .hf_config import from_hf_config
 from .complex_form import apply_complex, freqs_cis, from_complex, to_complex
 from .dense import matrix
 from .layout import convert_layout, permute_qk_weight, permute_qk_weights
@@ -16,6 +17,7 @@ __all__ = [
     "apply",
     "cos_sin",
     "from_hf",
+    "from_hf_config",
     "matrix",
     "to_complex",
     "from_complex",

@@ -54,7 +54,7 @@ def frequencies(dim: int, base: float, scaling: RopeScaling | None, seq_len: int
     freq = np.asarray(scaling.inv_freq(dim, base, seq_len=seq_len), dtype=np.float64)
     if freq.shape != (dim // 2,) or not np.all(np.isfinite(freq)):
         raise ValueError(f"{scaling!r} produced invalid frequencies for dim {dim}")
-    return freq, float(scaling.attention_factor)
+    return freq, float(scaling.attention_factor_at(seq_len))
 
 
 def angle_table(pos: Any, freq: np.ndarray, xp: Any, device: Any, wdt: Any) -> Any:

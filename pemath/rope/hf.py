@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_bool, check_int, check_real, check_size, show
+from . import _core
+from .spec import Spec
 from ..scaling import DynamicNTK, Linear, Llama3, LongRoPE, Proportional, RopeScaling, YaRN
 
 __all__ = ["from_hf"]
@@ -145,31 +147,34 @@ def from_hf(
     rope_parameters: Mapping[str, Any] | None,
     *,
     head_dim: int,
+    layout: str | None = None,
     max_position_embeddings: int | None = None,
     rope_theta: float | None = None,
     partial_rotary_factor: float | None = None,
     original_max_position_embeddings: int | None = None,
-) -> dict[str, Any]:
-    r"""The pemath RoPE arguments for a Hugging Face RoPE configuration.
+) -> Spec:
+    r"""The :class:`pemath.rope.Spec` of a Hugging Face RoPE parameter dict.
 
     Accepts a transformers v5 ``rope_parameters`` dict or a v4 ``rope_scaling`` dict
     (``rope_type`` or the legacy ``type``; ``None`` or ``{}`` is plain RoPE) and
-    returns ``dict(base=..., rotary_dim=..., scaling=...)``: HF's ``rope_theta``, the
-    rotated dimension :math:`r = \mathrm{int}(d_{head} \cdot p)` (always an int; the
-    head dim itself when the whole head rotates) and a :mod:`pemath.scaling`
+    returns a Spec with HF's ``rope_theta`` as ``base``, ``head_dim``, the rotated
+    dimension :math:`r = \mathrm{int}(d_{head} \cdot p)` and a :mod:`pemath.scaling`
     instance (``None`` for ``"default"``). The frequencies are
     :math:`\theta_i = b^{-2i/r}` changed by the scaling, as HF's ``ROPE_INIT_FUNCTIONS``.
 
-    Use it as::
+    For a whole ``config.json`` use :func:`pemath.rope.from_hf_config`, which works out
+    the head dim, the layout, the old key names and the model class's defaults, and
+    calls this function. Use it as::
 
-        kw = rope.from_hf(config["rope_parameters"], head_dim=128, max_position_embeddings=131072)
-        rope.apply(q, positions, layout="half", **kw)
-        rope.inv_freq(kw["rotary_dim"], base=kw["base"], scaling=kw["scaling"])
-        rope.cos_sin(positions, kw["rotary_dim"], layout="half", base=kw["base"], scaling=kw["scaling"])
+        spec = rope.from_hf(config["rope_parameters"], head_dim=128, layout="half",
+                            max_position_embeddings=131072)
+        rope.apply(q, positions, spec=spec)
+        rope.inv_freq(spec=spec)
 
-    The layout is not part of the config: HF's Llama-family ``rotate_half`` is
-    ``layout="half"``. ``dynamic`` and ``longrope`` depend on the sequence length:
-    pass ``seq_len`` (HF: ``max(position_ids) + 1``) to ``apply``/``cos_sin``.
+    The layout is not part of the dict, so it is a required argument: HF's
+    Llama-family ``rotate_half`` is ``layout="half"``. ``dynamic`` and ``longrope``
+    depend on the sequence length: pass ``seq_len`` (HF: ``max(position_ids) + 1``) to
+    ``apply``/``cos_sin``.
 
     Keys per ``rope_type`` (besides ``rope_type``/``type``, ``rope_theta``,
     ``partial_rotary_factor``; required ones marked \*). ``rope_theta`` is required for
@@ -217,6 +222,8 @@ def from_hf(
     head_dim : int
         The attention head dimension (HF: ``head_dim``, else ``hidden_size //
         num_attention_heads``).
+    layout : {"interleaved", "half"}
+        Required: how the model's code pairs the features.
     max_position_embeddings : int, optional
         The config's top-level ``max_position_embeddings``. Required for
         ``"dynamic"``, and wherever HF derives a value from it.
@@ -236,10 +243,7 @@ def from_hf(
 
     Returns
     -------
-    dict
-        ``base`` (float), ``rotary_dim`` (int), ``scaling``
-        (:class:`pemath.scaling.RopeScaling` or None): keyword arguments of
-        :func:`pemath.rope.apply`.
+    pemath.rope.Spec
 
     Raises
     ------
@@ -256,18 +260,19 @@ def from_hf(
     >>> llama31 = {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0,
     ...            "low_freq_factor": 1.0, "high_freq_factor": 4.0,
     ...            "original_max_position_embeddings": 8192}
-    >>> kw = rope.from_hf(llama31, head_dim=128, max_position_embeddings=131072)
-    >>> kw["base"], kw["rotary_dim"], type(kw["scaling"]).__name__
+    >>> spec = rope.from_hf(llama31, head_dim=128, layout="half", max_position_embeddings=131072)
+    >>> spec.base, spec.rotary_dim, type(spec.scaling).__name__
     (500000.0, 128, 'Llama3')
-    >>> rope.from_hf({"type": "linear", "factor": 2.0}, head_dim=64, rope_theta=1e4)["scaling"]
+    >>> rope.from_hf({"type": "linear", "factor": 2.0}, head_dim=64, layout="half", rope_theta=1e4).scaling
     Linear(factor=2.0)
-    >>> rope.from_hf(None, head_dim=64)  # doctest: +ELLIPSIS
+    >>> rope.from_hf(None, head_dim=64, layout="half")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
     ValueError: rope_parameters['rope_theta'] is missing; it is required for rope_type 'default'...
-    >>> rope.from_hf(None, head_dim=64, rope_theta=1e6)
-    {'base': 1000000.0, 'rotary_dim': 64, 'scaling': None}
+    >>> rope.from_hf(None, head_dim=64, layout="interleaved", rope_theta=1e6)
+    Spec(layout='interleaved', base=1000000.0, head_dim=64, rotary_dim=64)
     """
+    layout = _core.check_layout(layout)
     head_dim = check_size("head_dim", head_dim, minimum=2)
     mpe = None if max_position_embeddings is None else _int_like("max_position_embeddings", max_position_embeddings)
     top_ompe = (
@@ -468,4 +473,4 @@ def from_hf(
         # the scaling classes' argument names, in HF's spelling
         msg = re.sub(r"\boriginal_max_position\b", "original_max_position_embeddings", str(exc))
         raise type(exc)(f"rope_parameters {where}: {msg}") from exc
-    return {"base": base, "rotary_dim": rotary_dim, "scaling": scaling}
+    return Spec(layout, base=base, head_dim=head_dim, rotary_dim=rotary_dim, scaling=scaling)

@@ -57,6 +57,11 @@ class RopeScaling(abc.ABC):
         """The factor that multiplies cos and sin (1.0 where the variant has none)."""
         return 1.0
 
+    def attention_factor_at(self, seq_len: int | None = None) -> float:
+        """The attention factor in force at ``seq_len`` (only PhiMoE's LongRoPE changes it with the regime)."""
+        check_seq_len(seq_len)
+        return self.attention_factor
+
     def inv_freq(self, dim: int, base: float, *, seq_len: int | None = None) -> np.ndarray:
         """The ``dim // 2`` scaled inverse frequencies for rotary dimension ``dim``.
 

@@ -35,7 +35,9 @@ class Llama3(RopeScaling):
     original_max_position : int
         ``L_0`` (8192 for Llama 3.1).
     low_freq_factor, high_freq_factor : float
-        ``l < h`` (1 and 4 for Llama 3.1).
+        ``l <= h`` (1 and 4 for Llama 3.1). ``l == h`` (Llama 4 Scout: both 1) leaves
+        no smoothing band: wavelengths below :math:`L_0/h` keep their frequency, the
+        rest are divided by ``s`` (HF computes the same, its empty band aside).
 
     Examples
     --------
@@ -61,10 +63,10 @@ class Llama3(RopeScaling):
         self.original_max_position = check_int("original_max_position", original_max_position, minimum=1)
         self.low_freq_factor = check_real("low_freq_factor", low_freq_factor, positive=True)
         self.high_freq_factor = check_real("high_freq_factor", high_freq_factor, positive=True)
-        if not self.low_freq_factor < self.high_freq_factor:
+        if not self.low_freq_factor <= self.high_freq_factor:
             raise ValueError(
-                "low_freq_factor must be < high_freq_factor (the smoothing divides by their "
-                f"difference), got low_freq_factor={self.low_freq_factor}, "
+                "low_freq_factor must be <= high_freq_factor (the smoothing band runs from the one to the "
+                f"other), got low_freq_factor={self.low_freq_factor}, "
                 f"high_freq_factor={self.high_freq_factor}"
             )
 
@@ -73,6 +75,8 @@ class Llama3(RopeScaling):
         L0, s = float(self.original_max_position), self.factor
         lo, hi = self.low_freq_factor, self.high_freq_factor
         wavelen = 2 * math.pi / freq
+        if lo == hi:  # no smoothing band
+            return np.where(wavelen < L0 / hi, freq, freq / s)
         smooth = (L0 / wavelen - lo) / (hi - lo)
         out = np.where(
             wavelen < L0 / hi,

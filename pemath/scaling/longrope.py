@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -40,6 +41,11 @@ class LongRoPE(RopeScaling):
         ``factor`` is not given.
     attention_factor : float, optional
         Overrides the derived attention factor.
+    short_attention_factor : float, optional
+        A different attention factor for the short regime (``seq_len <= L_0`` or
+        None): PhiMoE's ``short_mscale``, with ``attention_factor`` its ``long_mscale``.
+        :attr:`attention_factor` stays the long one; :meth:`attention_factor_at` gives
+        the factor of a regime.
 
     Examples
     --------
@@ -62,6 +68,7 @@ class LongRoPE(RopeScaling):
         factor: float | None = None,
         max_position: int | None = None,
         attention_factor: float | None = None,
+        short_attention_factor: float | None = None,
     ) -> None:
         self.short_factor = as_float_array("short_factor", short_factor, positive=True)
         self.long_factor = as_float_array("long_factor", long_factor, positive=True)
@@ -75,6 +82,11 @@ class LongRoPE(RopeScaling):
         self.max_position = None if max_position is None else check_int("max_position", max_position, minimum=1)
         af = None if attention_factor is None else check_real("attention_factor", attention_factor, positive=True)
         self._attention_factor = af
+        self.short_attention_factor = (
+            None
+            if short_attention_factor is None
+            else check_real("short_attention_factor", short_attention_factor, positive=True)
+        )
         if af is None and self.factor is None and self.max_position is None:
             raise ValueError(
                 "LongRoPE needs factor, max_position or attention_factor to fix its attention factor; got none"
@@ -95,6 +107,24 @@ class LongRoPE(RopeScaling):
             return 1.0
         return math.sqrt(1 + math.log(s) / math.log(self.original_max_position))
 
+    def _fields(self) -> dict[str, Any]:
+        fields = super()._fields()
+        if fields.get("short_attention_factor") is None:  # the common case (Phi-3): one attention factor
+            fields.pop("short_attention_factor", None)
+        return fields
+
+    def attention_factor_at(self, seq_len: int | None = None) -> float:
+        long = self._long(seq_len)
+        if self.short_attention_factor is not None and not long:
+            return self.short_attention_factor
+        return self.attention_factor
+
+    def _long(self, seq_len: int | None) -> bool:
+        from .._validate import check_seq_len
+
+        seq_len = check_seq_len(seq_len)
+        return seq_len is not None and seq_len > self.original_max_position
+
     def _inv_freq(self, dim: int, base: float, seq_len: int | None) -> np.ndarray:
         n = dim // 2
         if self.short_factor.shape[0] != n:
@@ -102,6 +132,5 @@ class LongRoPE(RopeScaling):
                 f"short_factor and long_factor have {self.short_factor.shape[0]} entries, but dim "
                 f"(the rotary dim) {dim} has {n} pairs: they need one entry per pair"
             )
-        long = seq_len is not None and seq_len > self.original_max_position
-        ext = self.long_factor if long else self.short_factor
+        ext = self.long_factor if self._long(seq_len) else self.short_factor
         return base_inv_freq(dim, base) / ext

@@ -242,6 +242,8 @@ def frequency_constants(
         return pow_form(base) + 2.0
     if isinstance(scaling, sc.Llama3):
         h, lo = scaling.high_freq_factor, scaling.low_freq_factor
+        if h == lo:  # no smoothing band: each frequency is theta or theta / s
+            return pow_form(base) + 2.0
         return (1 + h / (h - lo)) * (pow_form(base) + 5.0)
     return pow_form(base) + 16.0
 

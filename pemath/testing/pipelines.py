@@ -71,6 +71,7 @@ from .. import _compat, _precision
 from .._errors import InexactPositionsWarning
 from .._validate import as_int64, as_positions, check_choice, check_rotary_dim, check_seq_len, check_size, show
 from ..rope import _core
+from ..rope.spec import resolve
 from ..scaling import DynamicNTK, Linear, Llama3, LongRoPE, Proportional, RopeScaling, YaRN
 
 __all__ = ["hf", "gptj", "meta", "hf_inv_freq", "LIBMS", "DTYPES"]
@@ -377,7 +378,7 @@ def _hf_inv_freq(
             )
         long = seq_len is not None and seq_len > scaling.original_max_position
         ext = (scaling.long_factor if long else scaling.short_factor).astype(np.float32)
-        return _recip(ext * _pow(lm, base, _exponents(n, r))), float(scaling.attention_factor)
+        return _recip(ext * _pow(lm, base, _exponents(n, r))), float(scaling.attention_factor_at(seq_len))
     if isinstance(scaling, Llama3):
         return _llama3_f32(_recip(_pow(lm, base, _exponents(n, r))), scaling, meta=False), 1.0
     raise ValueError(
@@ -388,12 +389,13 @@ def _hf_inv_freq(
 
 @_torch_like_errors
 def hf_inv_freq(
-    dim: int,
+    dim: int | None = None,
     *,
-    base: float = 10000.0,
+    base: float | None = None,
     scaling: RopeScaling | None = None,
     seq_len: int | None = None,
     libm: str = "exact",
+    spec: Any = None,
 ) -> tuple[np.ndarray, float]:
     r"""Hugging Face's float32 inverse frequencies and attention factor.
 
@@ -410,8 +412,9 @@ def hf_inv_freq(
     Parameters
     ----------
     dim : int
-        The rotary dimension (even).
+        The rotary dimension (even); optional with a ``spec`` that fixes it.
     base : float
+        Default 10000.
     scaling : pemath.scaling variant, optional
         One of HF's: Linear, DynamicNTK, YaRN (``ramp="index"``), LongRoPE, Llama3,
         Proportional.
@@ -420,6 +423,8 @@ def hf_inv_freq(
         DynamicNTK's base; HF's forward uses ``max(position_ids) + 1``.
     libm : {"exact", "torch"}
         See the module notes.
+    spec : pemath.rope.Spec, optional
+        Instead of ``base`` and ``scaling`` (both given: ``TypeError``).
 
     Returns
     -------
@@ -434,11 +439,18 @@ def hf_inv_freq(
     >>> f.dtype, f.tolist()[:2], a
     (dtype('float32'), [1.0, 0.10000000149011612], 1.0)
     """
+    spec = resolve(spec, "pipelines.hf_inv_freq", layout_free=True, base=base, scaling=scaling)
+    if spec.inv_freq is not None:
+        raise ValueError(f"pipelines.hf_inv_freq computes HF's frequencies from a base; {spec!r} gives them")
+    if dim is None:
+        if spec.rotary_dim is None:
+            raise TypeError("pipelines.hf_inv_freq needs dim (the rotary dimension), or a spec that fixes it")
+        dim = spec.rotary_dim
     r = check_size("dim", dim, minimum=2)
     if r % 2:
         raise ValueError(f"dim must be even for RoPE, got {r} (features are rotated in pairs)")
-    base = _check_base(base)
-    scaling = _core.check_scaling(scaling)
+    base = _check_base(spec.base)
+    scaling = spec.scaling
     seq_len = check_seq_len(seq_len)
     inv, a = _hf_inv_freq(r, base, scaling, seq_len, _libm(libm))
     return np.asarray(inv, dtype=np.float32), a
@@ -475,13 +487,14 @@ def hf(
     x: Any,
     positions: Any,
     *,
-    layout: str = "half",
+    layout: str | None = None,
     dtype: Any = None,
-    base: float = 10000.0,
+    base: float | None = None,
     rotary_dim: int | None = None,
     scaling: RopeScaling | None = None,
     seq_len: int | None = None,
     libm: str = "exact",
+    spec: Any = None,
 ) -> np.ndarray:
     r"""Hugging Face transformers' RoPE, rounding where it rounds.
 
@@ -510,12 +523,16 @@ def hf(
     positions : int array or list
         Integer position ids, broadcasting against ``x.shape[:-1]``.
     layout : {"half", "interleaved"}
+        Default ``"half"``.
     dtype : str or dtype, optional
         The model dtype (one of :data:`DTYPES`; default: ``x``'s). bfloat16 and float8
         need ml_dtypes.
     base, rotary_dim, scaling
-        As :func:`pemath.rope.apply` (or ``**pemath.rope.from_hf(config, ...)``);
-        ``scaling`` must be one of HF's types.
+        As :func:`pemath.rope.apply`; ``scaling`` must be one of HF's types.
+    spec : pemath.rope.Spec, optional
+        Instead of ``layout``, ``base``, ``rotary_dim`` and ``scaling`` (giving both
+        raises ``TypeError``), e.g. ``pemath.rope.from_hf_config(config)``: single-axis,
+        one layout, frequencies from a base.
     seq_len : int, optional
         For DynamicNTK and LongRoPE; default ``max(positions) + 1``, as HF's forward.
     libm : {"exact", "torch"}
@@ -540,12 +557,16 @@ def hf(
     [[0.0009765625, 0.0, 0.001953125, 0.0]]
     """
     host, dt = _check_x(x, dtype)
-    layout = _core.check_layout(layout)
-    base = _check_base(base)
-    scaling = _core.check_scaling(scaling)
+    if spec is None and rotary_dim is not None:
+        check_rotary_dim(rotary_dim, int(host.shape[-1]), dim_name="x.shape[-1]")
+    spec = resolve(spec, "pipelines.hf", layout="half" if spec is None and layout is None else layout, base=base,
+                   rotary_dim=rotary_dim, scaling=scaling)
+    if spec.is_multi_axis or spec.out_layout is not None or spec.inv_freq is not None:
+        raise ValueError(f"pipelines.hf emulates one-layout RoPE with frequencies from a base; got {spec!r}")
+    layout, base, scaling = spec.layout, spec.base, spec.scaling
     seq_len = check_seq_len(seq_len)
     lm = _libm(libm)
-    r = check_rotary_dim(rotary_dim, int(host.shape[-1]), dim_name="x.shape[-1]")
+    r = spec.rotary_dim_for(int(host.shape[-1]))
     pos = _check_positions(positions, host)
     if seq_len is None and pos.size:
         seq_len = max(int(pos.max()) + 1, 1)

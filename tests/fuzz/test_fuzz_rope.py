@@ -761,13 +761,13 @@ def _hf_params_kind(base: dict[str, Any]) -> st.SearchStrategy[H]:
 
 
 def _check_from_hf(result: Any, kw: dict[str, Any]) -> None:
-    assert isinstance(result, dict) and set(result) == {"base", "rotary_dim", "scaling"}
-    assert isinstance(result["base"], float) and result["base"] > 0
-    assert type(result["rotary_dim"]) is int and result["rotary_dim"] % 2 == 0
-    assert 2 <= result["rotary_dim"] <= int(kw["head_dim"])
-    assert result["scaling"] is None or isinstance(result["scaling"], sc.RopeScaling)
-    out = call(rope.inv_freq, result["rotary_dim"], base=result["base"], scaling=result["scaling"], seq_len=4096,
-               names=("base", "factor", "scaling"))
+    assert isinstance(result, rope.Spec)
+    assert isinstance(result.base, float) and result.base > 0
+    assert type(result.rotary_dim) is int and result.rotary_dim % 2 == 0
+    assert 2 <= result.rotary_dim <= int(kw["head_dim"]) == result.head_dim
+    assert result.layout == kw["layout"]
+    assert result.scaling is None or isinstance(result.scaling, sc.RopeScaling)
+    out = call(rope.inv_freq, spec=result, seq_len=4096, names=("base", "factor", "scaling"))
     if out.accepted:  # an extreme rope_theta is refused by the frequencies, clearly
         assert np.all(np.isfinite(out.result)) and np.all(out.result >= 0)
 
@@ -781,9 +781,11 @@ FROM_HF = Spec(
     st.sampled_from(_HF_CONFIGS).flatmap(lambda cfg: st.fixed_dictionaries({
         "rope_parameters": st.just(cfg),
         "head_dim": st.just(4) if cfg and cfg.get("rope_type") == "longrope" else st.sampled_from([4, 64]),
-        "max_position_embeddings": st.just(4096), "rope_theta": st.just(10000.0)})),
+        "max_position_embeddings": st.just(4096), "rope_theta": st.just(10000.0),
+        "layout": st.sampled_from(LAYOUTS)})),
     {
         "rope_parameters": _hf_params_kind,
+        "layout": choices(LAYOUTS),
         "head_dim": loosen(lambda b: ints(minimum=2, typical=(b["head_dim"],), maximum=2**16)(b)),
         "max_position_embeddings": loosen(ints(minimum=1, optional=True, typical=(4096,), huge="maybe")),
         "rope_theta": loosen(reals(positive=True, optional=True, typical=(10000.0,))),

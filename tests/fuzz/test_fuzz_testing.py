@@ -341,7 +341,9 @@ def _pipe_kinds(**extra: Any) -> dict[str, Any]:
 
 
 HF_PIPE = Spec(pipelines.hf, _pipe_base(),
-               _pipe_kinds(layout=choices(LAYOUTS), rotary_dim=_rotary_kind, scaling=loosen(scaling_kind),
+               _pipe_kinds(layout=choices(LAYOUTS, optional=True), rotary_dim=_rotary_kind,
+                           scaling=loosen(scaling_kind),
+                           base=loosen(reals(positive=True, typical=(10000.0,), optional=True)),
                            seq_len=ints(minimum=1, optional=True, typical=(10,), huge="maybe")),
                _check_pipe, aliases={"x": ("x.shape", "dtype"), "rotary_dim": ("x.shape",)})
 GPTJ_PIPE = Spec(pipelines.gptj, _pipe_base(), _pipe_kinds(rotary_dim=_rotary_kind), _check_pipe,
@@ -362,7 +364,7 @@ HF_INV = Spec(
     pipelines.hf_inv_freq,
     st.fixed_dictionaries({"dim": st.sampled_from([4, 8, 64]), "scaling": st.sampled_from(SCALINGS),
                            "base": st.just(10000.0)}),
-    {"dim": loosen(ints(minimum=2, even=True, typical=(8,))), "base": loosen(reals(positive=True,
+    {"dim": loosen(ints(minimum=2, even=True, typical=(8,))), "base": loosen(reals(positive=True, optional=True,
                                                                                     typical=(10000.0,))),
      "scaling": loosen(scaling_kind), "seq_len": ints(minimum=1, optional=True, typical=(10,), huge="maybe"),
      "libm": loosen(choices(LIBMS))},

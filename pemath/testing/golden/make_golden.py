@@ -324,8 +324,8 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
     """The golden document of one spec (a JSON-ready dict)."""
     args = dict(spec["from_hf"])
     rope_parameters = spec["hf_config"].get("rope_scaling")
-    kw = from_hf(rope_parameters, **args)
-    base, r, scaling = kw["base"], kw["rotary_dim"], kw["scaling"]
+    rspec = from_hf(rope_parameters, layout=spec["layout"], **args)
+    base, r, scaling = rspec.base, rspec.rotary_dim, rspec.scaling
     head_dim = args["head_dim"]
     attention = 1.0 if scaling is None else float(scaling.attention_factor)
     cases = spec.get("cases") or [{"name": "default", "seq_len": None, "positions": list(POSITIONS)}]

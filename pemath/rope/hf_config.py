@@ -1,0 +1,305 @@
+"""A whole Hugging Face ``config.json`` as a :class:`pemath.rope.Spec`."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from .._validate import check_bool, check_real, check_size, show
+from . import _core
+from ._hf_families import ALIBI_TYPES, FAMILIES, T5_TYPES
+from .hf import from_hf
+from .spec import Spec
+
+__all__ = ["from_hf_config"]
+
+_HEADS = ("num_attention_heads", "n_head", "num_heads", "n_heads")
+_HIDDEN = ("hidden_size", "n_embd", "d_model", "dim")
+_LENGTH = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length")
+#: keys of a config's top level (or text_config) that only the rope dict should hold in v5
+_ROPE_DICT_KEYS = ("rope_parameters", "rope_scaling")
+
+
+def _load(config: Any) -> dict[str, Any]:
+    if isinstance(config, (str, os.PathLike)):
+        try:
+            with open(config, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except OSError as exc:
+            raise ValueError(f"config: cannot read {os.fspath(config)!r}: {exc.strerror or exc}") from exc
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"config: {os.fspath(config)!r} is not valid JSON: {exc}") from exc
+        config = data
+    if not isinstance(config, Mapping):
+        raise TypeError(f"config must be a config.json as a dict or a path to one, got {show(config)}")
+    return dict(config)
+
+
+def _first(cfg: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str, Any] | tuple[None, None]:
+    for n in names:
+        if cfg.get(n) is not None:
+            return n, cfg[n]
+    return None, None
+
+
+def _int(name: str, value: Any, minimum: int = 1) -> int:
+    if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
+        value = int(value)
+    return check_size(f"config[{name!r}]", value, minimum=minimum, maximum=2**40)
+
+
+def _text(cfg: dict[str, Any]) -> dict[str, Any]:
+    """The language model's config: ``text_config`` over the top level (multimodal configs)."""
+    text = cfg.get("text_config")
+    if text is None:
+        return cfg
+    if not isinstance(text, Mapping):
+        raise TypeError(f"config['text_config'] must be a dict, got {show(text)}")
+    merged = {k: v for k, v in cfg.items() if k != "text_config"}
+    merged.update({k: v for k, v in text.items() if v is not None or k not in merged})
+    if text.get("model_type") is None and cfg.get("model_type") is not None:
+        merged["model_type"] = cfg["model_type"]
+    return merged
+
+
+def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
+    if model_type in ("deepseek_v2", "deepseek_v3") or cfg.get("qk_rope_head_dim") is not None:
+        if cfg.get("qk_rope_head_dim") is None:
+            raise ValueError(f"config['qk_rope_head_dim'] is missing; model_type {model_type!r} rotates only those "
+                             "features of each head")
+        return _int("qk_rope_head_dim", cfg["qk_rope_head_dim"], 2)
+    if cfg.get("head_dim") is not None:
+        return _int("head_dim", cfg["head_dim"], 2)
+    hk, heads = _first(cfg, _HEADS)
+    dk, hidden = _first(cfg, _HIDDEN)
+    if heads is None or hidden is None:
+        raise ValueError(
+            "config has no head_dim, and no hidden size and head count to derive it from (looked for head_dim, "
+            f"{'/'.join(_HIDDEN)} and {'/'.join(_HEADS)})"
+        )
+    heads, hidden = _int(hk, heads), _int(dk, hidden)
+    if hidden % heads:
+        raise ValueError(f"config[{dk!r}] = {hidden} is not a multiple of config[{hk!r}] = {heads}; give head_dim")
+    return hidden // heads
+
+
+def _refuse_other_encodings(cfg: Mapping[str, Any], model_type: str | None) -> None:
+    attn = cfg.get("attn_config")
+    alibi = cfg.get("alibi") is True or (isinstance(attn, Mapping) and attn.get("alibi") is True)
+    if model_type == "bloom" or alibi:
+        raise ValueError(
+            f"this config (model_type {model_type!r}) uses ALiBi, not RoPE: see pemath.alibi, or "
+            "pemath.models.get(name).alibi for the registered ALiBi models"
+        )
+    if model_type in T5_TYPES:
+        raise ValueError(f"model_type {model_type!r} uses T5's relative position buckets, not RoPE: see pemath.t5")
+    pet = cfg.get("position_embedding_type")
+    if pet is not None and pet not in ("rotary", "rope"):
+        raise ValueError(f"config['position_embedding_type'] is {pet!r}: this model does not use RoPE")
+    if model_type in ALIBI_TYPES and model_type not in FAMILIES:
+        raise ValueError(f"model_type {model_type!r} uses ALiBi, not RoPE: see pemath.alibi")
+
+
+def _per_layer_type(cfg: Mapping[str, Any], model_type: str | None, rope: Any) -> dict[str, Any] | None:
+    """The rope dict of each layer type, for configs whose layer types differ in RoPE; else None."""
+    if isinstance(rope, Mapping) and rope and all(isinstance(v, Mapping) for v in rope.values()):
+        return {str(k): dict(v) for k, v in rope.items()}
+    if model_type in ("gemma3", "gemma3_text") and cfg.get("rope_local_base_freq") is not None:
+        # v4 Gemma 3: rope_scaling and rope_theta are the global layers'; local layers: plain RoPE
+        full = dict(rope or {})
+        full.setdefault("rope_theta", cfg.get("rope_theta", 1_000_000.0))
+        return {"full_attention": full,
+                "sliding_attention": {"rope_type": "default", "rope_theta": cfg["rope_local_base_freq"]}}
+    if model_type == "modernbert" and (cfg.get("global_rope_theta") is not None or
+                                       cfg.get("local_rope_theta") is not None):
+        if rope:
+            raise ValueError("config has both rope_scaling/rope_parameters and ModernBERT's global_rope_theta/"
+                             "local_rope_theta; pemath does not know which one HF would use")
+        return {"full_attention": {"rope_type": "default", "rope_theta": cfg.get("global_rope_theta", 160000.0)},
+                "sliding_attention": {"rope_type": "default", "rope_theta": cfg.get("local_rope_theta", 10000.0)}}
+    return None
+
+
+def _phimoe(scaling: Any, short_mscale: Any, long_mscale: Any) -> Any:
+    """HF's PhiMoE: the short factors in every regime; short_mscale / long_mscale as the attention factors."""
+    from ..scaling import LongRoPE
+
+    if not isinstance(scaling, LongRoPE):
+        raise ValueError(f"short_mscale/long_mscale go with rope_type 'longrope' (PhiMoE), got {scaling!r}")
+    if short_mscale is None or long_mscale is None:
+        raise ValueError("PhiMoE's rope_parameters need both short_mscale and long_mscale (HF reads the one of the "
+                         "regime in force)")
+    return LongRoPE(scaling.short_factor, scaling.short_factor, scaling.original_max_position,
+                    factor=scaling.factor, max_position=scaling.max_position,
+                    attention_factor=check_real("rope_parameters['long_mscale']", long_mscale, positive=True),
+                    short_attention_factor=check_real("rope_parameters['short_mscale']", short_mscale, positive=True))
+
+
+def _yarn_mscale(scale: float, m: float) -> float:
+    return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
+
+
+def from_hf_config(config: Any, *, layer_type: str | None = None, layout: str | None = None) -> Spec:
+    r"""The :class:`~pemath.rope.Spec` a Hugging Face ``config.json`` implies, whole.
+
+    Reads what a model's own transformers code reads: the head dim (``head_dim``, else
+    ``hidden_size / num_attention_heads`` or their GPT-style spellings; DeepSeek's
+    ``qk_rope_head_dim``), the partial rotary size in any of its spellings
+    (``partial_rotary_factor``; GPT-NeoX's ``rotary_pct``; GPT-J's ``rotary_dim``),
+    ``rope_theta`` wherever the config version keeps it (v5 ``rope_parameters``, v4 top
+    level, GPT-NeoX's ``rotary_emb_base``; the model class's default where the file has
+    none), ``rope_scaling`` / ``rope_parameters`` (through :func:`pemath.rope.from_hf`,
+    which refuses any key it does not read), ``text_config`` of multimodal configs,
+    M-RoPE (``mrope_section``, ``mrope_interleaved``), the RoPE of each layer type
+    (Gemma 3, ModernBERT), and the layout the model's code uses (from ``model_type``).
+
+    Contract: for ``x`` in the layout of the model's HF weights,
+    ``rope.apply(x, positions, spec=from_hf_config(cfg))`` equals what the model's HF
+    rotary-embedding class and apply function return (positions broadcast as in
+    :func:`pemath.rope.apply`: HF's ``position_ids`` of shape ``(batch, seq)`` go in as
+    ``position_ids[:, None, :]`` for ``x`` of shape ``(batch, heads, seq, dim)``; M-RoPE's
+    ``(3, batch, seq)`` as ``position_ids[:, :, None, :]``). ``tests/test_models.py``
+    checks it against recorded HF output for every registered model.
+
+    Parameters
+    ----------
+    config : dict or path
+        The parsed ``config.json`` or its path.
+    layer_type : str, optional
+        For configs whose layer types use different RoPE (Gemma 3's
+        ``"sliding_attention"`` and ``"full_attention"``): which one. Required there;
+        elsewhere it may name any of the config's ``layer_types``.
+    layout : {"interleaved", "half"}, optional
+        For a ``model_type`` pemath has not checked: the layout of its apply function.
+        Where pemath knows the model type, giving a layout is an error unless it agrees.
+
+    Returns
+    -------
+    pemath.rope.Spec
+        With ``head_dim`` set; DeepSeek's softmax-scale multiplier, Ministral 3's query
+        scaling and DeepSeek-V3's output layout included.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``model_type`` without ``layout``; several RoPE layer types without
+        ``layer_type`` (the message lists them); a config of an ALiBi or T5 model; any
+        key :func:`pemath.rope.from_hf` refuses.
+
+    Examples
+    --------
+    >>> from pemath import rope
+    >>> cfg = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
+    ...        "max_position_embeddings": 4096}           # Llama 2: no rope_theta in the file
+    >>> rope.from_hf_config(cfg)
+    Spec(layout='half', base=10000.0, head_dim=128, rotary_dim=128)
+    >>> rope.from_hf_config({"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64})
+    Spec(layout='interleaved', base=10000.0, head_dim=256, rotary_dim=64)
+    """
+    cfg = _text(_load(config))
+    model_type = cfg.get("model_type")
+    if model_type is not None and not isinstance(model_type, str):
+        raise TypeError(f"config['model_type'] must be a string, got {show(model_type)}")
+    _refuse_other_encodings(cfg, model_type)
+    family = FAMILIES.get(model_type) if model_type is not None else None
+    if layout is not None:
+        layout = _core.check_layout(layout)
+        if family is not None and family.layout != layout:
+            raise ValueError(f"layout={layout!r}, but model_type {model_type!r}'s code uses {family.layout!r} "
+                             f"({family.note or 'rotate_half' if family.layout == 'half' else family.note})")
+    elif family is None:
+        raise ValueError(
+            f"config['model_type'] is {model_type!r}, which pemath has not checked; the layout is fixed by the "
+            "model's code, not its config: read its apply function and pass layout='half' (rotate_half, pairs "
+            f"(i, i + d/2)) or layout='interleaved' (pairs (2i, 2i+1)). Known model types: {sorted(FAMILIES)}"
+        )
+    in_layout = layout or family.layout
+    out_layout = family.out_layout if family is not None else None
+    if model_type == "deepseek_v3" and not check_bool("config['rope_interleave']", cfg.get("rope_interleave", True)):
+        in_layout, out_layout = "half", None
+
+    head_dim = _head_dim(cfg, model_type)
+    lk, mpe = _first(cfg, _LENGTH)
+    mpe = None if mpe is None else _int(lk, mpe)
+
+    v5, v4 = cfg.get("rope_parameters"), cfg.get("rope_scaling")
+    if v5 is not None and v4 is not None and v5 != v4:
+        raise ValueError("config has both rope_parameters (v5) and rope_scaling (v4) and they differ; keep one")
+    rope_dict = v5 if v5 is not None else v4
+    if rope_dict is not None and not isinstance(rope_dict, Mapping):
+        raise TypeError(f"config's rope_parameters/rope_scaling must be a dict or null, got {show(rope_dict)}")
+    per_type = _per_layer_type(cfg, model_type, rope_dict)
+    declared = cfg.get("layer_types")
+    if per_type is not None:
+        names = sorted(per_type)
+        if layer_type is None:
+            distinct = {json.dumps(v, sort_keys=True) for v in per_type.values()}
+            if len(distinct) > 1:
+                raise ValueError(f"this config gives each layer type its own RoPE; pass layer_type= one of {names}")
+            layer_type = names[0]
+        if layer_type not in per_type:
+            raise ValueError(f"layer_type must be one of {names} (the config's RoPE layer types), got {layer_type!r}")
+        params = per_type[layer_type]
+    else:
+        if layer_type is not None and (not isinstance(declared, list) or layer_type not in declared):
+            raise ValueError(f"layer_type {layer_type!r} is not among the config's layer_types "
+                             f"{sorted(set(declared)) if isinstance(declared, list) else '(none declared)'}")
+        params = dict(rope_dict or {})
+
+    # multi-axis and beyond-rotation keys: taken out of the dict, into the Spec
+    mrope_section = params.pop("mrope_section", None)
+    mrope_interleaved = params.pop("mrope_interleaved", False)
+    if params.get("type") == "mrope" or params.get("rope_type") == "mrope":
+        if mrope_section is None:
+            raise ValueError("config's rope type is 'mrope' but it has no mrope_section")
+        params.pop("type", None), params.pop("rope_type", None)
+    beta = params.pop("llama_4_scaling_beta", None)
+    mscales = None
+    if model_type == "phimoe" and ("short_mscale" in params or "long_mscale" in params):
+        mscales = (params.pop("short_mscale", None), params.pop("long_mscale", None))
+
+    theta = params.get("rope_theta")
+    if theta is None:
+        theta = cfg.get("rope_theta")
+    if theta is None and model_type == "gpt_neox":
+        theta = cfg.get("rotary_emb_base")
+    if theta is None and family is not None:
+        theta = family.default_theta
+    prf = params.get("partial_rotary_factor")
+    if prf is None:
+        prf = cfg.get("partial_rotary_factor")
+    explicit_rotary = None
+    if family is not None and family.rotary_key == "rotary_pct" and prf is None:
+        prf = cfg.get("rotary_pct")
+    if family is not None and family.rotary_key == "rotary_dim" and cfg.get("rotary_dim") is not None:
+        explicit_rotary = _int("rotary_dim", cfg["rotary_dim"], 2)
+    if prf is not None:
+        prf = check_real("config['partial_rotary_factor']", prf, minimum=0.0, maximum=1.0)
+
+    spec = from_hf(params, head_dim=head_dim, layout=in_layout, max_position_embeddings=mpe, rope_theta=theta,
+                   partial_rotary_factor=prf,
+                   original_max_position_embeddings=cfg.get("original_max_position_embeddings"))
+    changes: dict[str, Any] = {"out_layout": out_layout}
+    if mscales is not None:
+        changes["scaling"] = _phimoe(spec.scaling, *mscales)
+    if explicit_rotary is not None:
+        if spec.scaling is not None:
+            raise ValueError(f"config['rotary_dim'] with a RoPE scaling ({spec.scaling!r}) has no HF equivalent")
+        changes["rotary_dim"] = explicit_rotary
+    if mrope_section is not None:
+        changes["mrope_section"] = mrope_section
+        changes["mrope_interleaved"] = check_bool("config's mrope_interleaved", mrope_interleaved)
+    if model_type in ("deepseek_v2", "deepseek_v3") and params.get("mscale_all_dim"):
+        m = check_real("rope_parameters['mscale_all_dim']", params["mscale_all_dim"], nonnegative=True)
+        changes["softmax_scale"] = _yarn_mscale(spec.scaling.factor, m) ** 2
+    if beta is not None:
+        L0 = params.get("original_max_position_embeddings")
+        if L0 is None:
+            raise ValueError("llama_4_scaling_beta needs rope_parameters['original_max_position_embeddings'], its "
+                             "length scale")
+        changes["query_scaling_beta"] = check_real("rope_parameters['llama_4_scaling_beta']", beta)
+        changes["query_scaling_length"] = _int("original_max_position_embeddings", L0)
+    return spec.replace(**changes)
