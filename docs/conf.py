@@ -40,6 +40,7 @@ extensions = [
     "sphinx-mathjax-offline",  # bundles MathJax into _static/mathjax (no CDN)
     "matplotlib.sphinxext.plot_directive",  # figures drawn at build time from docs/plots/*.py
     "claims_page",  # docs/_ext/claims_page.py: the claim pages, built from the registry
+    "models_table",  # docs/_ext/models_table.py: the model registry as a table
 ]
 
 # MathJax from the built site only (sphinx-mathjax-offline copies it there).
