@@ -39,7 +39,7 @@ def kwargs_of(doc: dict) -> dict:
 
 
 def all_cases():
-    return [(name, i) for name in EXPECTED_NAMES for i in range(len(golden.load(name)["cases"]))]
+    return [(name, i) for name in EXPECTED_NAMES for i in range(len(golden.load(name, version=1)["cases"]))]
 
 
 # --------------------------------------------------------------------------- files
@@ -58,10 +58,10 @@ def test_files_are_small():
 
 
 def test_names_and_load():
-    assert golden.names() == EXPECTED_NAMES == golden.names(1)
+    assert golden.names(1) == EXPECTED_NAMES and golden.names() == golden.names(golden.FORMAT_VERSION)
     for name in EXPECTED_NAMES:
-        doc = golden.load(name)
-        assert doc["format"] == "pemath.testing.golden.rope" and doc["format_version"] == golden.FORMAT_VERSION == 1
+        doc = golden.load(name, version=1)
+        assert doc["format"] == "pemath.testing.golden.rope" and doc["format_version"] == 1
         assert doc["name"] == name and doc["pemath_version"]
         r, d = doc["rope"]["rotary_dim"], doc["rope"]["head_dim"]
         for case in doc["cases"]:
@@ -74,18 +74,18 @@ def test_names_and_load():
 
 def test_load_errors():
     with pytest.raises(ValueError, match="name"):
-        golden.load("llama-9")
+        golden.load("llama-9", version=1)
     with pytest.raises(TypeError, match="name"):
         golden.load(3)
     with pytest.raises(ValueError, match="version"):
-        golden.load("qwen2-7b", version=2)
+        golden.load("qwen2-7b", version=3)
     with pytest.raises(TypeError, match="version"):
         golden.names(version="1")
 
 
 def test_configs_rebuild_the_recorded_rope():
     for name in EXPECTED_NAMES:
-        doc = golden.load(name)
+        doc = golden.load(name, version=1)
         kw = kwargs_of(doc)
         assert kw["base"] == doc["rope"]["base"] and kw["rotary_dim"] == doc["rope"]["rotary_dim"]
         a = 1.0 if kw["scaling"] is None else kw["scaling"].attention_factor
@@ -96,18 +96,18 @@ def test_configs_rebuild_the_recorded_rope():
 
 
 def test_known_values():
-    llama = golden.load("llama-3.1-8b")["rope"]
+    llama = golden.load("llama-3.1-8b", version=1)["rope"]
     assert llama["base"] == 500000.0
     assert (llama["scaling"]["factor"], llama["scaling"]["original_max_position"]) == (8.0, 8192)
-    qwen = golden.load("qwen2.5-7b-instruct-yarn")["rope"]
+    qwen = golden.load("qwen2.5-7b-instruct-yarn", version=1)["rope"]
     assert qwen["attention_factor"] == pytest.approx(0.1 * np.log(4.0) + 1, rel=1e-15)
-    phi = golden.load("phi-3-mini-128k")
+    phi = golden.load("phi-3-mini-128k", version=1)
     assert phi["rope"]["attention_factor"] == pytest.approx(np.sqrt(1 + np.log(32) / np.log(4096)), rel=1e-15)
     short, long = phi["cases"]
     # long factors (~1.07 .. 64.8) divide the frequencies more than the short ones (1.1 .. 3.05)
     assert all(lf < sf for lf, sf in zip(long["inv_freq"][1:], short["inv_freq"][1:]))
-    assert golden.load("gpt-j-6b")["rope"]["rotary_dim"] == 64
-    assert golden.load("deepseek-v3")["rope"]["attention_factor"] == 1.0
+    assert golden.load("gpt-j-6b", version=1)["rope"]["rotary_dim"] == 64
+    assert golden.load("deepseek-v3", version=1)["rope"]["attention_factor"] == 1.0
 
 
 @pytest.mark.parametrize(
@@ -126,7 +126,7 @@ def test_frequencies_agree_with_recorded_hf(name, fixture_case):
     with np.load(path) as z:
         hf = z[fixture_case + "/inv_freq"].astype(np.float64)
         hf_attention = float(z[fixture_case + "/attention_factor"])
-    doc = golden.load(name)
+    doc = golden.load(name, version=1)
     ours = np.array(doc["cases"][0]["inv_freq"])
     units = np.array(doc["cases"][0]["phase_error_units"])
     assert np.all(np.abs(hf - ours) <= units * 2.0**-24 * ours)
@@ -138,7 +138,7 @@ def test_frequencies_agree_with_recorded_hf(name, fixture_case):
 
 @pytest.mark.parametrize("name, i", all_cases())
 def test_checker_accepts_pemath_float64(name, i):
-    doc = golden.load(name)
+    doc = golden.load(name, version=1)
     case = doc["cases"][i]
     kw = kwargs_of(doc)
     out = rope.apply(np.array(case["x"]), case["positions"], seq_len=case["seq_len"], **kw)
@@ -153,7 +153,7 @@ def test_checker_accepts_honest_low_precision_pipelines(name, i, dtype):
     pytest.importorskip("ml_dtypes")
     from pemath.testing import pipelines
 
-    doc = golden.load(name)
+    doc = golden.load(name, version=1)
     case = doc["cases"][i]
     kw = kwargs_of(doc)
     x, pos = np.array(case["x"]), np.array(case["positions"])
@@ -185,7 +185,7 @@ def _bugs(doc, case):
 
 @pytest.mark.parametrize("name, i", all_cases())
 def test_checker_rejects_buggy_outputs_even_at_bfloat16(name, i):
-    doc = golden.load(name)
+    doc = golden.load(name, version=1)
     case = doc["cases"][i]
     for bug, out in _bugs(doc, case).items():
         report = C.compare(doc, case, out.tolist(), dtype="bfloat16")
@@ -193,7 +193,7 @@ def test_checker_rejects_buggy_outputs_even_at_bfloat16(name, i):
 
 
 def test_checker_rejects_one_perturbed_element_and_names_it():
-    doc = golden.load("llama-3.1-8b")
+    doc = golden.load("llama-3.1-8b", version=1)
     case = doc["cases"][0]
     out = [[list(row) for row in head] for head in case["expected"]]
     bound = C.bounds(doc, case, dtype="float32")[1][3][70]
@@ -205,7 +205,7 @@ def test_checker_rejects_one_perturbed_element_and_names_it():
     text = C.describe(report)
     assert "FAIL" in text and "position 131071" in text and "frequency index 6" in text
     # pass-through features must be copied exactly
-    neox = golden.load("gpt-neox-20b")
+    neox = golden.load("gpt-neox-20b", version=1)
     out = [[list(row) for row in head] for head in neox["cases"][0]["expected"]]
     out[0][0][50] += 1e-12
     report = C.compare(neox, neox["cases"][0], out, dtype="float32")
@@ -213,7 +213,7 @@ def test_checker_rejects_one_perturbed_element_and_names_it():
 
 
 def test_checker_validates_its_inputs():
-    doc = golden.load("qwen2-7b")
+    doc = golden.load("qwen2-7b", version=1)
     with pytest.raises(ValueError, match="shape"):
         C.compare(doc, "default", [[1.0]])
     with pytest.raises(ValueError, match="dtype"):
@@ -222,7 +222,7 @@ def test_checker_validates_its_inputs():
         C.compare(doc, "long", doc["cases"][0]["expected"])
     with pytest.raises(ValueError, match="format"):
         C.check({"format": "other"})
-    phi = golden.load("phi-3-mini-128k")
+    phi = golden.load("phi-3-mini-128k", version=1)
     with pytest.raises(ValueError, match="dict by case name"):
         C.check(phi, phi["cases"][0]["expected"])
 
@@ -241,7 +241,7 @@ def test_check_script_uses_only_the_standard_library(tmp_path):
                           capture_output=True, text=True, cwd=tmp_path)
     assert good.returncode == 0, good.stdout + good.stderr
     assert good.stdout.count(": OK:") == 2
-    doc = golden.load("gpt-j-6b")
+    doc = golden.load("gpt-j-6b", version=1)
     doc["cases"][0]["expected"][0][2][7] += 1e-9
     bad_file = tmp_path / "tampered.json"
     bad_file.write_text(json.dumps(doc))
@@ -250,7 +250,7 @@ def test_check_script_uses_only_the_standard_library(tmp_path):
 
 
 def test_check_main_with_actual_outputs(tmp_path, capsys):
-    doc = golden.load("gpt-neox-20b")
+    doc = golden.load("gpt-neox-20b", version=1)
     case = doc["cases"][0]
     out = rope.apply(np.array(case["x"]), case["positions"], **kwargs_of(doc)).astype(np.float32)
     mine = tmp_path / "mine.json"

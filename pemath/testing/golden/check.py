@@ -40,7 +40,7 @@ import math
 import sys
 from typing import Any
 
-__all__ = ["UNIT_ROUNDOFF", "pairs", "rotate", "bounds", "compare", "check", "main"]
+__all__ = ["UNIT_ROUNDOFF", "pairs", "out_pairs", "rotate", "bounds", "compare", "check", "main"]
 
 UNIT_ROUNDOFF = {"float64": 2.0**-53, "float32": 2.0**-24, "float16": 2.0**-11, "bfloat16": 2.0**-8}
 OUTPUT_UNITS = 8
@@ -62,6 +62,25 @@ def pairs(rope: dict) -> list:
     raise ValueError(f"unknown layout {rope['layout']!r}")
 
 
+def _rope(doc: dict, case: dict) -> dict:
+    """Format 1 keeps one RoPE per file; format 2 one per case (layer types, regimes)."""
+    return case["rope"] if "rope" in case else doc["rope"]
+
+
+def out_pairs(rope: dict) -> list:
+    """Where pair i's two outputs are written: the pairs of ``out_layout`` (format 2), else the input's."""
+    return pairs(dict(rope, layout=rope.get("out_layout") or rope["layout"]))
+
+
+def _pair_positions(case: dict, rope: dict) -> list:
+    """The position each pair turns by, per row: one position per row, or M-RoPE's per-pair component."""
+    n = rope["rotary_dim"] // 2
+    if "position_components" in case:
+        comp, pc = rope["components"], case["position_components"]
+        return [[pc[comp[i]][t] for i in range(n)] for t in range(len(pc[0]))]
+    return [[p] * n for p in case["positions"]]
+
+
 def _case(doc: dict, case: Any) -> dict:
     if isinstance(case, dict):
         return case
@@ -74,16 +93,16 @@ def _case(doc: dict, case: Any) -> dict:
 def rotate(doc: dict, case: Any) -> list:
     """The rotation of the case's x, recomputed in float64 with math.cos and math.sin."""
     case = _case(doc, case)
-    rope = doc["rope"]
+    rope = _rope(doc, case)
     a = rope["attention_factor"]
     out = []
     for head in case["x"]:
         rows = []
-        for p, x in zip(case["positions"], head):
+        for ps, x in zip(_pair_positions(case, rope), head):
             y = list(x)
-            for (ia, ib), f in zip(pairs(rope), case["inv_freq"]):
+            for (ia, ib), (oa, ob), f, p in zip(pairs(rope), out_pairs(rope), case["inv_freq"], ps):
                 c, s = math.cos(p * f), math.sin(p * f)
-                y[ia], y[ib] = a * (x[ia] * c - x[ib] * s), a * (x[ib] * c + x[ia] * s)
+                y[oa], y[ob] = a * (x[ia] * c - x[ib] * s), a * (x[ib] * c + x[ia] * s)
             rows.append(y)
         out.append(rows)
     return out
@@ -92,7 +111,7 @@ def rotate(doc: dict, case: Any) -> list:
 def bounds(doc: dict, case: Any, *, dtype: str = "float32", phase_dtype: str | None = None) -> list:
     """Per-element bound on |actual - expected| for an honest implementation (module notes)."""
     case = _case(doc, case)
-    rope = doc["rope"]
+    rope = _rope(doc, case)
     u_out = _unit(dtype, "dtype")
     u_phase = _unit(phase_dtype or ("float64" if dtype == "float64" else "float32"), "phase_dtype")
     a = rope["attention_factor"]
@@ -100,11 +119,11 @@ def bounds(doc: dict, case: Any, *, dtype: str = "float32", phase_dtype: str | N
     out = []
     for head in case["x"]:
         rows = []
-        for p, x in zip(case["positions"], head):
+        for ps, x in zip(_pair_positions(case, rope), head):
             tol = [0.0] * len(x)
-            for i, ((ia, ib), f) in enumerate(zip(pairs(rope), case["inv_freq"])):
-                t = a * (abs(x[ia]) + abs(x[ib])) * (units[i] * u_phase * abs(p * f) + OUTPUT_UNITS * u_out)
-                tol[ia] = tol[ib] = t
+            for i, ((ia, ib), (oa, ob), f) in enumerate(zip(pairs(rope), out_pairs(rope), case["inv_freq"])):
+                t = a * (abs(x[ia]) + abs(x[ib])) * (units[i] * u_phase * abs(ps[i] * f) + OUTPUT_UNITS * u_out)
+                tol[oa] = tol[ob] = t
             rows.append(tol)
         out.append(rows)
     return out
@@ -125,7 +144,7 @@ def compare(doc: dict, case: Any, actual: list, *, dtype: str = "float32", phase
     if not ok_shape:
         raise ValueError(f"actual must be nested lists of shape {list(shape)} [head][position index][feature]")
     feature_pair = {}
-    for i, (ia, ib) in enumerate(pairs(doc["rope"])):
+    for i, (ia, ib) in enumerate(out_pairs(_rope(doc, case))):
         feature_pair[ia] = feature_pair[ib] = i
     bad, worst = 0, None
     for h in range(shape[0]):
@@ -138,7 +157,9 @@ def compare(doc: dict, case: Any, actual: list, *, dtype: str = "float32", phase
                     bad += 1
                 if worst is None or excess > worst["excess"]:
                     worst = {
-                        "excess": excess, "head": h, "position_index": t, "position": case["positions"][t],
+                        "excess": excess, "head": h, "position_index": t,
+                        "position": case["positions"][t] if "positions" in case
+                        else [c[t] for c in case["position_components"]],
                         "feature": j, "frequency_index": feature_pair.get(j), "actual": got, "expected": want,
                         "difference": diff, "bound": bound,
                     }
@@ -163,8 +184,8 @@ def describe(report: dict) -> str:
 def check(doc: dict, actual: Any = None, *, dtype: str = "float32", phase_dtype: str | None = None) -> list:
     """Reports for every case: ``actual`` (dict by case name, or a nested list for one case) or, when
     None, the file's own consistency (expected against :func:`rotate`, float64 bound)."""
-    if doc.get("format") != "pemath.testing.golden.rope" or doc.get("format_version") != 1:
-        raise ValueError(f"not a format-1 pemath golden RoPE file: format {doc.get('format')!r}, "
+    if doc.get("format") != "pemath.testing.golden.rope" or doc.get("format_version") not in (1, 2):
+        raise ValueError(f"not a format-1 or -2 pemath golden RoPE file: format {doc.get('format')!r}, "
                          f"version {doc.get('format_version')!r}")
     reports = []
     for case in doc["cases"]:
@@ -185,7 +206,7 @@ def check(doc: dict, actual: Any = None, *, dtype: str = "float32", phase_dtype:
 
 def main(argv: list | None = None) -> int:
     parser = argparse.ArgumentParser(description="Check RoPE outputs against a pemath golden vector.")
-    parser.add_argument("golden", help="a golden JSON file (pemath/testing/golden/v1/*.json)")
+    parser.add_argument("golden", help="a golden JSON file (pemath/testing/golden/v1/*.json or v2/*.json)")
     parser.add_argument("actual", nargs="?", help="your outputs as JSON (omit to check the file itself)")
     parser.add_argument("--dtype", default="float32", choices=sorted(UNIT_ROUNDOFF), help="your output dtype")
     parser.add_argument("--phase-dtype", default=None, choices=sorted(UNIT_ROUNDOFF),

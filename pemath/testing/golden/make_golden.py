@@ -29,7 +29,7 @@ import numpy as np
 
 from ... import __version__
 from ...rope import from_hf, inv_freq
-from ...scaling import Linear, Llama3, LongRoPE, Proportional, RopeScaling, YaRN
+from ...scaling import DynamicNTK, Linear, Llama3, LongRoPE, Proportional, RopeScaling, YaRN
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SPECS", "build", "write_all"]
 
@@ -302,8 +302,11 @@ def phase_error_units(scaling: RopeScaling | None, base: float, r: int) -> list[
             lo, hi = scaling.low_freq_factor, scaling.high_freq_factor
             if lam > L0 / lo:
                 c += 1
-            elif lam >= L0 / hi:
+            elif lam >= L0 / hi and hi > lo:  # Llama 4: no smoothing band when lo == hi
                 c += scaling.factor * hi / (hi - lo) * (c + 5) + 5
+        elif isinstance(scaling, DynamicNTK):
+            # the enlarged base b' (float32 at run time) for seq_len up to 4 L0: its logarithm and 8 roundings
+            c += 8 + e * math.log(4 * scaling.factor) * r / (r - 2)
         elif scaling is not None:
             raise ValueError(f"no error budget for {scaling!r}")
         out.append(round(c, 2))
