@@ -265,6 +265,19 @@ def as_positions(
     beyond its range, get an :class:`~pemath.InexactPositionsWarning`
     (``pemath._precision.check_positions``).
     """
+    if _compat.is_traced(positions):
+        raise TypeError(
+            f"{name} is traced (inside jax.jit, vmap or grad): pemath checks position values (exactness, "
+            "range) before using them; pass them as a concrete array (a NumPy array closed over, or a static "
+            "argument), or call pemath outside the traced function"
+        )
+    if _compat.is_jax(xp) and (not _compat.is_array(positions) or _compat.is_jax(_compat.namespace(positions))):
+        # validated on the host (values are needed; under jax.jit, JAX operations would be traced),
+        # then handed to JAX as a constant of the working dtype
+        host = _compat.to_numpy(positions) if _compat.is_array(positions) else positions
+        checked = as_positions(host, _compat.namespace(np.empty(0)), "cpu", np.dtype(dtype),
+                               target_shape=target_shape, name=name, owner=owner)
+        return xp.asarray(np.asarray(checked), dtype=dtype, device=device)
     if _compat.is_array(positions):
         pxp = _compat.namespace(positions)
         if pxp is not xp and not (_compat.is_numpy(pxp) and _compat.is_numpy(xp)):

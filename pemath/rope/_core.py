@@ -109,7 +109,7 @@ def rotate(x: Any, cos: Any, sin: Any, layout: str, r: int, xp: Any, wdt: Any) -
 def check_x(x: Any, name: str = "x") -> Any:
     if not _compat.is_array(x):
         raise TypeError(f"{name} must be an array (NumPy, CuPy, torch, JAX, ...), got {show(x)}")
-    xp = _compat.namespace(x)
+    xp = _compat.namespace(x, names=(name,))
     if not _compat.is_real_floating(xp, x.dtype):
         raise TypeError(f"{name} must have a real floating dtype, got {show(x)}")
     if x.ndim < 1:

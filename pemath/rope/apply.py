@@ -126,7 +126,12 @@ def apply(
         float16/32/64 input the rotation runs on cache-sized blocks over a few threads
         (``pemath.rope._fast_numpy``; ``PEMATH_NUM_THREADS`` sets the count, results do
         not depend on it); on CuPy float32/float64 input one fused CUDA kernel computes
-        each phase in float64 (``pemath.rope._fast_cupy``).
+        each phase in float64 (``pemath.rope._fast_cupy``). JAX arrays without
+        ``jax_enable_x64`` are rotated on the host in float64 NumPy and put back on
+        their device, rounded once; inside ``jax.jit`` (a tracer, no host values) the
+        rotation stays in the graph with float32 phases and a
+        :class:`~pemath.PrecisionWarning` (enable x64 there). MLX arrays are refused
+        with a ``TypeError`` saying how to convert them.
 
     Examples
     --------
@@ -144,11 +149,17 @@ def apply(
     if out is not None:
         _check_out(out, x, xp)
     r = spec.rotary_dim_for(int(x.shape[-1]))
+    device = _compat.device_of(x)
+    if _compat.host_route(xp, device, x, positions):  # JAX without x64: float64 on the host, rounded once
+        if out is not None:
+            raise TypeError("out is not supported for JAX arrays (they are immutable); use the returned array")
+        host_pos = _compat.to_numpy(positions) if _compat.is_array(positions) else positions
+        y = apply(np.asarray(x), host_pos, spec=spec, seq_len=seq_len, inverse=inverse)
+        return _compat.from_host(y, device)
     if spec.out_layout is not None or spec.is_multi_axis:
         return _apply_structured(x, positions, spec, r, seq_len, inverse, out, xp)
     layout = spec.layout
     freq, factor = spec.frequencies(r, seq_len)
-    device = _compat.device_of(x)
     wdt = _compat.working_dtype(xp, device)
     pos = as_positions(positions, xp, device, wdt, target_shape=tuple(x.shape[:-1]))
     if _fast_cupy.supports(x) and wdt == xp.float64:
@@ -268,6 +279,10 @@ def cos_sin(
         xp = _compat.namespace(np.empty(0))
         device = "cpu"
     _precision.check_table_dtype(xp, dtype)
+    if _compat.host_route(xp, device, positions):  # JAX without x64: float64 tables on the host, rounded once
+        c, s = cos_sin(_compat.to_numpy(positions), dim, spec=spec, seq_len=seq_len)
+        to = np.float32 if dtype is None else np.dtype(dtype)
+        return _compat.from_host(c.astype(to), device), _compat.from_host(s.astype(to), device)
     wdt = _compat.working_dtype(xp, device)
     pos = as_positions(positions, xp, device, wdt)
     _precision.check_table_phases(pos, freq, xp, wdt, dtype, "rope.cos_sin's tables")

@@ -28,11 +28,15 @@ def as_host(name: str, a: Any, *, floating: bool = True) -> tuple[np.ndarray, st
     """
     if not _compat.is_array(a):
         raise TypeError(f"{name} must be an array (NumPy, CuPy, torch, JAX, ...), got {show(a)}")
-    dname = dtype_name(a.dtype)
-    if _compat.is_torch(_compat.namespace(a)):
+    if _compat.is_mlx(a):  # the oracle reads MLX outputs on the host, exactly
+        dname = str(a.dtype).rsplit(".", 1)[-1]
+        host = _compat.to_numpy(a)
+    elif _compat.is_torch(_compat.namespace(a)):
+        dname = dtype_name(a.dtype)
         t = a.detach().cpu()
         host = (t.float() if dname in _NARROW_TORCH else t).numpy()
     else:
+        dname = dtype_name(a.dtype)
         host = np.asarray(_compat.to_numpy(a))
     if floating:
         if not _is_floating_name(dname) or dname.startswith("float8_e8m0"):

@@ -45,10 +45,17 @@ def _config_kind(base: dict[str, Any]) -> st.SearchStrategy[H]:
         del inner[key]
         return maybe(c, f"without {key}")
 
+    def with_type(value: Any) -> dict:  # the language model's model_type decides (text_config's where present)
+        c = json.loads(json.dumps(cfg))
+        c.get("text_config", c)["model_type"] = value
+        if "text_config" in c:
+            c["model_type"] = value
+        return c
+
     return st.one_of(mutate(), st.sampled_from([reject([1, 2]), reject("llama"), reject(3.0), reject(None),
                                                 reject("/nonexistent/config.json"),
-                                                reject({**cfg, "model_type": "no-such-model"}),
-                                                reject({**cfg, "model_type": 3})]), _junk(False))
+                                                reject(with_type("no-such-model")), reject(with_type(3))]),
+                     _junk(False))
 
 
 def _check(result: Any, kw: dict[str, Any]) -> None:

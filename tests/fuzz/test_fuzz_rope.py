@@ -789,7 +789,8 @@ FROM_HF = Spec(
         "head_dim": loosen(lambda b: ints(minimum=2, typical=(b["head_dim"],), maximum=2**16)(b)),
         "max_position_embeddings": loosen(ints(minimum=1, optional=True, typical=(4096,), huge="maybe")),
         "rope_theta": loosen(reals(positive=True, optional=True, typical=(10000.0,))),
-        "partial_rotary_factor": loosen(reals(minimum=0.0, maximum=1.0, optional=True, typical=(0.5,)),
+        # 0 rotates nothing: refused, except by 'proportional' (in a non-empty dict: loosened)
+        "partial_rotary_factor": loosen(reals(positive=True, maximum=1.0, optional=True, typical=(0.5,)),
                                         lambda b: bool(b["rope_parameters"])),
         "original_max_position_embeddings": loosen(ints(minimum=1, optional=True, typical=(64,), huge="maybe")),
     },

@@ -248,7 +248,7 @@ def _check_mrope(result: Any, kw: dict[str, Any]) -> None:
     x = kw["x"]
     r = check_array(result, like=x, shape=tuple(x.shape), dtype=x.dtype).astype(np.float64)
     rd = kw.get("rotary_dim") or x.shape[-1]
-    _pair_norms_preserved(np64(x), r, rd, kw["layout"], 1.0, to_np(result).dtype)
+    _pair_norms_preserved(np64(x), r, rd, kw["layout"] or "half", 1.0, to_np(result).dtype)
 
 
 def _section_kind(base: dict[str, Any]) -> st.SearchStrategy[H]:
@@ -278,9 +278,9 @@ MROPE = Spec(
         "x": loosen(_x_kind),
         "positions": _mrope_pos_kind,
         "mrope_section": _section_kind,
-        "layout": choices(LAYOUTS),
+        "layout": choices(LAYOUTS, optional=True),  # default "half"
         "base": reals(positive=True, typical=(10000.0,), optional=True),
-        "interleaved": loosen(bools()),
+        "interleaved": loosen(bools(optional=True)),
         "rotary_dim": loosen(_rotary_kind),
         "inverse": bools(),
     },

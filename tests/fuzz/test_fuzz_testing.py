@@ -234,7 +234,7 @@ ROPE_TOL = Spec(
      "layout": choices(LAYOUTS), "dtype": lambda b: st.sampled_from(
          [valid(None), valid(np.float32), valid("float16"), valid(ml_dtypes.bfloat16), maybe("float8_e4m3fn"),
           reject(np.int32), reject("complex64"), reject("nope"), reject(3), reject(np.bool_)]),
-     "base": loosen(reals(positive=True, typical=(10000.0,))), "rotary_dim": _rotary_kind,
+     "base": loosen(reals(positive=True, typical=(10000.0,), optional=True)), "rotary_dim": _rotary_kind,
      "scaling": scaling_kind, "seq_len": ints(minimum=1, optional=True, typical=(10,), huge="maybe")},
     _check_rope_tol,
     aliases={"x": ("x.shape", "dtype"), "rotary_dim": ("x.shape",)},
