@@ -29,6 +29,7 @@ __all__ = [
     "check_rotary_dim",
     "check_seq_len",
     "as_positions",
+    "check_not_traced",
     "as_float_array",
     "as_real_table",
     "as_int64",
@@ -244,6 +245,16 @@ def as_real_table(name: str, table: Any, what: str) -> tuple[Any, Any]:
     return table, xp
 
 
+def check_not_traced(positions: Any, name: str = "positions") -> None:
+    """Refuse JAX tracers: position values are validated before use."""
+    if _compat.is_traced(positions):
+        raise TypeError(
+            f"{name} is traced (inside jax.jit, vmap or grad): pemath checks position values (exactness, "
+            "range) before using them; pass them as a concrete array (a JAX array closed over, or a static "
+            "argument), or call pemath outside the traced function"
+        )
+
+
 def as_positions(
     positions: Any,
     xp: Any,
@@ -265,12 +276,7 @@ def as_positions(
     beyond its range, get an :class:`~pemath.InexactPositionsWarning`
     (``pemath._precision.check_positions``).
     """
-    if _compat.is_traced(positions):
-        raise TypeError(
-            f"{name} is traced (inside jax.jit, vmap or grad): pemath checks position values (exactness, "
-            "range) before using them; pass them as a concrete array (a NumPy array closed over, or a static "
-            "argument), or call pemath outside the traced function"
-        )
+    check_not_traced(positions, name)
     if _compat.is_jax(xp) and (not _compat.is_array(positions) or _compat.is_jax(_compat.namespace(positions))):
         # validated on the host (values are needed; under jax.jit, JAX operations would be traced),
         # then handed to JAX as a constant of the working dtype

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import _compat
-from .._validate import as_positions, check_bool, check_rotary_dim, show
+from .._validate import as_positions, check_bool, check_not_traced, check_rotary_dim, show
 from ..scaling import RopeScaling
 from . import _core, _fast_cupy, _fast_numpy
 from .spec import Spec, frequencies_of, resolve
@@ -150,6 +150,7 @@ def apply(
         _check_out(out, x, xp)
     r = spec.rotary_dim_for(int(x.shape[-1]))
     device = _compat.device_of(x)
+    check_not_traced(positions)
     if _compat.host_route(xp, device, x, positions):  # JAX without x64: float64 on the host, rounded once
         if out is not None:
             raise TypeError("out is not supported for JAX arrays (they are immutable); use the returned array")
