@@ -28,9 +28,11 @@ from . import _compat, _precision
 from ._frequencies import base_inv_freq
 from ._validate import as_positions, check_choice, check_real, check_size
 
-__all__ = ["CONVENTIONS", "encode", "frequencies", "wavelengths"]
+__all__ = ["CONVENTIONS", "CONVENTIONS_2D", "encode", "encode_2d", "frequencies", "wavelengths"]
 
 CONVENTIONS = ("interleaved", "concat", "tensor2tensor")
+#: The 2-D sin-cos tables of vision transformers (:func:`encode_2d`).
+CONVENTIONS_2D = ("mae", "timm", "timm_interleaved", "mocov3")
 
 
 def _check_convention(convention: Any) -> str:
@@ -235,3 +237,84 @@ def encode(
     if dtype is not None:
         out = xp.astype(out, dtype)
     return out
+
+
+def encode_2d(grid_shape: Any, dim: int, *, convention: str | None = None, base: float = 10000.0) -> np.ndarray:
+    r"""The 2-D sin-cos position table of a vision transformer, one row per patch.
+
+    For a grid of ``H`` rows and ``W`` columns, patch :math:`(i, j)` and
+    :math:`\omega_k = b^{-k/(d/4)}`, :math:`k < d/4` (the float64 values of
+    :func:`frequencies` ``(d/2, convention="concat")``), with :math:`S(p)` and :math:`C(p)`
+    the blocks :math:`[\sin p\,\omega_k]_k` and :math:`[\cos p\,\omega_k]_k`:
+
+    ==================== ========================================= ==================
+    ``convention``       row of patch :math:`(i, j)`                 row order
+    ==================== ========================================= ==================
+    ``"mae"``            :math:`[S(j), C(j), S(i), C(i)]`            :math:`iW + j`
+    ``"timm"``           :math:`[S(i), S(j), C(i), C(j)]`            :math:`iW + j`
+    ``"timm_interleaved"`` :math:`[S(i), C(i), S(j), C(j)]`          :math:`iW + j`
+    ``"mocov3"``         :math:`[S(j), C(j), S(i), C(i)]`            :math:`jH + i`
+    ==================== ========================================= ==================
+
+    ``"mae"`` is MAE's ``get_2d_sincos_pos_embed`` (and its copies in DiT, diffusers,
+    ...): its ``meshgrid(grid_w, grid_h)`` puts the column coordinate first, so the
+    first half encodes :math:`j` although the code names it ``emb_h``. ``"timm"`` and
+    ``"timm_interleaved"`` are timm's ``build_sincos2d_pos_embed`` (``reverse_coord=False``,
+    ``interleave_sin_cos`` False / True). ``"mocov3"`` is MoCo v3's
+    ``build_2d_sincos_position_embedding``: ``meshgrid(grid_w, grid_h, indexing="ij")``
+    orders the patches column-major. MAE's optional class-token row (zeros) is not
+    included: prepend it where the model has one.
+
+    Parameters
+    ----------
+    grid_shape : (int, int)
+        ``(H, W)``, patches per column and per row.
+    dim : int
+        The embedding dimension, a multiple of 4.
+    convention : {"mae", "timm", "timm_interleaved", "mocov3"}
+        Required: the four tables differ (a model fine-tuned on one and fed another
+        sees scrambled positions).
+    base : float
+        :math:`b` (MAE and timm's ``temperature``: 10000).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape ``(H * W, dim)``; angles, sines and cosines in float64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pemath import sinusoidal
+    >>> t = sinusoidal.encode_2d((2, 3), 8, convention="mae")
+    >>> t.shape
+    (6, 8)
+    >>> patch = 1 * 3 + 2    # row i = 1, column j = 2
+    >>> bool(np.array_equal(t[patch], np.concatenate([sinusoidal.encode(2, 4, convention="concat"),
+    ...                                                 sinusoidal.encode(1, 4, convention="concat")])))
+    True
+    """
+    convention = check_choice("convention", convention, CONVENTIONS_2D) if convention is not None else None
+    if convention is None:
+        raise TypeError(f"convention is required: one of {', '.join(map(repr, CONVENTIONS_2D))} (the four "
+                        "tables differ; see the docstring)")
+    if isinstance(grid_shape, (str, bytes)) or not hasattr(grid_shape, "__len__") or len(grid_shape) != 2:
+        raise TypeError(f"grid_shape must be (H, W), two sizes, got {grid_shape!r}")
+    h, w = (check_size(f"grid_shape[{k}]", v, minimum=1) for k, v in enumerate(grid_shape))
+    if h * w > 2**24:
+        raise ValueError(f"grid_shape {h} x {w} is beyond pemath's limit of 2**24 patches")
+    d = check_size("dim", dim, minimum=4)
+    if d % 4:
+        raise ValueError(f"dim must be a multiple of 4 (sin and cos of two coordinates), got {d}")
+    q = d // 4
+    i, j = np.meshgrid(np.arange(h), np.arange(w), indexing="ij")  # row-major patches
+    if convention == "mocov3":
+        i, j = i.T, j.T  # column-major patches
+    i, j = i.reshape(-1), j.reshape(-1)
+    ei = encode(i, 2 * q, base=base, convention="concat")  # [S(i) | C(i)]
+    ej = encode(j, 2 * q, base=base, convention="concat")
+    if convention in ("mae", "mocov3"):
+        return np.concatenate([ej, ei], axis=-1)
+    if convention == "timm_interleaved":
+        return np.concatenate([ei, ej], axis=-1)
+    return np.concatenate([ei[:, :q], ej[:, :q], ei[:, q:], ej[:, q:]], axis=-1)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 # The fixture recorder imports torch and the peers: it is run by hand, never collected.
-collect_ignore = ["fixtures/make_peer_fixtures.py", "fixtures/make_model_fixtures.py"]
+collect_ignore = ["fixtures/make_peer_fixtures.py", "fixtures/make_model_fixtures.py", "fixtures/make_timm_fixtures.py"]
 
 settings.register_profile(
     "default", deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow]

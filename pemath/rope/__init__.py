@@ -10,6 +10,7 @@ from .layout import convert_layout, permute_qk_weight, permute_qk_weights
 from . import xpos
 from .axial import apply_axial, apply_mrope, mrope_components
 from .analysis import long_term_decay
+from .vision import pixel_bands, pixel_positions, pixel_spec
 
 __all__ = [
     "Spec",
@@ -31,4 +32,7 @@ __all__ = [
     "apply_mrope",
     "mrope_components",
     "long_term_decay",
+    "pixel_bands",
+    "pixel_positions",
+    "pixel_spec",
 ]

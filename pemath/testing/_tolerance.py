@@ -208,7 +208,8 @@ def frequency_constants(
     ramp (:math:`7 + \Delta\gamma`, the ramp's float32 error), LongRoPE's division by the
     per-pair factor (2), Llama 3's smoothing (:math:`(1 + h/(h - l))(C_\theta + 5)`), and 16
     for a variant pemath does not know. ``explicit``: the frequencies are given as numbers
-    (a spec's ``inv_freq``), so a kernel's only frequency error is rounding them (1).
+    (a spec's ``inv_freq``); a kernel derives them with a few float32 operations of its
+    own (timm: ``linspace``, then a product by :math:`\pi`; or a power), 4 roundings.
 
     Returns
     -------
@@ -218,7 +219,7 @@ def frequency_constants(
     from .. import scaling as sc
 
     if explicit:
-        return np.ones(r // 2, dtype=np.float64)
+        return np.full(r // 2, 4.0)
     e = np.arange(r // 2, dtype=np.float64) * 2.0 / r
 
     def pow_form(b: float) -> np.ndarray:
