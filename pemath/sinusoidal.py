@@ -247,14 +247,14 @@ def encode_2d(grid_shape: Any, dim: int, *, convention: str | None = None, base:
     :func:`frequencies` ``(d/2, convention="concat")``), with :math:`S(p)` and :math:`C(p)`
     the blocks :math:`[\sin p\,\omega_k]_k` and :math:`[\cos p\,\omega_k]_k`:
 
-    ==================== ========================================= ==================
-    ``convention``       row of patch :math:`(i, j)`                 row order
-    ==================== ========================================= ==================
-    ``"mae"``            :math:`[S(j), C(j), S(i), C(i)]`            :math:`iW + j`
-    ``"timm"``           :math:`[S(i), S(j), C(i), C(j)]`            :math:`iW + j`
-    ``"timm_interleaved"`` :math:`[S(i), C(i), S(j), C(j)]`          :math:`iW + j`
-    ``"mocov3"``         :math:`[S(j), C(j), S(i), C(i)]`            :math:`jH + i`
-    ==================== ========================================= ==================
+    ======================== ==================================== ==================
+    ``convention``           row of patch :math:`(i, j)`            row order
+    ======================== ==================================== ==================
+    ``"mae"``                :math:`[S(j), C(j), S(i), C(i)]`       :math:`iW + j`
+    ``"timm"``               :math:`[S(i), S(j), C(i), C(j)]`       :math:`iW + j`
+    ``"timm_interleaved"``   :math:`[S(i), C(i), S(j), C(j)]`       :math:`iW + j`
+    ``"mocov3"``             :math:`[S(j), C(j), S(i), C(i)]`       :math:`jH + i`
+    ======================== ==================================== ==================
 
     ``"mae"`` is MAE's ``get_2d_sincos_pos_embed`` (and its copies in DiT, diffusers,
     ...): its ``meshgrid(grid_w, grid_h)`` puts the column coordinate first, so the
