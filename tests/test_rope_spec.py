@@ -173,3 +173,24 @@ def test_query_scaling_is_exposed_not_applied():
                                [1.0, 1.0, 1 + 0.1 * np.log(2), 1 + 0.1 * np.log(4)])
     x = np.ones(8)
     assert np.array_equal(rope.apply(x, 9000, spec=spec), rope.apply(x, 9000, layout="half"))
+
+
+def test_xpos_takes_a_spec_and_its_scaling():
+    from pemath.rope import xpos
+
+    x = np.random.default_rng(5).standard_normal((3, 16))
+    pos = np.array([0, 5, 900])
+    spec = rope.Spec("interleaved", base=500.0, head_dim=16, rotary_dim=8)
+    kw = dict(role="query", scale_base=64.0)
+    assert np.array_equal(xpos.apply(x, pos, spec=spec, **kw),
+                          xpos.apply(x, pos, layout="interleaved", base=500.0, rotary_dim=8, **kw))
+    scaled = spec.replace(scaling=sc.YaRN(4.0, 64))
+    y = xpos.apply(x, pos, spec=scaled, **kw)
+    # xPos's scale times the plain rotation by the scaled frequencies, attention factor included
+    plain = rope.apply(x, pos, spec=scaled)
+    z = xpos.zeta(8)
+    s = np.repeat(z ** (pos[:, None] / 64.0), 2, axis=-1)
+    np.testing.assert_allclose(y[:, :8], plain[:, :8] * s, rtol=1e-12)
+    np.testing.assert_allclose(xpos.apply(y, pos, spec=scaled, inverse=True, **kw), x, rtol=1e-12, atol=1e-12)
+    with pytest.raises(TypeError, match="not both"):
+        xpos.apply(x, pos, spec=spec, base=10.0, **kw)

@@ -127,13 +127,14 @@ def apply(
     *,
     layout: str | None = None,
     role: str | None = None,
-    base: float = 10000.0,
+    base: float | None = None,
     gamma: float = 0.4,
     scale_base: float = 512.0,
     center: float | str = 0.0,
     seq_len: int | None = None,
     rotary_dim: int | None = None,
     inverse: bool = False,
+    spec: Any = None,
 ) -> Any:
     r"""Rotate ``x`` by RoPE and scale each pair by xPos's decay.
 
@@ -163,7 +164,7 @@ def apply(
         Required: queries are scaled by :math:`\zeta^{+(n-c)/B}` (torchscale's
         ``downscale=False``), keys by :math:`\zeta^{-(n-c)/B}` (``downscale=True``).
     base : float
-        RoPE's base :math:`b`.
+        RoPE's base :math:`b` (default 10000).
     gamma : float
         :math:`\gamma > 0`.
     scale_base : float
@@ -180,7 +181,11 @@ def apply(
         formulas); the rest pass through bit-identical.
     inverse : bool
         Undo :func:`apply` for the same role: rotate by :math:`-n\theta_i` and divide by
-        the scale.
+        the scale (and by a scaling's attention factor).
+    spec : pemath.rope.Spec, optional
+        Instead of ``layout``, ``base`` and ``rotary_dim`` (both given: ``TypeError``);
+        its scaling (frequencies and attention factor) applies too, its length-driven
+        regime chosen by ``seq_len``.
 
     Returns
     -------
@@ -207,8 +212,15 @@ def apply(
     >>> bool(np.isclose(score, 2 / 7 * np.cos(512)))  # distance 512: one factor zeta_0
     True
     """
+    from .spec import resolve
+
     xp = _core.check_x(x)
-    layout = _core.check_layout(layout)
+    if spec is None and rotary_dim is not None:
+        check_rotary_dim(rotary_dim, int(x.shape[-1]), dim_name="x.shape[-1]")
+    spec = resolve(spec, "xpos.apply", layout=layout, base=base, rotary_dim=rotary_dim)
+    if spec.is_multi_axis or spec.out_layout is not None:
+        raise ValueError(f"xpos.apply takes a single-axis, one-layout spec, got {spec!r}")
+    layout = spec.layout
     if role is None:
         raise TypeError(
             "role is required: 'query' is scaled by zeta**(+(n - c)/scale_base), "
@@ -218,8 +230,8 @@ def apply(
     inverse = check_bool("inverse", inverse)
     scale_base = check_real("scale_base", scale_base, positive=True)
     c = _check_center(center, seq_len)
-    r = check_rotary_dim(rotary_dim, int(x.shape[-1]), dim_name="x.shape[-1]")
-    freq, _ = _core.frequencies(r, base, None, None)
+    r = spec.rotary_dim_for(int(x.shape[-1]))
+    freq, factor = spec.frequencies(r, seq_len)
     z = zeta(r, gamma=gamma)
 
     device = _compat.device_of(x)
@@ -236,6 +248,8 @@ def apply(
         warnings.simplefilter("ignore", RuntimeWarning)
         scale = xp.pow(zt, exponent[..., None])
         _check_scale(scale, xp)
+        if factor != 1.0:  # a scaling's attention factor (spec=), divided out again by inverse=True
+            scale = scale * (1.0 / factor if inverse else factor)
         cos, sin = xp.cos(theta) * scale, xp.sin(theta) * scale
         out = _core.rotate(x, cos, sin, layout, r, xp, wdt)
     if not bool(xp.all(xp.isfinite(out))) and bool(xp.all(xp.isfinite(x))):

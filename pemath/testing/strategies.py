@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from .._validate import check_int, check_size, show
 from ..positions import max_exact_position
 from ..rope._core import LAYOUTS
+from ..rope.spec import Spec
 from ..scaling import NTK, DynamicNTK, Linear, Llama3, LongRoPE, Proportional, RopeScaling, YaRN
 
 __all__ = [
@@ -57,27 +58,24 @@ _ORIGINAL = (2048, 4096, 8192, 32768)
 
 @dataclasses.dataclass(frozen=True)
 class RopeConfig:
-    """A RoPE configuration drawn by :func:`rope_configs`.
+    """A RoPE configuration drawn by :func:`rope_configs`: a :class:`pemath.rope.Spec` and a ``seq_len``.
 
     ``kwargs()`` gives the keyword arguments of :func:`pemath.rope.apply` (and of
-    ``pemath.testing.assert_rope_close``); ``head_dim`` is the last axis of ``x``.
+    ``pemath.testing.assert_rope_close``): ``spec`` and ``seq_len``. ``head_dim`` (the
+    last axis of ``x``), ``layout``, ``rotary_dim``, ``base`` and ``scaling`` read the spec.
     """
 
-    layout: str
-    head_dim: int
-    rotary_dim: int
-    base: float
-    scaling: RopeScaling | None = None
+    spec: Spec
     seq_len: int | None = None
 
+    layout = property(lambda self: self.spec.layout)
+    head_dim = property(lambda self: self.spec.head_dim)
+    rotary_dim = property(lambda self: self.spec.rotary_dim)
+    base = property(lambda self: self.spec.base)
+    scaling = property(lambda self: self.spec.scaling)
+
     def kwargs(self) -> dict[str, Any]:
-        return {
-            "layout": self.layout,
-            "base": self.base,
-            "rotary_dim": self.rotary_dim,
-            "scaling": self.scaling,
-            "seq_len": self.seq_len,
-        }
+        return {"spec": self.spec, "seq_len": self.seq_len}
 
 
 def _bounds(name_lo: str, lo: Any, name_hi: str, hi: Any, *, minimum: int) -> tuple[int, int]:
@@ -237,7 +235,8 @@ def rope_configs(
         L0 = getattr(s, "original_max_position", None)
         if isinstance(s, (DynamicNTK, LongRoPE)) and draw(st.booleans()):
             seq_len = draw(st.sampled_from((L0 // 2, L0, L0 + 1, 2 * L0, 8 * L0)))
-        return RopeConfig(draw(st.sampled_from(layouts)), d, r, draw(bases()), s, seq_len)
+        spec = Spec(draw(st.sampled_from(layouts)), base=draw(bases()), head_dim=d, rotary_dim=r, scaling=s)
+        return RopeConfig(spec, seq_len)
 
     return build()
 

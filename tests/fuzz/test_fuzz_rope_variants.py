@@ -76,7 +76,7 @@ XPOS = Spec(
         "positions": _pos_kind_for(lambda b: tuple(b["x"].shape[:-1])),
         "layout": choices(LAYOUTS),
         "role": choices(xpos.ROLES),
-        "base": reals(positive=True, typical=(10000.0,)),
+        "base": reals(positive=True, typical=(10000.0,), optional=True),
         "gamma": reals(positive=True, typical=(0.4,)),
         "scale_base": reals(positive=True, typical=(512.0,)),
         "center": _center_kind,
