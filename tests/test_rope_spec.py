@@ -194,3 +194,18 @@ def test_xpos_takes_a_spec_and_its_scaling():
     np.testing.assert_allclose(xpos.apply(y, pos, spec=scaled, inverse=True, **kw), x, rtol=1e-12, atol=1e-12)
     with pytest.raises(TypeError, match="not both"):
         xpos.apply(x, pos, spec=spec, base=10.0, **kw)
+
+
+def test_rotary_dim_spreads_to_every_frequency_entry_point():
+    kw = {"base": 500.0, "rotary_dim": 8, "scaling": sc.Linear(2.0)}  # e.g. a spec's or a config's fields
+    f = rope.inv_freq(8, base=500.0, scaling=sc.Linear(2.0))
+    assert np.array_equal(rope.inv_freq(**kw), f)
+    assert np.array_equal(rope.long_term_decay([3], **kw), rope.long_term_decay([3], 8, base=500.0,
+                                                                                  scaling=sc.Linear(2.0)))
+    assert np.array_equal(rope.freqs_cis([3], **kw), rope.freqs_cis([3], 8, base=500.0, scaling=sc.Linear(2.0)))
+    c, _ = rope.cos_sin([3], layout="half", **kw)
+    assert c.shape == (1, 8)
+    with pytest.raises(ValueError, match="must agree"):
+        rope.inv_freq(16, rotary_dim=8)
+    with pytest.raises(TypeError, match="not both"):
+        rope.inv_freq(rotary_dim=8, spec=rope.Spec("half", rotary_dim=8))

@@ -30,6 +30,7 @@ def long_term_decay(
     scaling: RopeScaling | None = None,
     seq_len: int | None = None,
     spec: Spec | None = None,
+    rotary_dim: int | None = None,
 ) -> Any:
     r"""RoFormer's relative upper bound :math:`\frac{1}{d/2}\sum_{j=1}^{d/2} |S_j(r)|` at each distance.
 
@@ -61,6 +62,8 @@ def long_term_decay(
         For the sequence-length-driven scalings.
     spec : pemath.rope.Spec, optional
         Instead of ``base`` and ``scaling`` (giving both raises ``TypeError``).
+    rotary_dim : int, optional
+        Another name for ``dim`` (both given must agree).
 
     Returns
     -------
@@ -75,7 +78,7 @@ def long_term_decay(
     >>> np.round(rope.long_term_decay([0, 1, 100], 128), 4)
     array([32.5   , 31.5382, 10.2273])
     """
-    freq, _ = frequencies_of("rope.long_term_decay", spec, dim, seq_len, base=base, scaling=scaling)
+    freq, _ = frequencies_of("rope.long_term_decay", spec, dim, seq_len, rotary_dim=rotary_dim, base=base, scaling=scaling)
     if _compat.is_array(distances):
         xp = _compat.namespace(distances)
         device = _compat.device_of(distances)

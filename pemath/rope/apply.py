@@ -22,6 +22,7 @@ def inv_freq(
     scaling: RopeScaling | None = None,
     seq_len: int | None = None,
     spec: Spec | None = None,
+    rotary_dim: int | None = None,
 ) -> np.ndarray:
     r"""The ``dim/2`` inverse frequencies of RoPE, after scaling.
 
@@ -40,6 +41,8 @@ def inv_freq(
         The sequence length, for the variants driven by it (DynamicNTK, LongRoPE).
     spec : pemath.rope.Spec, optional
         Instead of ``base`` and ``scaling`` (giving both raises ``TypeError``).
+    rotary_dim : int, optional
+        Another name for ``dim`` (both given must agree).
 
     Returns
     -------
@@ -54,7 +57,8 @@ def inv_freq(
     >>> rope.inv_freq(spec=rope.Spec("half", base=100.0, rotary_dim=4))
     array([1. , 0.1])
     """
-    freq, _ = frequencies_of("rope.inv_freq", spec, dim, seq_len, multi_axis_ok=True, base=base, scaling=scaling)
+    freq, _ = frequencies_of("rope.inv_freq", spec, dim, seq_len, rotary_dim=rotary_dim, multi_axis_ok=True,
+                             base=base, scaling=scaling)
     return freq
 
 
@@ -228,6 +232,7 @@ def cos_sin(
     seq_len: int | None = None,
     dtype: Any = None,
     spec: Spec | None = None,
+    rotary_dim: int | None = None,
 ) -> tuple[Any, Any]:
     r"""The cos and sin tables of RoPE, laid out per feature.
 
@@ -248,6 +253,8 @@ def cos_sin(
     spec : pemath.rope.Spec, optional
         Instead of ``layout``, ``base`` and ``scaling`` (giving both raises
         ``TypeError``). Single-axis specs only.
+    rotary_dim : int, optional
+        Another name for ``dim`` (both given must agree).
     dtype : optional
         A real floating dtype of the namespace: the float64 tables are cast to it once,
         at the end, so each value is within the dtype's unit roundoff of the truth at
@@ -266,6 +273,12 @@ def cos_sin(
     """
     from .. import _precision
 
+    if rotary_dim is not None:  # another name for dim (so a spec's or from_hf's fields spread)
+        if spec is not None:
+            resolve(spec, "rope.cos_sin", rotary_dim=rotary_dim)  # raises: both
+        if dim is not None and dim != rotary_dim:
+            raise ValueError(f"rope.cos_sin: dim and rotary_dim must agree, got {dim!r} and {rotary_dim!r}")
+        dim = rotary_dim
     spec = resolve(spec, "rope.cos_sin", layout=layout, base=base, scaling=scaling)
     if spec.is_multi_axis:
         raise ValueError(f"rope.cos_sin takes a single-axis spec; {spec!r} is M-RoPE (use rope.apply)")

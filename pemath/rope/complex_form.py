@@ -72,15 +72,17 @@ def freqs_cis(
     scaling: RopeScaling | None = None,
     seq_len: int | None = None,
     spec: Spec | None = None,
+    rotary_dim: int | None = None,
 ) -> Any:
     r""":math:`a\,e^{i m \theta_j}` for every position and pair: Meta's ``precompute_freqs_cis``.
 
     Shape ``positions.shape + (dim/2,)``, complex128 (NumPy for Python positions).
     ``a`` is the scaling's attention factor (1 for Meta's own Llama 3 scaling).
     ``base`` defaults to 10000; ``spec=`` (a :class:`pemath.rope.Spec`) replaces
-    ``base`` and ``scaling`` (both given: ``TypeError``) and may fix ``dim``.
+    ``base`` and ``scaling`` (both given: ``TypeError``) and may fix ``dim``;
+    ``rotary_dim`` is another name for ``dim``.
     """
-    freq, factor = frequencies_of("rope.freqs_cis", spec, dim, seq_len, base=base, scaling=scaling)
+    freq, factor = frequencies_of("rope.freqs_cis", spec, dim, seq_len, rotary_dim=rotary_dim, base=base, scaling=scaling)
     if _compat.is_array(positions):
         xp, device = _compat.namespace(positions), _compat.device_of(positions)
     else:

@@ -274,9 +274,21 @@ def resolve(spec: Any, where: str, /, *, layout_free: bool = False, **given: Any
 
 
 def frequencies_of(
-    where: str, spec: Any, dim: Any, seq_len: Any, *, multi_axis_ok: bool = False, **given: Any
+    where: str, spec: Any, dim: Any, seq_len: Any, *, multi_axis_ok: bool = False, rotary_dim: Any = None,
+    **given: Any,
 ) -> tuple[np.ndarray, float]:
-    """Frequencies and attention factor for a layout-free entry point taking ``dim`` or ``spec=``."""
+    """Frequencies and attention factor for a layout-free entry point taking ``dim`` or ``spec=``.
+
+    ``rotary_dim`` is accepted as another name for ``dim`` (so a spec's fields, or
+    ``from_hf``'s, spread into any entry point); both given must agree.
+    """
+    if rotary_dim is not None:
+        if spec is not None:
+            resolve(spec, where, rotary_dim=rotary_dim)  # raises: both
+        if dim is not None and dim != rotary_dim:
+            raise ValueError(f"{where}: dim and rotary_dim name the same size and must agree, got {dim!r} and "
+                             f"{rotary_dim!r}")
+        dim = rotary_dim
     spec = resolve(spec, where, layout_free=True, **given)
     if spec.is_multi_axis and not multi_axis_ok:
         raise ValueError(f"{where} takes a single-axis spec; {spec!r} is M-RoPE (use rope.apply)")
