@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _compat
+from . import _compat, _dtypes
 from ._errors import InexactPositionsWarning, TablePrecisionWarning
 
 __all__ = [
@@ -59,23 +59,15 @@ def warn(message: str, category: type[Warning]) -> None:
 
 def dtype_label(dtype: Any) -> str:
     """A short name for a dtype of any backend: 'float16', 'torch.bfloat16', 'bfloat16'..."""
-    if type(dtype).__module__.split(".")[0] == "torch":
-        return str(dtype)
-    inner = getattr(dtype, "_np_dtype", None)  # array_api_strict
-    try:
-        return np.dtype(inner if inner is not None else dtype).name
-    except TypeError:
-        return str(dtype)
+    return _dtypes.label(dtype)
 
 
 def exact_limit(xp: Any, dtype: Any) -> int | None:
     """:func:`pemath.positions.max_exact_position` of a real floating ``dtype``; None otherwise."""
     if not _compat.is_real_floating(xp, dtype):
         return None
-    from .positions import max_exact_position  # positions imports _validate, which imports us
-
     try:
-        return max_exact_position(dtype)
+        return _dtypes.max_exact_position(dtype)
     except (TypeError, ValueError):  # a format pemath cannot size: nothing to compare with
         return None
 
@@ -84,18 +76,16 @@ def unit_roundoff(xp: Any, dtype: Any) -> float | None:
     """:math:`u = \\epsilon / 2` of a real floating dtype (None if unknown)."""
     if not _compat.is_real_floating(xp, dtype):
         return None
-    if type(dtype).__module__.split(".")[0] == "torch":
-        return float(sys.modules["torch"].finfo(dtype).eps) / 2
     try:
-        return float(xp.finfo(dtype).eps) / 2
-    except (TypeError, ValueError, AttributeError):
+        return _dtypes.unit_roundoff(dtype)
+    except (TypeError, ValueError, ImportError):
         pass
-    try:
-        import ml_dtypes
-
-        return float(ml_dtypes.finfo(np.dtype(dtype)).eps) / 2
-    except (ImportError, TypeError, ValueError):
-        return None
+    for finfo in (getattr(sys.modules.get("torch"), "finfo", None), getattr(xp, "finfo", None)):
+        try:
+            return float(finfo(dtype).eps) / 2
+        except Exception:  # not this library's dtype
+            continue
+    return None
 
 
 def _show_number(v: float) -> str:

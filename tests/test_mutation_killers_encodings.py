@@ -183,7 +183,9 @@ def test_max_exact_position_bad_dtypes():
 
 
 def test_max_exact_position_names_without_ml_dtypes(monkeypatch):
-    monkeypatch.setattr(positions, "_ml_dtypes", lambda: None)
+    from pemath import _dtypes
+
+    monkeypatch.setattr(_dtypes, "ml_dtypes", lambda required_for=None: None)
     with pytest.raises(ValueError, match="'__class__' is not a known dtype name"):
         positions.max_exact_position("__class__")
 

@@ -193,7 +193,7 @@ def test_max_exact_position_bad(dtype, exc, match):
 def test_narrow_format_table_matches_ml_dtypes():
     """The by-name table used without ml_dtypes agrees with ml_dtypes' own formats."""
     ml_dtypes = pytest.importorskip("ml_dtypes")
-    from pemath.positions import NARROW_FORMATS
+    from pemath._dtypes import NARROW_FORMATS
 
     for name, n in NARROW_FORMATS.items():
         if hasattr(ml_dtypes, name):

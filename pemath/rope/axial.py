@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import _compat
-from .._validate import as_positions, check_bool, check_choice, check_rotary_dim, check_size, show
+from .._validate import as_positions, check_bool, check_choice, check_size, show
 from . import _core
 
 __all__ = ["apply_axial", "apply_mrope", "mrope_components", "GROUPINGS", "AXIAL_FREQUENCIES"]
@@ -312,7 +312,7 @@ def apply_mrope(
     True
     """
     from .apply import apply
-    from .spec import Spec, resolve
+    from .spec import resolve
 
     _core.check_x(x)
     if spec is None:

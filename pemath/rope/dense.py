@@ -8,7 +8,6 @@ import numpy as np
 from .. import _compat
 from .._validate import as_positions, check_real, check_rotary_dim, check_size
 from ..scaling import RopeScaling
-from . import _core
 from .spec import Spec, resolve
 
 __all__ = ["matrix"]

@@ -107,7 +107,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import show
+from .. import _dtypes
 
 __all__ = [
     "U32",
@@ -135,28 +135,12 @@ C_OUTPUT = 3.0
 #: The frequency's constant part, in u32 (module docstring: powf 8, reciprocal 2).
 C_FREQ = 10.0
 
-_KNOWN_U = {"float64": 2.0**-53, "float32": 2.0**-24, "float16": 2.0**-11, "bfloat16": 2.0**-8}
 
 
 # --------------------------------------------------------------------------- dtypes
 
 
-def dtype_name(dtype: Any) -> str:
-    """The plain name of a NumPy, ml_dtypes, torch, CuPy or array-api-strict dtype, or of a name."""
-    if dtype is None:  # np.dtype(None) is float64: never a silent default
-        raise TypeError("dtype must be a floating dtype or its name, got None")
-    if isinstance(dtype, str):
-        return dtype.removeprefix("torch.")
-    top = type(dtype).__module__.split(".")[0]
-    if top == "torch":
-        return str(dtype).removeprefix("torch.")
-    inner = getattr(dtype, "_np_dtype", None)  # array_api_strict
-    if inner is not None:
-        return np.dtype(inner).name
-    try:
-        return np.dtype(dtype).name
-    except TypeError as exc:
-        raise TypeError(f"dtype must be a floating dtype or its name, got {show(dtype)}") from exc
+dtype_name = _dtypes.name
 
 
 def unit_roundoff(dtype: Any) -> float:
@@ -177,19 +161,7 @@ def unit_roundoff(dtype: Any) -> float:
     >>> unit_roundoff("bfloat16") == 2.0**-8, unit_roundoff("float32") == 2.0**-24
     (True, True)
     """
-    name = dtype_name(dtype)
-    if name in _KNOWN_U:
-        return _KNOWN_U[name]
-    if name.startswith("float8") or name.startswith("float4") or name.startswith("float6"):
-        try:
-            import ml_dtypes
-        except ImportError:
-            raise ImportError(
-                f"the unit roundoff of {name} needs ml_dtypes (pip install ml_dtypes), which pemath does "
-                "not require"
-            ) from None
-        return float(ml_dtypes.finfo(getattr(ml_dtypes, name)).eps) / 2
-    raise TypeError(f"dtype must be a real floating dtype, got {show(dtype)} ({name})")
+    return _dtypes.unit_roundoff(dtype)
 
 
 # --------------------------------------------------------------------------- frequencies

@@ -67,7 +67,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from .. import _compat, _precision
+from .. import _compat, _dtypes, _precision
 from .._errors import InexactPositionsWarning
 from .._validate import as_int64, as_positions, check_choice, check_rotary_dim, check_seq_len, check_size, show
 from ..rope import _core
@@ -92,7 +92,7 @@ DTYPES = (
 )
 
 _F32 = np.float32
-_F32_EXACT = 2**24  # pemath.positions.max_exact_position("float32")
+_F32_EXACT = _dtypes.FLOAT32_EXACT
 _NARROW_ML = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
 
 
@@ -100,23 +100,13 @@ _NARROW_ML = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "fl
 
 
 def _ml_dtypes() -> Any:
-    try:
-        import ml_dtypes
-    except ImportError as exc:  # optional dependency
-        raise ImportError(
-            "pemath.testing.pipelines needs ml_dtypes for bfloat16 and float8 in NumPy: pip install ml_dtypes"
-        ) from exc
-    return ml_dtypes
+    return _dtypes.ml_dtypes("pemath.testing.pipelines (bfloat16 and float8 in NumPy)")
 
 
 def _dtype_name(dtype: Any) -> str | None:
     """The DTYPES name of a string, NumPy/ml_dtypes dtype or type, or torch dtype; None if unknown."""
-    if isinstance(dtype, str):
-        return dtype.removeprefix("torch.")
-    if type(dtype).__module__.split(".")[0] == "torch":
-        return str(dtype).removeprefix("torch.")
     try:
-        return np.dtype(dtype).name
+        return _dtypes.name(dtype)
     except TypeError:
         return None
 

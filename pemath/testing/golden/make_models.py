@@ -20,12 +20,10 @@ Ministral 3's query scaling). Regenerating gives byte-identical files.
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 from typing import Any
 
 import mpmath
-import numpy as np
 
 from ... import __version__, models
 from ...rope import inv_freq, mrope_components
