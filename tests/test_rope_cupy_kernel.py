@@ -28,9 +28,9 @@ HARNESS = textwrap.dedent("""
     {source}
     #define RUN(NAME, T) \\
     extern "C" void NAME(const T* x, T* y, const double* pos, const double* inv_freq, double factor, \\
-                         long long n_pairs, long long h, long long dim, int interleaved, double sign) {{ \\
+                         long long n_pairs, long long h, long long dim, int interleaved) {{ \\
         for (long long p = 0; p < n_pairs; ++p) \\
-            pemath_rope_pair<T>(p, x, y, pos, inv_freq, factor, h, dim, interleaved, sign); \\
+            pemath_rope_pair<T>(p, x, y, pos, inv_freq, factor, h, dim, interleaved); \\
     }}
     RUN(run_f32, float)
     RUN(run_f64, double)
@@ -51,18 +51,20 @@ def host_kernel(tmp_path_factory):
 
 
 def run_host(lib, x, pos_rows, freq, factor, layout, r, inverse=False):
-    """The kernel over every pair of the first r features of x (rows, dim); the rest is copied."""
+    """The kernel over every pair of the first r features of x (rows, dim); the rest is copied.
+
+    ``inverse`` negates the frequencies, as pemath.rope.apply does for every kernel."""
     x = np.ascontiguousarray(x)
     y = x.copy()
     rows, dim = x.shape
     fn = lib.run_f32 if x.dtype == np.float32 else lib.run_f64
     ptr = ctypes.c_void_p
     fn.argtypes = [ptr, ptr, ptr, ptr, ctypes.c_double, ctypes.c_longlong, ctypes.c_longlong,
-                   ctypes.c_longlong, ctypes.c_int, ctypes.c_double]
+                   ctypes.c_longlong, ctypes.c_int]
     pos_rows = np.ascontiguousarray(pos_rows, dtype=np.float64)
-    freq = np.ascontiguousarray(freq, dtype=np.float64)
+    freq = np.ascontiguousarray(-freq if inverse else freq, dtype=np.float64)
     fn(x.ctypes.data, y.ctypes.data, pos_rows.ctypes.data, freq.ctypes.data, factor,
-       rows * (r // 2), r // 2, dim, int(layout == "interleaved"), -1.0 if inverse else 1.0)
+       rows * (r // 2), r // 2, dim, int(layout == "interleaved"))
     return y
 
 

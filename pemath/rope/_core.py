@@ -115,3 +115,21 @@ def check_x(x: Any, name: str = "x") -> Any:
     if x.ndim < 1:
         raise ValueError(f"{name} must have at least one axis (the feature axis is the last), got a 0-d array")
     return xp
+
+
+def rotate_into(x: Any, pos: Any, freq: np.ndarray, factor: float, layout: str, r: int, out: Any, *, xp: Any,
+                wdt: Any) -> Any:
+    """The portable kernel, with the kernel contract of ``rope.apply`` (see ``_fast_numpy.rotate_into``).
+
+    ``freq`` comes negated for the inverse rotation; cos and sin are multiplied by
+    ``factor``; phases, cos, sin and products in ``wdt``, rounded once to ``x.dtype``.
+    """
+    theta = angle_table(pos, freq, xp, _compat.device_of(x), wdt)
+    cos, sin = xp.cos(theta), xp.sin(theta)
+    if factor != 1.0:
+        cos, sin = cos * factor, sin * factor
+    result = rotate(x, cos, sin, layout, r, xp, wdt)
+    if out is None:
+        return result
+    out[...] = result
+    return out

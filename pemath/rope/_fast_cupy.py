@@ -43,11 +43,12 @@ SOURCE = r"""
 
 /* Rotate pair p (0 <= p < rows * h) of a C-contiguous (rows, dim) array x into y
    (y may be x). h = r / 2 pairs per row; interleaved != 0 pairs (2k, 2k+1), else
-   (k, k + h). sign = -1 for the inverse rotation. */
+   (k, k + h). The inverse rotation comes as negated inv_freq (pemath.rope.apply's
+   one place for it): pos * (-f) = -(pos * f) exactly. */
 template <typename T>
 PEMATH_DEVICE void pemath_rope_pair(long long p, const T* x, T* y, const double* pos,
                                     const double* inv_freq, double factor, long long h,
-                                    long long dim, int interleaved, double sign)
+                                    long long dim, int interleaved)
 {
     /* 32-bit division where it is exact (it is far cheaper on a GPU than 64-bit). */
     const long long row = (p < 2147483648LL && h < 2147483648LL)
@@ -55,7 +56,7 @@ PEMATH_DEVICE void pemath_rope_pair(long long p, const T* x, T* y, const double*
     const long long k = p - row * h;
     const long long a = row * dim + (interleaved ? 2 * k : k);
     const long long b = a + (interleaved ? 1 : h);
-    const double theta = sign * (pos[row] * inv_freq[k]);
+    const double theta = pos[row] * inv_freq[k];
     double s, c;
     sincos(theta, &s, &c);
     c = c * factor;
@@ -73,11 +74,11 @@ PEMATH_DEVICE void pemath_rope_pair(long long p, const T* x, T* y, const double*
 extern "C" __global__ void NAME(const T* __restrict__ x, T* y, const double* __restrict__ pos, \
                                 const double* __restrict__ inv_freq, double factor,         \
                                 long long n_pairs, long long h, long long dim,              \
-                                int interleaved, double sign)                               \
+                                int interleaved)                                            \
 {                                                                                           \
     for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < n_pairs;       \
          p += (long long)blockDim.x * gridDim.x) {                                          \
-        pemath_rope_pair<T>(p, x, y, pos, inv_freq, factor, h, dim, interleaved, sign);     \
+        pemath_rope_pair<T>(p, x, y, pos, inv_freq, factor, h, dim, interleaved);           \
     }                                                                                       \
 }
 PEMATH_ROPE_KERNEL(pemath_rope_f32, float)
@@ -113,23 +114,18 @@ def _kernel(cp: Any, dtype_name: str) -> Any:
     return mod.get_function(KERNELS[dtype_name])
 
 
-def rotate_into(
-    x: Any,
-    positions: Any,
-    inv_freq: np.ndarray,
-    factor: float,
-    inverse: bool,
-    layout: str,
-    r: int,
-    out: Any,
-) -> Any:
-    """Write the rotation of CuPy ``x`` into ``out`` (same shape and dtype; may be ``x``).
+def rotate_into(x: Any, positions: Any, inv_freq: np.ndarray, factor: float, layout: str, r: int, out: Any) -> Any:
+    """Write the rotation of CuPy ``x`` into ``out`` (same shape and dtype; may be ``x``; None: a new array).
 
-    ``positions`` is a CuPy float64 array broadcasting against ``x.shape[:-1]``;
-    ``inv_freq`` the ``r/2`` float64 inverse frequencies; ``factor`` the attention factor.
+    The kernel contract of :func:`pemath.rope.apply` (shared with the NumPy and portable
+    kernels): ``positions`` a CuPy float64 array broadcasting against ``x.shape[:-1]``;
+    ``inv_freq`` the ``r/2`` float64 frequencies, negated for the inverse rotation;
+    ``factor`` the attention factor.
     """
     import cupy as cp
 
+    if out is None:
+        out = cp.empty(x.shape, dtype=x.dtype)
     lead = tuple(x.shape[:-1])
     dim = int(x.shape[-1])
     rows = int(np.prod(lead, dtype=np.int64)) if lead else 1
@@ -152,7 +148,7 @@ def rotate_into(
         _kernel(cp, str(x.dtype))(
             (grid,), (_THREADS,),
             (src, dst, pos, freq, np.float64(factor), np.int64(n_pairs), np.int64(h), np.int64(dim),
-             np.int32(layout == "interleaved"), np.float64(-1.0 if inverse else 1.0)),
+             np.int32(layout == "interleaved")),
         )
     if dst is not out:
         out[...] = dst

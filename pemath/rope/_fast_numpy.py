@@ -145,13 +145,20 @@ def _run_blocks(blocks: list, work: Callable[[list], None], size: int) -> None:
         f.result()
 
 
-def rotate_into(x: np.ndarray, theta: np.ndarray, factor: float, layout: str, r: int, out: np.ndarray) -> np.ndarray:
-    """Write the rotation of ``x`` into ``out`` (same shape and dtype; may be ``x`` itself).
+def rotate_into(x: np.ndarray, pos: np.ndarray, freq: np.ndarray, factor: float, layout: str, r: int,
+                out: np.ndarray | None) -> np.ndarray:
+    """Write the rotation of ``x`` into ``out`` (same shape and dtype; may be ``x`` itself; None: a new array).
 
-    ``theta`` is the float64 phase table of shape ``pos.shape + (r/2,)`` (already negated
-    for the inverse rotation), ``pos`` broadcasting against ``x.shape[:-1]``; ``factor``
-    is the attention factor that multiplies cos and sin.
+    The kernel contract of :func:`pemath.rope.apply` (shared with the CuPy and portable
+    kernels): ``pos`` float64 positions broadcasting against ``x.shape[:-1]``, ``freq``
+    the ``r/2`` float64 frequencies (negated for the inverse rotation), ``factor`` the
+    attention factor that multiplies cos and sin.
     """
+    from ._core import angle_table
+
+    if out is None:
+        out = np.empty(x.shape, dtype=x.dtype)
+    theta = angle_table(pos, freq, np, "cpu", np.float64)
     dim = int(x.shape[-1])
     if np.may_share_memory(x, out) and not (
         x.__array_interface__["data"][0] == out.__array_interface__["data"][0] and x.strides == out.strides

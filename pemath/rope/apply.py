@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -163,29 +164,27 @@ def apply(
         return _compat.from_host(y, device)
     if spec.out_layout is not None or spec.is_multi_axis:
         return _apply_structured(x, positions, spec, r, seq_len, inverse, out, xp)
-    layout = spec.layout
     freq, factor = spec.frequencies(r, seq_len)
+    if inverse:  # the one place for it, whatever the kernel: p * (-f) = -(p * f) exactly
+        freq = -freq
     wdt = _compat.working_dtype(xp, device)
     pos = as_positions(positions, xp, device, wdt, target_shape=tuple(x.shape[:-1]))
+    return _kernel(x, xp, wdt)(x, pos, freq, factor, spec.layout, r, out)
+
+
+def _kernel(x: Any, xp: Any, wdt: Any) -> Any:
+    """The rotation kernel for ``x``: one contract ``(x, pos, freq, factor, layout, r, out)`` for all three.
+
+    A fused CUDA kernel for CuPy float32/float64, cache-blocked complex multiplies for
+    NumPy float16/32/64, and the portable array-API kernel for everything else; all
+    compute phases, cos, sin and products in float64 (where the backend has it) and
+    round once, so they agree bit for bit where their libm does (tests/test_rope_fast.py).
+    """
     if _fast_cupy.supports(x) and wdt == xp.float64:
-        if out is None:
-            out = xp.empty(x.shape, dtype=x.dtype)
-        return _fast_cupy.rotate_into(x, pos, freq, factor, inverse, layout, r, out)
-    theta = _core.angle_table(pos, freq, xp, device, wdt)
-    if inverse:
-        theta = -theta
+        return _fast_cupy.rotate_into
     if _fast_numpy.supports(x):
-        if out is None:
-            out = np.empty(x.shape, dtype=x.dtype)
-        return _fast_numpy.rotate_into(x, theta, factor, layout, r, out)
-    cos, sin = xp.cos(theta), xp.sin(theta)
-    if factor != 1.0:
-        cos, sin = cos * factor, sin * factor
-    result = _core.rotate(x, cos, sin, layout, r, xp, wdt)
-    if out is None:
-        return result
-    out[...] = result
-    return out
+        return _fast_numpy.rotate_into
+    return functools.partial(_core.rotate_into, xp=xp, wdt=wdt)
 
 
 def _apply_structured(x: Any, positions: Any, spec: Spec, r: int, seq_len: Any, inverse: bool, out: Any,
