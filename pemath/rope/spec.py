@@ -12,6 +12,7 @@ at once (:func:`resolve`), so the Spec is the one representation the kernels see
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Any
 
@@ -248,6 +249,11 @@ def _mrope_section(values: Any, rotary_dim: int | None, interleaved: bool) -> tu
     return sec
 
 
+@functools.lru_cache(maxsize=256)
+def _cached_spec(items: tuple) -> Spec:
+    return Spec(**{k: v for k, _, v in items})
+
+
 def resolve(spec: Any, where: str, /, *, layout_free: bool = False, **given: Any) -> Spec:
     """The Spec of a call: ``spec`` itself, or one built from the call's keywords.
 
@@ -261,7 +267,10 @@ def resolve(spec: Any, where: str, /, *, layout_free: bool = False, **given: Any
             kw["layout"] = "half"
         elif "layout" not in kw:
             _core.check_layout(None)
-        return Spec(**kw)
+        try:  # the same keywords call after call (a decode loop): validated once
+            return _cached_spec(tuple(sorted((k, type(v), v) for k, v in kw.items())))
+        except TypeError:  # an unhashable value: validate it directly (and report it)
+            return Spec(**kw)
     if not isinstance(spec, Spec):
         raise TypeError(f"{where}: spec must be a pemath.rope.Spec (e.g. from rope.from_hf_config), got {show(spec)}")
     both = sorted(k for k, v in given.items() if v is not None)
