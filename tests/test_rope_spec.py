@@ -209,3 +209,15 @@ def test_rotary_dim_spreads_to_every_frequency_entry_point():
         rope.inv_freq(16, rotary_dim=8)
     with pytest.raises(TypeError, match="not both"):
         rope.inv_freq(rotary_dim=8, spec=rope.Spec("half", rotary_dim=8))
+
+
+def test_convert_layout_takes_a_spec():
+    x = np.arange(12.0)
+    spec = rope.Spec("interleaved", head_dim=12, rotary_dim=8, out_layout="half")
+    assert np.array_equal(rope.convert_layout(x, spec=spec), rope.convert_layout(x, src="interleaved", dst="half",
+                                                                                 rotary_dim=8))
+    assert np.array_equal(rope.convert_layout(x, spec=spec, dst="interleaved"), x)
+    with pytest.raises(TypeError, match="not both"):
+        rope.convert_layout(x, spec=spec, src="half")
+    with pytest.raises(TypeError, match="dst"):
+        rope.convert_layout(x, spec=spec.replace(out_layout=None))

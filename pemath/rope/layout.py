@@ -11,7 +11,9 @@ from . import _core
 __all__ = ["convert_layout", "permute_qk_weight", "permute_qk_weights"]
 
 
-def convert_layout(x: Any, *, src: str, dst: str, rotary_dim: int | None = None) -> Any:
+def convert_layout(
+    x: Any, *, src: str | None = None, dst: str | None = None, rotary_dim: int | None = None, spec: Any = None
+) -> Any:
     r"""Reorder the last axis of ``x`` from layout ``src`` to layout ``dst``.
 
     With :math:`h = r/2`, interleaved feature :math:`2i` moves to half feature
@@ -26,8 +28,13 @@ def convert_layout(x: Any, *, src: str, dst: str, rotary_dim: int | None = None)
     x : array
         Any array whose last axis holds the features.
     src, dst : {"interleaved", "half"}
+        Both required, except that a ``spec`` gives ``src``.
     rotary_dim : int, optional
         The rotated leading slice (default: all features, which must be even).
+    spec : pemath.rope.Spec, optional
+        Instead of ``src`` and ``rotary_dim`` (both given: ``TypeError``): the spec's
+        ``layout`` and rotated slice. ``dst`` defaults to the spec's ``output_layout``
+        when it differs from its layout (DeepSeek-V3's weights to its output).
 
     Examples
     --------
@@ -41,9 +48,18 @@ def convert_layout(x: Any, *, src: str, dst: str, rotary_dim: int | None = None)
     xp = _compat.namespace(x)
     if x.ndim < 1:
         raise ValueError("x must have at least one axis (the feature axis is the last), got a 0-d array")
+    if spec is not None:
+        from .spec import resolve
+
+        spec = resolve(spec, "rope.convert_layout", src=src, rotary_dim=rotary_dim)
+        src = spec.layout
+        if dst is None and spec.out_layout is not None:
+            dst = spec.out_layout
+        r = spec.rotary_dim_for(int(x.shape[-1]))
     src = _core.check_layout(src, "src")
     dst = _core.check_layout(dst, "dst")
-    r = check_rotary_dim(rotary_dim, int(x.shape[-1]), dim_name="x.shape[-1]", allow_empty=True)
+    if spec is None:
+        r = check_rotary_dim(rotary_dim, int(x.shape[-1]), dim_name="x.shape[-1]", allow_empty=True)
     if src == dst:
         return x
     a, b = _core.split_pairs(x, src, r)
