@@ -221,3 +221,22 @@ def test_convert_layout_takes_a_spec():
         rope.convert_layout(x, spec=spec, src="half")
     with pytest.raises(TypeError, match="dst"):
         rope.convert_layout(x, spec=spec.replace(out_layout=None))
+
+
+@pytest.mark.parametrize("grouping", ["features", "pairs"])
+@pytest.mark.parametrize("frequencies", ["per_axis", "strided"])
+def test_axial_spec_is_apply_axial(grouping, frequencies):
+    x = np.random.default_rng(7).standard_normal((2, 5, 20))
+    pos = np.stack([np.arange(5), np.arange(5)[::-1] * 3], axis=-1)  # (seq, 2): row, column
+    spec = rope.Spec("half", base=100.0, head_dim=20, axial_dims=(8, 8), axial_grouping=grouping,
+                     axial_frequencies=frequencies)
+    want = rope.apply_axial(x, pos, layout="half", base=100.0, axis_dims=[8, 8], grouping=grouping,
+                            frequencies=frequencies)
+    assert np.array_equal(rope.apply(x, pos, spec=spec), want)
+    assert np.array_equal(rope.apply_axial(x, pos, spec=spec), want)
+    np.testing.assert_allclose(rope.apply(want, pos, spec=spec, inverse=True), x, atol=1e-12)
+    assert spec.rotary_dim == 16 and spec.is_multi_axis
+    with pytest.raises(TypeError, match="not both"):
+        rope.apply_axial(x, pos, spec=spec, grouping="pairs")
+    with pytest.raises(ValueError, match="excludes mrope_section, inv_freq and scaling"):
+        spec.replace(scaling=sc.Linear(2.0))

@@ -193,6 +193,17 @@ def _apply_structured(x: Any, positions: Any, spec: Spec, r: int, seq_len: Any, 
     from .axial import rotate_mrope
     from .layout import convert_layout
 
+    if spec.axial_dims is not None:
+        from .axial import apply_axial
+
+        y = apply_axial(x, positions, spec=spec.replace(out_layout=None), inverse=inverse) if spec.out_layout is None \
+            else None
+        if y is None:
+            raise ValueError(f"an axial spec with out_layout has no model that uses it; got {spec!r}")
+        if out is None:
+            return y
+        out[...] = y
+        return out
     plain = spec.replace(out_layout=None, mrope_section=None, mrope_interleaved=False)
     if inverse and spec.out_layout is not None:
         x = convert_layout(x, src=spec.out_layout, dst=spec.layout, rotary_dim=r)

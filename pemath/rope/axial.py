@@ -84,11 +84,12 @@ def apply_axial(
     positions: Any,
     *,
     layout: str | None = None,
-    base: float = 10000.0,
+    base: float | None = None,
     axis_dims: Any = None,
-    grouping: str = "features",
-    frequencies: str = "per_axis",
+    grouping: str | None = None,
+    frequencies: str | None = None,
     inverse: bool = False,
+    spec: Any = None,
 ) -> Any:
     r"""Axial N-D RoPE: one group of features per position axis.
 
@@ -135,6 +136,10 @@ def apply_axial(
         the two agree.
     inverse : bool
         Rotate by the negated angles (undoes :func:`apply_axial`).
+    spec : pemath.rope.Spec, optional
+        An axial spec (``axial_dims`` set) instead of ``layout``, ``base``,
+        ``axis_dims``, ``grouping`` and ``frequencies`` (both given: ``TypeError``);
+        ``rope.apply(x, positions, spec=spec)`` is the same call.
 
     Returns
     -------
@@ -151,11 +156,21 @@ def apply_axial(
     True
     """
     xp = _core.check_x(x)
+    if spec is not None:
+        from .spec import resolve
+
+        spec = resolve(spec, "rope.apply_axial", layout=layout, base=base, axis_dims=axis_dims, grouping=grouping,
+                       frequencies=frequencies)
+        if spec.axial_dims is None:
+            raise ValueError(f"rope.apply_axial needs a spec with axial_dims, got {spec!r}")
+        spec.rotary_dim_for(int(x.shape[-1]))  # checks head_dim
+        layout, base, axis_dims = spec.layout, spec.base, list(spec.axial_dims)
+        grouping, frequencies = spec.axial_grouping, spec.axial_frequencies
     layout = _core.check_layout(layout)
-    grouping = check_choice("grouping", grouping, GROUPINGS)
-    frequencies = check_choice("frequencies", frequencies, AXIAL_FREQUENCIES)
+    grouping = check_choice("grouping", "features" if grouping is None else grouping, GROUPINGS)
+    frequencies = check_choice("frequencies", "per_axis" if frequencies is None else frequencies, AXIAL_FREQUENCIES)
     inverse = check_bool("inverse", inverse)
-    _core.check_base(base)
+    base = _core.check_base(10000.0 if base is None else base)
     device = _compat.device_of(x)
     wdt = _compat.working_dtype(xp, device)
     batch_shape = tuple(x.shape[:-1])

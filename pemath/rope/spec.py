@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_bool, check_real, check_rotary_dim, check_size, show
+from .._validate import check_bool, check_choice, check_real, check_rotary_dim, check_size, show
 from . import _core
 
 __all__ = ["Spec"]
@@ -61,6 +61,14 @@ class Spec:
         with one entry per component (HF's ``position_ids`` of shape ``(3, batch, seq)``).
     mrope_interleaved : bool
         Qwen3-VL's interleaved component pattern instead of contiguous sections.
+    axial_dims : sequence of int, optional
+        Axial N-D RoPE (:func:`pemath.rope.apply_axial`: vision towers, video): the
+        feature group size of each position axis. Positions then carry a trailing axis
+        with one coordinate per axis. Excludes ``mrope_section`` and ``inv_freq``.
+    axial_grouping : {"features", "pairs"}
+        How the axis groups map onto the features (see :func:`~pemath.rope.apply_axial`).
+    axial_frequencies : {"per_axis", "strided"}
+        Where each axis' frequencies come from (see :func:`~pemath.rope.apply_axial`).
     softmax_scale : float
         What the configuration implies beyond the rotation: the factor that multiplies
         the attention logits' :math:`1/\sqrt{d}` scale (DeepSeek's YaRN
@@ -101,12 +109,16 @@ class Spec:
     out_layout: str | None = None
     mrope_section: tuple[int, ...] | None = None
     mrope_interleaved: bool = False
+    axial_dims: tuple[int, ...] | None = None
+    axial_grouping: str = "features"
+    axial_frequencies: str = "per_axis"
     softmax_scale: float = 1.0
     query_scaling_beta: float | None = None
     query_scaling_length: int | None = None
 
     def __post_init__(self) -> None:
         put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
+        given_rotary = self.rotary_dim
         put("layout", _core.check_layout(self.layout, "Spec.layout"))
         put("scaling", _core.check_scaling(self.scaling))
         if self.head_dim is not None:
@@ -142,6 +154,25 @@ class Spec:
             put("mrope_section", _mrope_section(self.mrope_section, self.rotary_dim, self.mrope_interleaved))
         elif self.mrope_interleaved:
             raise ValueError("Spec.mrope_interleaved=True needs Spec.mrope_section")
+        from .axial import AXIAL_FREQUENCIES, GROUPINGS, _int_list
+
+        put("axial_grouping", check_choice("Spec.axial_grouping", self.axial_grouping, GROUPINGS))
+        put("axial_frequencies", check_choice("Spec.axial_frequencies", self.axial_frequencies, AXIAL_FREQUENCIES))
+        if self.axial_dims is not None:
+            dims = tuple(_int_list("axial_dims", self.axial_dims))
+            if any(d % 2 for d in dims):
+                raise ValueError(f"Spec.axial_dims must be even (each group rotates in pairs), got {list(dims)}")
+            if self.mrope_section is not None or self.inv_freq is not None or self.scaling is not None:
+                raise ValueError("Spec.axial_dims describes axial RoPE, whose frequencies come from the base per axis; "
+                                 "it excludes mrope_section, inv_freq and scaling")
+            if given_rotary is not None and given_rotary != sum(dims):
+                raise ValueError(f"Spec.rotary_dim must be sum(axial_dims) = {sum(dims)}, got {given_rotary}")
+            if self.head_dim is not None and sum(dims) > self.head_dim:
+                raise ValueError(f"Spec.axial_dims sum to {sum(dims)}, more than head_dim {self.head_dim}")
+            put("axial_dims", dims)
+            put("rotary_dim", sum(dims))
+        elif self.axial_grouping != "features" or self.axial_frequencies != "per_axis":
+            raise ValueError("Spec.axial_grouping and Spec.axial_frequencies need Spec.axial_dims")
         put("softmax_scale", check_real("Spec.softmax_scale", self.softmax_scale, positive=True))
         if (self.query_scaling_beta is None) != (self.query_scaling_length is None):
             raise ValueError(
@@ -166,8 +197,8 @@ class Spec:
 
     @property
     def is_multi_axis(self) -> bool:
-        """Whether positions carry a leading component axis (M-RoPE)."""
-        return self.mrope_section is not None
+        """Whether positions carry one coordinate per axis (M-RoPE: a leading axis; axial: a trailing one)."""
+        return self.mrope_section is not None or self.axial_dims is not None
 
     def rotary_dim_for(self, d: int, name: str = "x.shape[-1]") -> int:
         """The rotated slice for a feature axis of length ``d`` (checked against ``head_dim``)."""

@@ -57,6 +57,17 @@ def _interleaved_kind(base: dict[str, Any]) -> st.SearchStrategy[H]:
     return st.one_of(st.sampled_from(out), _junk(False))
 
 
+def _axial_kind(base: dict[str, Any]) -> st.SearchStrategy[H]:
+    r = base["rotary_dim"] or base["head_dim"]
+    ok = base["scaling"] is None and (base["rotary_dim"] is None or base["rotary_dim"] == 4)
+    out = [valid(None), reject([3, 1]), reject([0, 2]), reject("2,2"), reject(4), reject([2.0, 2]), reject([True, 2])]
+    if ok and (base["head_dim"] is None or base["head_dim"] >= 4):
+        out += [valid((2, 2)), valid([2, 2])]
+    if r is not None:
+        out.append(reject([r, 2]))  # more than the rotated slice, or than head_dim
+    return st.one_of(st.sampled_from(out), _junk(True))
+
+
 def _check(spec: Any, kw: dict[str, Any]) -> None:
     assert isinstance(spec, rope.Spec)
     assert spec == spec.replace() and hash(spec) == hash(spec.replace())
@@ -77,16 +88,23 @@ SPEC = Spec(
     {
         "layout": choices(["interleaved", "half"]),
         "base": loosen(reals(positive=True, typical=(10000.0, 3.0), optional=True), lambda b: False),
-        "head_dim": ints(minimum=2, even=True, optional=True, typical=(64, 128)),
+        # a head_dim below a given rotary_dim is refused: loosened there
+        "head_dim": loosen(ints(minimum=2, even=True, optional=True, typical=(64, 128)),
+                           lambda b: b["rotary_dim"] is not None),
         "rotary_dim": _rotary_kind,
         "scaling": scaling_kind,
         "mrope_section": _mrope_kind,
         "mrope_interleaved": _interleaved_kind,
         "softmax_scale": reals(positive=True, typical=(1.0, 2.25)),
+        "axial_dims": _axial_kind,
+        "axial_grouping": lambda b: st.sampled_from([valid("features"), reject("pairs"), reject("rows"), reject(3)]),
+        "axial_frequencies": lambda b: st.sampled_from([valid("per_axis"), reject("strided"), reject("x"), reject(1)]),
     },
     _check,
     aliases={"head_dim": ("rotary_dim",), "rotary_dim": ("head_dim",), "mrope_section": ("rotary_dim",),
              "mrope_interleaved": ("mrope_section",), "scaling": ("frequencies", "dim"),
+             "axial_dims": ("rotary_dim", "head_dim", "axial"), "axial_grouping": ("axial",),
+             "axial_frequencies": ("axial",),
              "base": ("frequencies",)},
 )
 
