@@ -319,8 +319,8 @@ def as_positions(
             shape = None
         if shape != tuple(target_shape):
             raise ValueError(
-                f"{name} of shape {tuple(arr.shape)} does not broadcast against x.shape[:-1] = "
-                f"{tuple(target_shape)} (the last axis of x is the feature axis; positions must "
+                f"{name} of shape {tuple(arr.shape)} does not broadcast against {owner}.shape[:-1] = "
+                f"{tuple(target_shape)} (the last axis of {owner} is the feature axis; positions must "
                 "broadcast to the other axes without enlarging them)"
             )
     if is_int:

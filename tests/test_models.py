@@ -117,8 +117,10 @@ def test_coverage_figures(capsys):
     lines = [
         f"models registered: {len(names)} ({by['rope']} RoPE, {by['alibi']} ALiBi, {by['t5']} T5; "
         f"{reconstructed} reconstructed, {len(names) - reconstructed} read from a copy of the file)",
-        f"configs matched against recorded HF output: {len(recorded & set(names))} registered RoPE models "
-        f"(+{len(recorded - set(names))} test-only configs: PhiMoE, dynamic NTK), {len(cases)} recorded cases",
+        f"configs matched against recorded HF output: {len(recorded & set(names))} registered RoPE models, "
+        f"{sum(r.startswith('defaults-') for r in recorded)} model types on a config.json without rope keys "
+        f"(the class defaults), {len(recorded - set(names)) - sum(r.startswith('defaults-') for r in recorded)} "
+        f"test-only configs (PhiMoE, dynamic NTK); {len(cases)} recorded cases",
         f"regimes covered: {', '.join(regimes)}; layer types: {', '.join(layer_types)}; M-RoPE cases: "
         f"{sum(p['position_ids'].startswith('mrope') for p in cases.values())}",
         f"not recorded: {MANIFEST['not_recorded']}",
@@ -127,3 +129,23 @@ def test_coverage_figures(capsys):
     print("\n".join(lines))
     assert len(names) >= 40 and by["rope"] >= 40
     assert {"short", "long", "default"} <= set(regimes)
+
+
+def test_config_class_defaults_where_the_file_is_silent():
+    """What a config.json leaves out is the model class's default, as transformers reads it."""
+    gemma = {"model_type": "gemma3_text", "hidden_size": 256, "num_attention_heads": 4, "rope_theta": 1e6,
+             "rope_scaling": {"rope_type": "linear", "factor": 8.0}}
+    assert rope.from_hf_config(gemma, layer_type="sliding_attention") == rope.Spec("half", base=1e4, head_dim=256)
+    assert rope.from_hf_config(gemma, layer_type="full_attention").scaling is not None
+    with pytest.raises(ValueError, match="rope_local_base_freq'] is null"):
+        rope.from_hf_config({**gemma, "rope_local_base_freq": None}, layer_type="full_attention")
+    bert = {"model_type": "modernbert", "hidden_size": 768, "num_attention_heads": 12}
+    assert rope.from_hf_config(bert, layer_type="full_attention").base == 160000.0
+    gptj = {"model_type": "gptj", "n_embd": 4096, "n_head": 16}
+    assert rope.from_hf_config(gptj).rotary_dim == 64
+    assert rope.from_hf_config({**gptj, "rotary_dim": None}).rotary_dim == 256
+    with pytest.raises(ValueError, match="fixes RoPE's base at 10000"):
+        rope.from_hf_config({**gptj, "rope_theta": 5e5})
+    # every default of pemath's table is checked against the model's own code (the defaults-* recordings)
+    recorded = {p["model"] for p in MANIFEST["cases"].values()}
+    assert sum(name.startswith("defaults-") for name in recorded) >= 30

@@ -157,11 +157,12 @@ def test_mrope_spec_takes_hf_position_ids_and_a_scaling():
     z = rope.apply(x, img[:, :, None, :], spec=spec)
     comp = rope.mrope_components([4, 2, 2])
     f = rope.inv_freq(spec=spec)
-    for c in range(3):  # each frequency index turns by its own component's position
+    for c in range(3):  # each frequency index turns by its own component's position (both members of the pair)
         ph = img[c][:, None, :, None] * f[comp == c]
         half = np.flatnonzero(comp == c)
         xa, xb = x[..., half], x[..., half + 8]
         np.testing.assert_allclose(z[..., half], xa * np.cos(ph) - xb * np.sin(ph), atol=1e-12)
+        np.testing.assert_allclose(z[..., half + 8], xb * np.cos(ph) + xa * np.sin(ph), atol=1e-12)
     np.testing.assert_allclose(rope.apply(z, img[:, :, None, :], spec=spec, inverse=True), x, atol=1e-12)
     with pytest.raises(ValueError, match="single-axis spec"):
         rope.cos_sin([1], spec=spec)
@@ -191,6 +192,7 @@ def test_xpos_takes_a_spec_and_its_scaling():
     z = xpos.zeta(8)
     s = np.repeat(z ** (pos[:, None] / 64.0), 2, axis=-1)
     np.testing.assert_allclose(y[:, :8], plain[:, :8] * s, rtol=1e-12)
+    assert np.array_equal(y[:, 8:], x[:, 8:])  # beyond the rotary dim: untouched
     np.testing.assert_allclose(xpos.apply(y, pos, spec=scaled, inverse=True, **kw), x, rtol=1e-12, atol=1e-12)
     with pytest.raises(TypeError, match="not both"):
         xpos.apply(x, pos, spec=spec, base=10.0, **kw)
@@ -240,3 +242,41 @@ def test_axial_spec_is_apply_axial(grouping, frequencies):
         rope.apply_axial(x, pos, spec=spec, grouping="pairs")
     with pytest.raises(ValueError, match="excludes mrope_section, inv_freq and scaling"):
         spec.replace(scaling=sc.Linear(2.0))
+
+
+def test_review_findings_stay_fixed():
+    s64 = rope.Spec("half", rotary_dim=64)
+    with pytest.raises(ValueError, match="dim is 128, but the spec rotates 64"):
+        rope.inv_freq(128, spec=s64)
+    with pytest.raises(ValueError, match="dim is 128"):
+        rope.cos_sin([1], 128, spec=s64)
+    with pytest.raises(ValueError, match="dim is 32"):
+        rope.inv_freq(32, spec=rope.Spec("half", head_dim=64))
+    # a derived rotary dim follows the head dim; an explicit one stays
+    assert rope.Spec("half", head_dim=128).replace(head_dim=256).rotary_dim == 256
+    assert rope.Spec("half", head_dim=128, rotary_dim=64).replace(head_dim=256).rotary_dim == 64
+    assert rope.Spec("half", axial_dims=(4, 4)).replace(axial_dims=(8, 8)).rotary_dim == 16
+    assert rope.Spec("half", head_dim=16, mrope_section=(4, 2, 2)).replace(
+        head_dim=32, mrope_section=(8, 4, 4)).rotary_dim == 32
+    with pytest.raises(ValueError, match="excludes Spec.base and Spec.scaling"):
+        rope.Spec("half", inv_freq=[1.0, 0.5], head_dim=4).replace(scaling=sc.Linear(2.0))
+    # containers are not cached: an invalid tuple after an equal valid one is still refused
+    x = np.ones(8)
+    rope.apply_mrope(x, [5, 5, 5], mrope_section=(2, 1, 1))
+    with pytest.raises(TypeError, match=r"mrope_section\[0\] must be an integer"):
+        rope.apply_mrope(x, [5, 5, 5], mrope_section=(2.0, 1, 1))
+    with pytest.raises(TypeError, match=r"mrope_section\[0\] must be an integer"):
+        rope.apply_mrope(x, [5, 5, 5], mrope_section=(True, 1, 1, 0)[:3])
+    # PhiMoE: the short regime's factor
+    lr = sc.LongRoPE([1.0] * 4, [2.0] * 4, 64, attention_factor=1.3, short_attention_factor=1.05)
+    s = rope.Spec("half", head_dim=8, scaling=lr)
+    assert s.attention_factor == 1.05 and s.attention_factor_at(65) == 1.3
+    with pytest.raises(ValueError, match="out_layout with axial_dims"):
+        rope.Spec("half", axial_dims=(4, 4), out_layout="interleaved")
+    with pytest.raises(ValueError, match="query_scaling_beta must be >= 0"):
+        rope.Spec("half", query_scaling_beta=-5.0, query_scaling_length=10)
+    with pytest.raises(ValueError, match="one layout"):
+        rope.cos_sin([1], spec=rope.Spec("interleaved", head_dim=8, out_layout="half"))
+    z = rope.to_complex(np.ones((2, 8)), layout="half")
+    with pytest.raises(ValueError, match=r"against z\.shape"):
+        rope.apply_complex(z, [1, 2, 3])

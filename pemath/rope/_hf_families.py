@@ -11,15 +11,21 @@ from __future__ import annotations
 
 import dataclasses
 
-__all__ = ["Family", "FAMILIES", "ALIBI_TYPES", "T5_TYPES"]
+__all__ = ["Family", "FAMILIES", "ALIBI_TYPES", "T5_TYPES", "FIXED_BASE", "DEFAULT_ROTARY_DIM", "DEFAULT_QK_ROPE_HEAD_DIM"]
 
 
 @dataclasses.dataclass(frozen=True)
 class Family:
     #: how the model's apply function pairs features ("half": rotate_half, "interleaved")
     layout: str
-    #: the config class's rope_theta when the file has none (None: the file must give it)
-    default_theta: float | None = 10000.0
+    #: the config class's rope_theta, used where the file has none (Llama 2 and Falcon ship none)
+    default_theta: float = 10000.0
+    #: the config class's partial rotary factor where the file has none (GPT-NeoX 0.25, Phi 0.5, ...)
+    default_partial: float | None = None
+    #: the config class's head_dim where the file has none and the class does not derive it
+    default_head_dim: int | None = None
+    #: the config class's whole RoPE dict where the file has none (gpt-oss, Ministral 3: YaRN)
+    default_rope: tuple | None = None
     #: the layout the code returns, where it differs (DeepSeek-V3 with rope_interleave)
     out_layout: str | None = None
     #: the code reads the partial rotary size from this key instead of partial_rotary_factor
@@ -28,41 +34,73 @@ class Family:
     note: str = ""
 
 
-_HALF = Family("half")
+def _f(layout: str = "half", **kw) -> Family:
+    return Family(layout, **kw)
 
+
+#: Read from transformers 5.23.0: each model type's modeling code (layout) and config class
+#: (defaults). tests/test_models.py checks every default against the recorded output of the
+#: model's own code on a config.json that omits them (tests/fixtures/make_model_fixtures.py).
 FAMILIES: dict[str, Family] = {
-    **{
-        t: _HALF
-        for t in (
-            "llama", "mistral", "mixtral", "ministral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "phi", "phi3",
-            "gemma", "gemma2", "gemma3", "gemma3_text", "falcon", "stablelm", "persimmon", "olmo", "olmo2",
-            "granite", "granitemoe", "modernbert", "gpt_oss", "smollm3", "starcoder2", "qwen2_vl", "qwen2_vl_text",
-            "qwen2_5_vl", "qwen2_5_vl_text", "qwen3_vl", "qwen3_vl_text", "internlm3", "ministral3", "mistral3",
-        )
-    },
-    "phimoe": Family("half", note="transformers' PhimoeRotaryEmbedding recomputes the LongRoPE frequencies without "
-                                  "seq_len in forward, so they stay the short ones in every regime; cos/sin are "
-                                  "multiplied by long_mscale above original_max_position_embeddings, short_mscale "
-                                  "up to it. pemath follows HF (the original release used the long factors)"),
-    "gpt_neox": Family("half", rotary_key="rotary_pct",
-                       note="v4 configs spell the base rotary_emb_base and the partial factor rotary_pct"),
-    "gptj": Family("interleaved", rotary_key="rotary_dim",
-                   note="rotate_every_two on the first rotary_dim features; the base is fixed at 10000 in the code"),
-    "codegen": Family("interleaved", rotary_key="rotary_dim", note="GPT-J's rotation"),
-    "cohere": Family("interleaved", note="rotate_half on x[..., ::2], x[..., 1::2]: interleaved pairs"),
-    "cohere2": Family("interleaved", note="rotate_half on x[..., ::2], x[..., 1::2]: interleaved pairs"),
-    "glm": Family("interleaved", note="GLM's rotate_half pairs (2i, 2i+1) on the first half of the head"),
-    "glm4": Family("interleaved", note="GLM's rotate_half pairs (2i, 2i+1) on the first half of the head"),
-    "llama4": Family("interleaved", default_theta=500000.0,
-                     note="complex freqs_cis on view_as_complex(x.reshape(..., -1, 2)): interleaved pairs"),
-    "llama4_text": Family("interleaved", default_theta=500000.0,
-                          note="complex freqs_cis on view_as_complex(x.reshape(..., -1, 2)): interleaved pairs"),
-    "deepseek_v2": Family("interleaved",
-                          note="complex multiply on interleaved q_pe/k_pe; returns them interleaved"),
-    "deepseek_v3": Family("interleaved", out_layout="half",
-                          note="with rope_interleave (default true) the code de-interleaves q_pe/k_pe, then applies "
-                               "rotate_half: interleaved in, half-split out; rope_interleave false: half in and out"),
+    **{t: _f() for t in ("llama", "mistral", "ministral", "qwen2", "qwen2_moe", "qwen3_moe", "phi3", "gemma",
+                         "gemma2", "falcon", "olmo", "olmo2", "granite", "granitemoe", "starcoder2", "internlm3")},
+    "mixtral": _f(default_theta=1e6),
+    "mistral3": _f(default_theta=1e9, default_head_dim=128,
+                   note="a wrapper: its text_config (Ministral 3) is what a shipped file holds"),
+    "qwen3": _f(default_head_dim=128),
+    "gemma": _f(default_head_dim=256),
+    "gemma2": _f(default_head_dim=256),
+    "gemma3": _f(default_head_dim=256, note="sliding layers: rope_local_base_freq (10000) and no scaling; full "
+                                            "layers: rope_theta (1e6) and rope_scaling"),
+    "gemma3_text": _f(default_head_dim=256, note="sliding layers: rope_local_base_freq (10000) and no scaling; full "
+                                                 "layers: rope_theta (1e6) and rope_scaling"),
+    "modernbert": _f(note="global layers: global_rope_theta (160000); local layers: local_rope_theta (10000)"),
+    "stablelm": _f(default_partial=0.25),
+    "persimmon": _f(default_partial=0.5),
+    "phi": _f(default_partial=0.5),
+    "smollm3": _f(default_theta=2e6),
+    "qwen2_vl": _f(default_theta=1e6), "qwen2_vl_text": _f(default_theta=1e6),
+    "qwen2_5_vl": _f(default_theta=1e6), "qwen2_5_vl_text": _f(default_theta=1e6),
+    "qwen3_vl": _f(default_theta=5e5, default_head_dim=128), "qwen3_vl_text": _f(default_theta=5e5, default_head_dim=128),
+    "gpt_oss": _f(default_head_dim=64, default_rope=(
+        ("rope_type", "yarn"), ("factor", 32.0), ("beta_fast", 32.0), ("beta_slow", 1.0), ("truncate", False),
+        ("original_max_position_embeddings", 4096), ("rope_theta", 150000.0))),
+    "ministral3": _f(default_head_dim=128, default_rope=(
+        ("rope_type", "yarn"), ("rope_theta", 1e6), ("factor", 16.0), ("original_max_position_embeddings", 16384),
+        ("beta_fast", 32.0), ("beta_slow", 1.0), ("mscale_all_dim", 1.0), ("mscale", 1.0),
+        ("llama_4_scaling_beta", 0.1))),
+    "phimoe": _f(default_theta=1e6,
+                 note="transformers' PhimoeRotaryEmbedding recomputes the LongRoPE frequencies without seq_len in "
+                      "forward, so they stay the short ones in every regime; cos/sin are multiplied by long_mscale "
+                      "above original_max_position_embeddings, short_mscale up to it. pemath follows HF (the "
+                      "original release used the long factors)"),
+    "gpt_neox": _f(default_partial=0.25, rotary_key="rotary_pct",
+                   note="v4 configs spell the base rotary_emb_base and the partial factor rotary_pct"),
+    "gptj": _f("interleaved", rotary_key="rotary_dim",
+               note="rotate_every_two on the first rotary_dim (default 64) features; the code fixes the base at 10000"),
+    "codegen": _f("interleaved", rotary_key="rotary_dim", note="GPT-J's rotation; the base is fixed at 10000"),
+    "cohere": _f("interleaved", default_theta=5e5, note="rotate_half on x[..., ::2], x[..., 1::2]: interleaved pairs"),
+    "cohere2": _f("interleaved", note="rotate_half on x[..., ::2], x[..., 1::2]: interleaved pairs"),
+    "glm": _f("interleaved", default_partial=0.5, default_head_dim=128,
+              note="GLM's rotate_half pairs (2i, 2i+1) on the first half of the head"),
+    "glm4": _f("interleaved", default_partial=0.5, default_head_dim=128,
+               note="GLM's rotate_half pairs (2i, 2i+1) on the first half of the head"),
+    "llama4": _f("interleaved", default_theta=5e5, default_head_dim=128,
+                 note="complex freqs_cis on view_as_complex(x.reshape(..., -1, 2)): interleaved pairs"),
+    "llama4_text": _f("interleaved", default_theta=5e5, default_head_dim=128,
+                      note="complex freqs_cis on view_as_complex(x.reshape(..., -1, 2)): interleaved pairs"),
+    "deepseek_v2": _f("interleaved", note="complex multiply on interleaved q_pe/k_pe; returns them interleaved"),
+    "deepseek_v3": _f("interleaved", out_layout="half",
+                      note="with rope_interleave (default true) the code de-interleaves q_pe/k_pe, then applies "
+                           "rotate_half: interleaved in, half-split out; rope_interleave false: half in and out"),
 }
+
+#: The GPT-J-style models whose code fixes RoPE's base (no rope_theta is read)
+FIXED_BASE = {"gptj": 10000.0, "codegen": 10000.0}
+#: GPT-J's rotary_dim where the file has none
+DEFAULT_ROTARY_DIM = {"gptj": 64, "codegen": 64}
+#: DeepSeek's qk_rope_head_dim where the file has none
+DEFAULT_QK_ROPE_HEAD_DIM = 64
 
 #: model types whose position encoding is ALiBi (pemath.alibi), with the config key that says so
 ALIBI_TYPES = {"bloom": None, "mpt": "attn_config.alibi", "falcon": "alibi"}

@@ -110,7 +110,9 @@ def apply(
     seq_len : int, optional
         For the sequence-length-driven scalings.
     inverse : bool
-        Rotate by :math:`-m\theta_i` (undoes ``apply``; the backward pass).
+        Rotate by :math:`-m\theta_i`, times the same attention factor: the transpose of
+        the rotation, i.e. the backward pass. It undoes ``apply`` exactly when the
+        attention factor is 1 (otherwise it leaves the factor squared).
     out : array, optional
         Where to write the result: same namespace, device, shape and dtype as ``x``
         (and writable). It may be ``x`` itself, for an in-place rotation; any other
@@ -290,8 +292,9 @@ def cos_sin(
             raise ValueError(f"rope.cos_sin: dim and rotary_dim must agree, got {dim!r} and {rotary_dim!r}")
         dim = rotary_dim
     spec = resolve(spec, "rope.cos_sin", layout=layout, base=base, scaling=scaling)
-    if spec.is_multi_axis:
-        raise ValueError(f"rope.cos_sin takes a single-axis spec; {spec!r} is M-RoPE (use rope.apply)")
+    if spec.is_multi_axis or spec.out_layout is not None:
+        raise ValueError(f"rope.cos_sin takes a single-axis spec in one layout; got {spec!r} (for a change of "
+                         "layout, build the tables in spec.layout, or use rope.apply)")
     if dim is None and spec.rotary_dim is None:
         raise TypeError("rope.cos_sin needs dim (the rotary dimension), or a spec that fixes it")
     layout = spec.layout

@@ -10,7 +10,14 @@ from typing import Any
 
 from .._validate import check_bool, check_real, check_size, show
 from . import _core
-from ._hf_families import ALIBI_TYPES, FAMILIES, T5_TYPES
+from ._hf_families import (
+    ALIBI_TYPES,
+    DEFAULT_QK_ROPE_HEAD_DIM,
+    DEFAULT_ROTARY_DIM,
+    FAMILIES,
+    FIXED_BASE,
+    T5_TYPES,
+)
 from .hf import from_hf
 from .spec import Spec
 
@@ -67,12 +74,12 @@ def _text(cfg: dict[str, Any]) -> dict[str, Any]:
 
 def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
     if model_type in ("deepseek_v2", "deepseek_v3") or cfg.get("qk_rope_head_dim") is not None:
-        if cfg.get("qk_rope_head_dim") is None:
-            raise ValueError(f"config['qk_rope_head_dim'] is missing; model_type {model_type!r} rotates only those "
-                             "features of each head")
-        return _int("qk_rope_head_dim", cfg["qk_rope_head_dim"], 2)
+        return _int("qk_rope_head_dim", cfg.get("qk_rope_head_dim", DEFAULT_QK_ROPE_HEAD_DIM), 2)
     if cfg.get("head_dim") is not None:
         return _int("head_dim", cfg["head_dim"], 2)
+    family = FAMILIES.get(model_type) if model_type is not None else None
+    if family is not None and family.default_head_dim is not None:  # the config class's, not derived
+        return family.default_head_dim
     hk, heads = _first(cfg, _HEADS)
     dk, hidden = _first(cfg, _HIDDEN)
     if heads is None or hidden is None:
@@ -107,20 +114,31 @@ def _per_layer_type(cfg: Mapping[str, Any], model_type: str | None, rope: Any) -
     """The rope dict of each layer type, for configs whose layer types differ in RoPE; else None."""
     if isinstance(rope, Mapping) and rope and all(isinstance(v, Mapping) for v in rope.values()):
         return {str(k): dict(v) for k, v in rope.items()}
-    if model_type in ("gemma3", "gemma3_text") and cfg.get("rope_local_base_freq") is not None:
-        # v4 Gemma 3: rope_scaling and rope_theta are the global layers'; local layers: plain RoPE
+    if model_type in ("gemma3", "gemma3_text"):
+        # v4 Gemma 3: rope_scaling and rope_theta are the global layers'; local layers: plain RoPE at
+        # rope_local_base_freq (the config class's defaults: 1e6 and 10000)
         full = dict(rope or {})
-        full.setdefault("rope_theta", cfg.get("rope_theta", 1_000_000.0))
+        if full.get("rope_theta") is None:
+            full["rope_theta"] = _given(cfg, "rope_theta", 1_000_000.0)
         return {"full_attention": full,
-                "sliding_attention": {"rope_type": "default", "rope_theta": cfg["rope_local_base_freq"]}}
-    if model_type == "modernbert" and (cfg.get("global_rope_theta") is not None or
-                                       cfg.get("local_rope_theta") is not None):
+                "sliding_attention": {"rope_type": "default",
+                                      "rope_theta": _given(cfg, "rope_local_base_freq", 10_000.0)}}
+    if model_type == "modernbert":
         if rope:
-            raise ValueError("config has both rope_scaling/rope_parameters and ModernBERT's global_rope_theta/"
-                             "local_rope_theta; pemath does not know which one HF would use")
-        return {"full_attention": {"rope_type": "default", "rope_theta": cfg.get("global_rope_theta", 160000.0)},
-                "sliding_attention": {"rope_type": "default", "rope_theta": cfg.get("local_rope_theta", 10000.0)}}
+            raise ValueError("a ModernBERT config with rope_scaling/rope_parameters: HF's ModernBERT reads "
+                             "global_rope_theta and local_rope_theta; pemath does not know what it would do")
+        return {"full_attention": {"rope_type": "default", "rope_theta": _given(cfg, "global_rope_theta", 160000.0)},
+                "sliding_attention": {"rope_type": "default", "rope_theta": _given(cfg, "local_rope_theta", 10000.0)}}
     return None
+
+
+def _given(cfg: Mapping[str, Any], key: str, default: float) -> Any:
+    """The config's value of ``key``, the class default where absent; an explicit null is refused."""
+    if key not in cfg:
+        return default
+    if cfg[key] is None:
+        raise ValueError(f"config[{key!r}] is null; give a number or leave the key out (HF's default is {default:g})")
+    return cfg[key]
 
 
 def _phimoe(scaling: Any, short_mscale: Any, long_mscale: Any) -> Any:
@@ -229,6 +247,8 @@ def from_hf_config(config: Any, *, layer_type: str | None = None, layout: str | 
     if v5 is not None and v4 is not None and v5 != v4:
         raise ValueError("config has both rope_parameters (v5) and rope_scaling (v4) and they differ; keep one")
     rope_dict = v5 if v5 is not None else v4
+    if rope_dict is None and family is not None and family.default_rope is not None:
+        rope_dict = dict(family.default_rope)  # the config class's own RoPE (YaRN for gpt-oss, Ministral 3)
     if rope_dict is not None and not isinstance(rope_dict, Mapping):
         raise TypeError(f"config's rope_parameters/rope_scaling must be a dict or null, got {show(rope_dict)}")
     per_type = _per_layer_type(cfg, model_type, rope_dict)
@@ -266,6 +286,13 @@ def from_hf_config(config: Any, *, layer_type: str | None = None, layout: str | 
         theta = cfg.get("rope_theta")
     if theta is None and model_type == "gpt_neox":
         theta = cfg.get("rotary_emb_base")
+    if model_type in FIXED_BASE:
+        fixed = FIXED_BASE[model_type]
+        if theta is not None and theta != fixed:
+            raise ValueError(f"config gives rope_theta {theta!r}, but model_type {model_type!r}'s code fixes RoPE's "
+                             f"base at {fixed:g} and does not read it; remove the key (or use layout= with a model "
+                             "type whose code reads it)")
+        theta = fixed
     if theta is None and family is not None:
         theta = family.default_theta
     prf = params.get("partial_rotary_factor")
@@ -274,8 +301,13 @@ def from_hf_config(config: Any, *, layer_type: str | None = None, layout: str | 
     explicit_rotary = None
     if family is not None and family.rotary_key == "rotary_pct" and prf is None:
         prf = cfg.get("rotary_pct")
-    if family is not None and family.rotary_key == "rotary_dim" and cfg.get("rotary_dim") is not None:
-        explicit_rotary = _int("rotary_dim", cfg["rotary_dim"], 2)
+    if prf is None and family is not None:
+        prf = family.default_partial
+    if family is not None and family.rotary_key == "rotary_dim":
+        if "rotary_dim" not in cfg:  # the config class's default
+            explicit_rotary = DEFAULT_ROTARY_DIM[model_type]
+        elif cfg["rotary_dim"] is not None:  # null: the code rotates the whole head
+            explicit_rotary = _int("rotary_dim", cfg["rotary_dim"], 2)
     if prf is not None:
         prf = check_real("config['partial_rotary_factor']", prf, minimum=0.0, maximum=1.0)
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_bool, check_choice, check_real, check_rotary_dim, check_size, show
+from ..scaling import RopeScaling
 from . import _core
 
 __all__ = ["Spec"]
@@ -83,9 +84,11 @@ class Spec:
 
     Notes
     -----
-    A Spec is immutable, hashable and compared by value; :meth:`replace` gives a
-    modified copy (validated again). Two Specs that compute the same thing compare
-    equal: ``Spec("half")`` equals ``Spec("half", base=10000.0)``.
+    A Spec is immutable, hashable and compared by value after normalisation (defaults
+    filled in, derived sizes computed): ``Spec("half")`` equals ``Spec("half",
+    base=10000.0)``. Specs that describe the same numbers differently (a base, or the
+    same frequencies listed in ``inv_freq``) are not equal. :meth:`replace` gives a
+    modified copy (validated again).
 
     Examples
     --------
@@ -171,6 +174,9 @@ class Spec:
                 raise ValueError(f"Spec.axial_dims sum to {sum(dims)}, more than head_dim {self.head_dim}")
             put("axial_dims", dims)
             put("rotary_dim", sum(dims))
+            if self.out_layout is not None:
+                raise ValueError("Spec.out_layout with axial_dims: no model rotates axially and returns another "
+                                 "layout; convert the output with rope.convert_layout")
         elif self.axial_grouping != "features" or self.axial_frequencies != "per_axis":
             raise ValueError("Spec.axial_grouping and Spec.axial_frequencies need Spec.axial_dims")
         put("softmax_scale", check_real("Spec.softmax_scale", self.softmax_scale, positive=True))
@@ -180,7 +186,7 @@ class Spec:
                 f"{self.query_scaling_beta!r} and {self.query_scaling_length!r}"
             )
         if self.query_scaling_beta is not None:
-            put("query_scaling_beta", check_real("Spec.query_scaling_beta", self.query_scaling_beta))
+            put("query_scaling_beta", check_real("Spec.query_scaling_beta", self.query_scaling_beta, nonnegative=True))
             put("query_scaling_length", check_size("Spec.query_scaling_length", self.query_scaling_length))
 
     # ------------------------------------------------------------------ reading
@@ -192,8 +198,12 @@ class Spec:
 
     @property
     def attention_factor(self) -> float:
-        """The factor that multiplies cos and sin (the scaling's; 1.0 without one)."""
-        return 1.0 if self.scaling is None else float(self.scaling.attention_factor)
+        """The factor that multiplies cos and sin up to the original context (``seq_len`` None)."""
+        return self.attention_factor_at(None)
+
+    def attention_factor_at(self, seq_len: int | None = None) -> float:
+        """The factor that multiplies cos and sin at ``seq_len`` (PhiMoE's differs by regime; 1.0 without scaling)."""
+        return 1.0 if self.scaling is None else float(self.scaling.attention_factor_at(seq_len))
 
     @property
     def is_multi_axis(self) -> bool:
@@ -214,6 +224,9 @@ class Spec:
                     f"the rotary dimension is not fixed by {self!r}: give the spec a head_dim or rotary_dim"
                 )
             dim = self.rotary_dim
+        elif self.rotary_dim is not None and dim != self.rotary_dim:
+            raise ValueError(f"dim is {dim!r}, but the spec rotates {self.rotary_dim} features: {self!r} (leave dim "
+                             "out, or give a spec without a fixed rotary dim)")
         if self.inv_freq is not None:
             if dim != self.rotary_dim:
                 raise ValueError(f"dim must be {self.rotary_dim} for a spec with {len(self.inv_freq)} explicit "
@@ -232,7 +245,10 @@ class Spec:
         """A copy with ``changes`` applied, validated again.
 
         Changing the frequency source clears the other: ``replace(inv_freq=...)`` drops
-        ``base``; ``replace(base=...)`` drops explicit ``inv_freq``.
+        ``base``; ``replace(base=...)`` drops explicit ``inv_freq`` (a scaling alone does
+        not: a spec with explicit frequencies refuses one). A rotary dim that was
+        derived (the whole head, ``2 * len(inv_freq)``, ``sum(axial_dims)``) is derived
+        again from the new fields; one given explicitly is kept.
         """
         unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
         if unknown:
@@ -240,10 +256,19 @@ class Spec:
             raise TypeError(f"Spec.replace got unknown field(s) {unknown}; the fields are {allowed}")
         if "inv_freq" in changes and changes["inv_freq"] is not None:
             changes.setdefault("base", None)
-            changes.setdefault("rotary_dim", None)
-        if ("base" in changes and changes["base"] is not None) or "scaling" in changes:
+        if "base" in changes and changes["base"] is not None:
             changes.setdefault("inv_freq", None)
+        if "rotary_dim" not in changes and self.rotary_dim == self._derived_rotary_dim():
+            # a rotary dim that was derived (the whole head, 2 * len(inv_freq), sum(axial_dims)) is derived again
+            changes["rotary_dim"] = None
         return dataclasses.replace(self, **changes)
+
+    def _derived_rotary_dim(self) -> int | None:
+        if self.inv_freq is not None:
+            return 2 * len(self.inv_freq)
+        if self.axial_dims is not None:
+            return sum(self.axial_dims)
+        return self.head_dim
 
     def __repr__(self) -> str:
         items = [f"layout={self.layout!r}"]
@@ -298,10 +323,11 @@ def resolve(spec: Any, where: str, /, *, layout_free: bool = False, **given: Any
             kw["layout"] = "half"
         elif "layout" not in kw:
             _core.check_layout(None)
-        try:  # the same keywords call after call (a decode loop): validated once
+        if all(isinstance(v, (str, int, float, RopeScaling)) for v in kw.values()):
+            # the same scalar keywords call after call (a decode loop): validated once. Containers are
+            # not cached: (2, 1, 1) and (2.0, 1, 1) are equal keys but not equally valid
             return _cached_spec(tuple(sorted((k, type(v), v) for k, v in kw.items())))
-        except TypeError:  # an unhashable value: validate it directly (and report it)
-            return Spec(**kw)
+        return Spec(**kw)
     if not isinstance(spec, Spec):
         raise TypeError(f"{where}: spec must be a pemath.rope.Spec (e.g. from rope.from_hf_config), got {show(spec)}")
     both = sorted(k for k, v in given.items() if v is not None)
