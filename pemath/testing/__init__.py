@@ -7,7 +7,9 @@ One line in a kernel's test says "correct" or explains why not::
 
 The asserts compare against pemath's float64 reference with tolerances derived from the
 output dtype, the input's magnitude and the phase (:func:`rope_tolerance`), and on failure
-diagnose the known bugs. The submodules ``pipelines`` (bit-level emulation of real
+diagnose the known bugs; :func:`recover_rope` reads the angle and amplitude a kernel
+applied to each pair from its output, and a failing assert reports what those measure
+(amplitude, effective positions, effective frequencies by band) before the named diagnosis. The submodules ``pipelines`` (bit-level emulation of real
 pipelines), ``strategies`` (hypothesis strategies; needs hypothesis) and ``golden``
 (conformance vectors) load on first use. Importing this package imports no array backend
 and not hypothesis.
@@ -19,6 +21,7 @@ import importlib
 from typing import Any
 
 from ._asserts import assert_alibi_close, assert_rope_close, assert_sinusoidal_close, assert_t5_buckets_equal
+from ._recover import RopeRecovery, recover_rope
 from ._tolerance import alibi_tolerance, rope_tolerance, sinusoidal_tolerance, unit_roundoff
 
 _SUBMODULES = ("pipelines", "strategies", "golden")
@@ -32,6 +35,8 @@ __all__ = [
     "sinusoidal_tolerance",
     "alibi_tolerance",
     "unit_roundoff",
+    "recover_rope",
+    "RopeRecovery",
     *_SUBMODULES,
 ]
 

@@ -392,6 +392,19 @@ def _subset(case: RopeCase, a2: np.ndarray, ratio: np.ndarray) -> tuple[RopeCase
     return sub, a2[rows], f"  (diagnosis run on {rows.size} of {n} rows: the worst ones and an even sample)"
 
 
+def _measured(c: RopeCase, a2: np.ndarray, u_t: float, t_name: str) -> list[str]:
+    """Findings read from the output itself (pemath.testing.recover_rope), never an error of their own."""
+    from ._recover import measure, recover_host
+
+    if not np.all(np.isfinite(a2)) or c.x2.shape[0] > MAX_DIAGNOSIS_ELEMENTS // max(c.d, 1):
+        return []
+    try:
+        rec = recover_host(a2, c.x2, u_t, t_name, c.shape, None, None)
+        return measure(rec, c.pos, c.spec, c.freq, c.factor)
+    except (ValueError, FloatingPointError):  # an output too odd to read: the diagnosis below still runs
+        return []
+
+
 def rope_message(
     case: RopeCase,
     a2: np.ndarray,
@@ -409,8 +422,9 @@ def rope_message(
     config = (f"spec={c.spec!r}" if c.spec.head_dim is not None or c.spec.inv_freq is not None else
               f"layout={c.layout!r}, base={fmt(c.base)}, rotary_dim={c.r}, scaling={c.scaling!r}")
     config += f", seq_len={c.seq_len}" if c.seq_len is not None else ""
-    lines = [f"RoPE output differs from pemath.rope.apply(x, positions, {config}) beyond the tolerance.",
-             mismatch_line(verdict)]
+    lines = [f"RoPE output differs from pemath.rope.apply(x, positions, {config}) beyond the tolerance."]
+    lines += [f"Measured from the output: {m}" for m in _measured(c, a2, u_t, t_name)]
+    lines.append(mismatch_line(verdict))
     nf = nonfinite_line(a2)
     if nf:
         lines.append(nf)

@@ -246,7 +246,8 @@ def element_bound(s_el: np.ndarray, pos: np.ndarray, freq_el: np.ndarray, cfreq_
     """
     dphi = phase_error(pos, freq_el, cfreq_el)
     c_abs = (C_TRIG + (C_ATTENTION if factor != 1.0 else 0.0)) * U32 + C_OUTPUT * u_t
-    return SAFETY * abs(factor) * s_el * (dphi + c_abs)
+    with np.errstate(invalid="ignore"):  # a zero pair at an infinite phase error: it stays zero, bound 0
+        return np.where(s_el == 0, 0.0, SAFETY * abs(factor) * s_el * (dphi + c_abs))
 
 
 def rope_bound(

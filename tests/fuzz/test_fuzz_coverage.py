@@ -37,6 +37,7 @@ EXEMPT = {
     "bases": "takes no argument (pemath.testing.strategies.bases)",
     "RopeConfig": "a frozen record drawn by strategies.rope_configs (fuzzed); its kwargs() feed rope.apply (fuzzed)",
     "Outcome": "a result record built by run_claim; its consumers (table, narrate, to_json, ...) are fuzzed",
+    "RopeRecovery": "a result record built by recover_rope (fuzzed)",
     "Model": "a registry record built by pemath.models.get (fuzzed); its spec() is from_hf_config (fuzzed)",
     "CheckFailure": "an exception class",
     "Skip": "an exception class",

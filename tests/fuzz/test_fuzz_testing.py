@@ -121,7 +121,7 @@ ASSERT_ROPE = Spec(
      "positions": lambda b: st.sampled_from([_host(h) for h in
                                              positions_variants(b["positions"], tuple(b["x"].shape[:-1]),
                                                                 strict=False)]),
-     "layout": choices(LAYOUTS), "base": loosen(reals(positive=True, typical=(10000.0,))),
+     "layout": choices(LAYOUTS), "base": loosen(reals(positive=True, typical=(10000.0,), optional=True)),
      "rotary_dim": loosen(_rotary_kind), "scaling": loosen(scaling_kind),
      "seq_len": loosen(ints(minimum=1, optional=True, typical=(10,), huge="maybe")), **_tolerance_kinds()},
     _must_fail_on_nan,
@@ -524,3 +524,39 @@ def test_golden(data):
             "version": version}, _check_golden),
     ]))
     run_spec(spec, data)
+
+
+# --------------------------------------------------------------------------- recover_rope
+
+
+def _check_recovery(rec: Any, kw: dict[str, Any]) -> None:
+    assert isinstance(rec, pt.RopeRecovery) and rec.layout in LAYOUTS and rec.rotary_dim % 2 == 0
+    assert rec.angle.shape == rec.amplitude.shape == rec.uncertainty.shape == (rec.rows, rec.rotary_dim // 2)
+    fin = np.isfinite(rec.angle)
+    assert np.all(np.abs(rec.angle[fin]) <= np.pi) and np.all(rec.amplitude[fin] >= 0)
+
+
+def _recover_base(draw) -> dict[str, Any]:
+    x = np.random.default_rng(draw(st.integers(0, 99))).standard_normal((3, 8))
+    lay = draw(st.sampled_from(LAYOUTS))
+    return {"actual": rope.apply(x, [0, 1, 5], layout=lay), "x": x, "layout": None, "rotary_dim": None}
+
+
+RECOVER = Spec(
+    pt.recover_rope,
+    st.composite(_recover_base)(),
+    {"actual": lambda b: st.sampled_from(float_array_variants(b["actual"])),
+     "x": lambda b: st.sampled_from(float_array_variants(b["x"])),
+     "layout": choices(LAYOUTS, optional=True),
+     "rotary_dim": lambda b: st.sampled_from([valid(None), valid(4), valid(8), reject(3), reject(10), reject(0),
+                                              reject(4.0), reject("4")])},
+    _check_recovery,
+    aliases={"actual": ("x", "shape"), "x": ("actual", "shape", "feature")},
+)
+
+
+@covers("pemath.testing.recover_rope")
+@fuzz_settings()
+@given(st.data())
+def test_recover_rope(data):
+    run_spec(RECOVER, data)
