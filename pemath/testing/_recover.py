@@ -34,12 +34,13 @@ class RopeRecovery:
     rotary_dim: int
     #: (rows, r/2) radians in (-pi, pi]; NaN where the input pair is too small to read
     angle: np.ndarray
-    #: (rows, r/2) |output pair| / |input pair|; NaN where unreadable
+    #: (rows, r/2) the output pair's modulus over the input pair's; NaN where unreadable
     amplitude: np.ndarray
     #: (rows, r/2) bound on the angle's error (radians) and the amplitude's relative error, from the
     #: output's rounding
     uncertainty: np.ndarray
-    #: largest |actual - x| over the pass-through features beyond rotary_dim, relative to |x| (0: exact copy)
+    #: largest relative difference between ``actual`` and ``x`` over the features beyond rotary_dim (0: an
+    #: exact copy)
     passthrough_error: float
     #: mean deviation of the log-amplitudes under each layout tried (the chosen one has the smaller):
     #: the right pairing gives one amplitude, a wrong one mixes features of different pairs
