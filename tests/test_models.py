@@ -149,3 +149,18 @@ def test_config_class_defaults_where_the_file_is_silent():
     # every default of pemath's table is checked against the model's own code (the defaults-* recordings)
     recorded = {p["model"] for p in MANIFEST["cases"].values()}
     assert sum(name.startswith("defaults-") for name in recorded) >= 30
+
+
+def test_what_the_model_code_does_whatever_the_file_says():
+    neox = {"model_type": "gpt_neox", "hidden_size": 256, "num_attention_heads": 4}
+    with pytest.raises(ValueError, match=r"config\['rope_theta'\] is set, but model_type 'gpt_neox'"):
+        rope.from_hf_config({**neox, "rope_theta": 5e5})
+    with pytest.raises(ValueError, match="partial_rotary_factor"):
+        rope.from_hf_config({**neox, "partial_rotary_factor": 0.5})
+    assert rope.from_hf_config({**neox, "rotary_emb_base": 5e5, "rotary_pct": 0.5}).rotary_dim == 32
+    vl3 = {"model_type": "qwen3_vl", "text_config": {"model_type": "qwen3_vl_text", "hidden_size": 512,
+                                                     "num_attention_heads": 4, "head_dim": 128}}
+    spec = rope.from_hf_config(vl3)
+    assert spec.mrope_section == (24, 20, 20) and spec.mrope_interleaved  # the code's, though the file is silent
+    vl2 = rope.from_hf_config({"model_type": "qwen2_vl", "hidden_size": 512, "num_attention_heads": 4})
+    assert vl2.mrope_section == (16, 24, 24) and not vl2.mrope_interleaved

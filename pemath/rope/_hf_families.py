@@ -26,6 +26,12 @@ class Family:
     default_head_dim: int | None = None
     #: the config class's whole RoPE dict where the file has none (gpt-oss, Ministral 3: YaRN)
     default_rope: tuple | None = None
+    #: M-RoPE: the code's sections where the file has none (Qwen2-VL [16, 24, 24], Qwen3-VL [24, 20, 20])
+    default_mrope: tuple | None = None
+    #: M-RoPE: the code's section pattern whatever the file says (Qwen3-VL: always interleaved)
+    mrope_interleaved: bool | None = None
+    #: top-level keys the config class does not read (GPT-NeoX: rope_theta, partial_rotary_factor)
+    unread: tuple = ()
     #: the layout the code returns, where it differs (DeepSeek-V3 with rope_interleave)
     out_layout: str | None = None
     #: the code reads the partial rotary size from this key instead of partial_rotary_factor
@@ -59,9 +65,12 @@ FAMILIES: dict[str, Family] = {
     "persimmon": _f(default_partial=0.5),
     "phi": _f(default_partial=0.5),
     "smollm3": _f(default_theta=2e6),
-    "qwen2_vl": _f(default_theta=1e6), "qwen2_vl_text": _f(default_theta=1e6),
-    "qwen2_5_vl": _f(default_theta=1e6), "qwen2_5_vl_text": _f(default_theta=1e6),
-    "qwen3_vl": _f(default_theta=5e5, default_head_dim=128), "qwen3_vl_text": _f(default_theta=5e5, default_head_dim=128),
+    **{t: _f(default_theta=1e6, default_mrope=(16, 24, 24), mrope_interleaved=False)
+       for t in ("qwen2_vl", "qwen2_vl_text", "qwen2_5_vl", "qwen2_5_vl_text")},
+    **{t: _f(default_theta=5e5, default_head_dim=128, default_mrope=(24, 20, 20), mrope_interleaved=True,
+             note="the rotary class always deals the sections out interleaved (THW...): it does not read "
+                  "mrope_interleaved")
+       for t in ("qwen3_vl", "qwen3_vl_text")},
     "gpt_oss": _f(default_head_dim=64, default_rope=(
         ("rope_type", "yarn"), ("factor", 32.0), ("beta_fast", 32.0), ("beta_slow", 1.0), ("truncate", False),
         ("original_max_position_embeddings", 4096), ("rope_theta", 150000.0))),
@@ -74,8 +83,9 @@ FAMILIES: dict[str, Family] = {
                       "forward, so they stay the short ones in every regime; cos/sin are multiplied by long_mscale "
                       "above original_max_position_embeddings, short_mscale up to it. pemath follows HF (the "
                       "original release used the long factors)"),
-    "gpt_neox": _f(default_partial=0.25, rotary_key="rotary_pct",
-                   note="v4 configs spell the base rotary_emb_base and the partial factor rotary_pct"),
+    "gpt_neox": _f(default_partial=0.25, rotary_key="rotary_pct", unread=("rope_theta", "partial_rotary_factor"),
+                   note="the config class reads rotary_emb_base and rotary_pct (or rope_parameters); a top-level "
+                        "rope_theta or partial_rotary_factor is ignored by it"),
     "gptj": _f("interleaved", rotary_key="rotary_dim",
                note="rotate_every_two on the first rotary_dim (default 64) features; the code fixes the base at 10000"),
     "codegen": _f("interleaved", rotary_key="rotary_dim", note="GPT-J's rotation; the base is fixed at 10000"),

@@ -269,9 +269,20 @@ def from_hf_config(config: Any, *, layer_type: str | None = None, layout: str | 
                              f"{sorted(set(declared)) if isinstance(declared, list) else '(none declared)'}")
         params = dict(rope_dict or {})
 
+    for key in family.unread if family is not None else ():
+        if cfg.get(key) is not None:
+            raise ValueError(
+                f"config[{key!r}] is set, but model_type {model_type!r}'s config class does not read it ("
+                f"{family.note}); HF would run with its default: move it into rope_parameters, or use the key the "
+                "class reads"
+            )
     # multi-axis and beyond-rotation keys: taken out of the dict, into the Spec
     mrope_section = params.pop("mrope_section", None)
     mrope_interleaved = params.pop("mrope_interleaved", False)
+    if family is not None and family.default_mrope is not None:
+        if mrope_section is None:
+            mrope_section = list(family.default_mrope)
+        mrope_interleaved = family.mrope_interleaved  # what the code does, whatever the file says
     if params.get("type") == "mrope" or params.get("rope_type") == "mrope":
         if mrope_section is None:
             raise ValueError("config's rope type is 'mrope' but it has no mrope_section")
