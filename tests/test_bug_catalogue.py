@@ -286,6 +286,28 @@ def test_bug_is_rejected_and_diagnosed(case):
         assert "(max error within tolerance)" in diagnosis[0]
 
 
+def test_every_bug_gets_a_measured_finding():
+    """Beyond the named list: what the output itself measures (pemath.testing.recover_rope), for every bug."""
+    for case in BUGS:
+        _, message = _verdict(case)
+        assert any(line.startswith("Measured from the output: ") for line in message.splitlines()), message
+
+
+@pytest.mark.parametrize("name, finding", [
+    ("positions off by one (+1)", "position p + 1: positions offset by a constant"),
+    ("positions shifted by a KV-cache length", "position p + 300"),
+    ("wrong base (10000 for a Llama 3 model)", "an effective base of 10000 fits"),
+    ("exponent by integer division (every frequency 1)", "an effective base of 1 fits"),  # on no named list
+    ("YaRN attention factor applied twice", "the expected factor squared"),
+    ("Llama 3 scaling left out", "pairs 29..63 of 64 turn at other frequencies than the spec's: divided by 0.125"),
+    ("position ids ignored under left padding", "rows read as other positions"),
+])
+def test_the_measured_finding_is_the_bug(name, finding):
+    case = next(c for c in BUGS if c.name == name)
+    _, message = _verdict(case)
+    assert finding in message, message
+
+
 def test_catalogue_is_large_enough():
     assert len(BUGS) >= 12
     assert sum(c.cause is not None for c in BUGS) >= 12

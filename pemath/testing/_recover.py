@@ -210,14 +210,15 @@ def _wrap(v: np.ndarray) -> np.ndarray:
     return (v + math.pi) % _TWO_PI - math.pi
 
 
-def effective_positions(rec: RopeRecovery, freq: np.ndarray) -> np.ndarray:
+def effective_positions(rec: RopeRecovery, freq: np.ndarray, prior: np.ndarray | None = None) -> np.ndarray:
     """Each row's position as the kernel's angles read it, assuming the frequencies ``freq``.
 
-    Unwrapped from the lowest frequency (unambiguous while :math:`|p\\theta| < \\pi`)
-    to the highest, each step refining the estimate: ``p += wrap(angle - p θ) / θ``.
-    NaN for rows without a readable pair.
+    Unwrapped from the lowest frequency to the highest, each step refining the estimate:
+    ``p += wrap(angle - p θ) / θ``, starting from ``prior`` (the given positions: the
+    reading nearest them, unambiguous within :math:`\\pi / \\theta_{min}`) or, without one,
+    from the lowest frequency's own reading. NaN for rows without a readable pair.
     """
-    p = np.full(rec.rows, np.nan)
+    p = np.full(rec.rows, np.nan) if prior is None else np.asarray(prior, dtype=np.float64).copy()
     for i in np.argsort(freq):  # vectorised over rows, one pair at a time
         th = float(freq[i])
         if th <= 0:
@@ -264,9 +265,12 @@ def _slack(rec: RopeRecovery, pos: np.ndarray, freq: np.ndarray) -> np.ndarray:
 
 
 def _readable(pos: np.ndarray, freq: np.ndarray) -> np.ndarray:
-    """Pairs whose frequency the positions pin down: consecutive positions (from 0) close enough to follow."""
+    """Pairs whose frequency the positions pin down: the first positions (from 0) close enough to follow.
+
+    Once the first few positions have fixed a frequency, later, sparser ones only refine it
+    (and the reading is verified against every row afterwards)."""
     ps = np.unique(np.abs(pos[np.isfinite(pos)]))
-    ps = np.concatenate([[0.0], ps[ps > 0]])
+    ps = np.concatenate([[0.0], ps[ps > 0]])[:8]
     gap = float(np.max(np.diff(ps))) if ps.size > 1 else math.inf
     return gap * freq < math.pi / 2
 
@@ -321,8 +325,8 @@ def _measure(rec: RopeRecovery, pos: np.ndarray, spec: Any, freq: np.ndarray, fa
         if abs(a - factor) > 8 * unc * max(a, factor) + 1e-9:
             out.append(_amplitude_words(a, factor, spec))
     # positions: do the expected frequencies explain every pair once each row's position is re-read?
-    p_eff = effective_positions(rec, freq)
-    p_eff = np.where(np.isfinite(p_eff), p_eff, np.nan)
+    p_eff = effective_positions(rec, freq, prior=pos)
+    p_eff = np.where(np.isfinite(p_eff) & np.any(np.isfinite(rec.angle), axis=1), p_eff, np.nan)
     ok = np.isfinite(p_eff)
     if np.any(ok):
         resid = np.abs(_wrap(rec.angle - p_eff[:, None] * freq[None, :])) - _slack(rec, p_eff, freq)
@@ -330,9 +334,11 @@ def _measure(rec: RopeRecovery, pos: np.ndarray, spec: Any, freq: np.ndarray, fa
         delta = p_eff - pos
         if fits and np.nanmax(np.abs(delta[ok])) > 1e-3:
             d0 = delta[ok]
-            if np.ptp(d0) <= 1e-3 * max(1.0, float(np.max(np.abs(d0)))):
-                out.append(f"every row's angles are those of position p + {_fmt(float(np.median(d0)))}: positions "
-                           "offset by a constant")
+            # a float32 kernel reads positions to ~64 u |p|: offsets equal within that are one offset
+            if np.ptp(d0) <= 1e-3 * max(1.0, float(np.max(np.abs(d0)))) + _PHASE_UNITS * float(np.max(np.abs(pos))):
+                off = float(np.median(d0))
+                out.append(f"every row's angles are those of position p {'-' if off < 0 else '+'} {_fmt(abs(off))}: "
+                           "positions offset by a constant")
             else:
                 nz = ok & (pos != 0)
                 ratio = p_eff[nz] / pos[nz] if np.any(nz) else np.array([])
