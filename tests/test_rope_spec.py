@@ -141,8 +141,7 @@ def test_out_layout_rotates_then_relays(layout, out):
         np.testing.assert_allclose(rope.matrix(p, spec=spec) @ x[0], rope.apply(x[0], p, spec=spec), atol=1e-12)
     buf = np.empty_like(x)
     assert rope.apply(x, pos, spec=spec, out=buf) is buf and np.array_equal(buf, y)
-    with pytest.raises(ValueError, match="in, .* out"):
-        assert_rope_close(y, x, pos, spec=spec)
+    assert_rope_close(y, x, pos, spec=spec)  # checked in the output's layout
 
 
 def test_mrope_spec_takes_hf_position_ids_and_a_scaling():
@@ -280,3 +279,21 @@ def test_review_findings_stay_fixed():
     z = rope.to_complex(np.ones((2, 8)), layout="half")
     with pytest.raises(ValueError, match=r"against z\.shape"):
         rope.apply_complex(z, [1, 2, 3])
+
+
+def test_assert_rope_close_takes_mrope_and_out_layout_specs():
+    x = np.random.default_rng(11).standard_normal((1, 2, 6, 16)).astype(np.float32)
+    pid = np.stack([np.arange(6), np.arange(6) // 2 + 3, np.arange(6) % 2 + 7])[:, None, None, :]  # (3, 1, 1, 6)
+    spec = rope.Spec("half", head_dim=16, mrope_section=[4, 2, 2], base=1e4)
+    y = rope.apply(x, pid, spec=spec)
+    assert_rope_close(y, x, pid, spec=spec)                       # float32 output of float64 phases
+    with pytest.raises(AssertionError, match="M-RoPE"):
+        assert_rope_close(rope.apply(x, pid, spec=spec.replace(mrope_section=[2, 4, 2])), x, pid, spec=spec)
+    with pytest.raises(ValueError, match="mrope_section has 3 entries"):
+        assert_rope_close(y, x, pid[:2], spec=spec)
+    v3 = rope.Spec("interleaved", head_dim=16, out_layout="half", base=1e4)
+    pos = np.arange(6)
+    z = rope.apply(x, pos, spec=v3)
+    assert_rope_close(z, x, pos, spec=v3)
+    with pytest.raises(AssertionError, match="written in the half layout"):
+        assert_rope_close(rope.apply(x, pos, spec=v3.replace(out_layout=None)), x, pos, spec=v3)
