@@ -403,13 +403,18 @@ def write_all(out: Path | str = OUT) -> list[Path]:
     return paths
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(OUT), help=f"output folder (default: {OUT})")
+def run_cli(argv: list[str] | None, description: str, default_out: Path, write: Any) -> int:
+    """The command line of a generator: ``--out DIR``, then one line per file written."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", default=str(default_out), help=f"output folder (default: {default_out})")
     args = parser.parse_args(argv)
-    for path in write_all(args.out):
+    for path in write(args.out):
         print(f"wrote {path} ({path.stat().st_size / 1024:.1f} KiB)")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli(argv, __doc__.splitlines()[0], OUT, write_all)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ Ministral 3's query scaling). Regenerating gives byte-identical files.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ import mpmath
 from ... import __version__, models
 from ...rope import inv_freq, mrope_components
 from ...scaling import DynamicNTK, LongRoPE
-from .make_golden import FORMAT, HERE, _pairs, _round53, _scaling_json, _x, phase_error_units, render
+from .make_golden import FORMAT, HERE, _pairs, _round53, _scaling_json, _x, phase_error_units, render, run_cli
 
 __all__ = ["FORMAT_VERSION", "build", "write_all"]
 
@@ -151,13 +150,7 @@ def write_all(out: Path | str = OUT) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(OUT), help=f"output folder (default: {OUT})")
-    args = parser.parse_args(argv)
-    paths = write_all(args.out)
-    total = sum(p.stat().st_size for p in paths)
-    print(f"wrote {len(paths)} files to {args.out} ({total / 1024:.0f} KiB)")
-    return 0
+    return run_cli(argv, __doc__.splitlines()[0], OUT, write_all)
 
 
 if __name__ == "__main__":
