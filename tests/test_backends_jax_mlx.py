@@ -17,9 +17,12 @@ POS = np.array([0, 300_000, 600_000, 900_001])  # float32 phases are off by ~1e-
 @pytest.fixture
 def jax():
     jax = pytest.importorskip("jax", reason="JAX is optional (pip install jax)")
-    if jax.config.jax_enable_x64:
-        pytest.skip("these tests are about JAX's default config (x64 off)")
-    return jax
+    before = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", False)  # these tests are about JAX's default config
+    try:
+        yield jax
+    finally:
+        jax.config.update("jax_enable_x64", before)
 
 
 def test_jax_eager_without_x64_is_computed_in_float64_on_the_host(jax):

@@ -247,22 +247,27 @@ def _round53(v: mpmath.mpf) -> float:
 
 def _expected(x: list, positions: list[int], freq: list[float], attention: float, layout: str, r: int) -> list:
     """The exact rotation of x by position * freq (freq and attention taken as exact), rounded once."""
+    return expected_rotation(x, [[p] * (r // 2) for p in positions], freq, attention, layout, layout, r)
+
+
+def expected_rotation(x: list, pos_of_pair: list[list[float]], freq: list[float], attention: float, layout: str,
+                      out_layout: str, r: int) -> list:
+    """Exact rotation (120 bits, rounded once): pair i of row t turns by ``pos_of_pair[t][i] * freq[i]``,
+    read in ``layout`` and written in ``out_layout``; features beyond ``r`` pass through."""
     out = []
+    src, dst = _pairs(layout, r), _pairs(out_layout, r)
     with mpmath.workprec(120):
         a = mpmath.mpf(attention)
-        cs = [
-            [(mpmath.cos(mpmath.mpf(p) * mpmath.mpf(f)), mpmath.sin(mpmath.mpf(p) * mpmath.mpf(f))) for f in freq]
-            for p in positions
-        ]
         for head in x:
             rows = []
             for t, row in enumerate(head):
-                y = list(row)  # features beyond the rotary dim pass through
-                for i, (ia, ib) in enumerate(_pairs(layout, r)):
-                    c, s = cs[t][i]
+                y = list(row)
+                for i, ((ia, ib), (oa, ob)) in enumerate(zip(src, dst)):
+                    ph = mpmath.mpf(pos_of_pair[t][i]) * mpmath.mpf(freq[i])
+                    c, s = mpmath.cos(ph), mpmath.sin(ph)
                     xa, xb = mpmath.mpf(row[ia]), mpmath.mpf(row[ib])
-                    y[ia] = _round53(a * (xa * c - xb * s))
-                    y[ib] = _round53(a * (xb * c + xa * s))
+                    y[oa] = _round53(a * (xa * c - xb * s))
+                    y[ob] = _round53(a * (xb * c + xa * s))
                 rows.append(y)
             out.append(rows)
     return out

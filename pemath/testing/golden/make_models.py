@@ -22,12 +22,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import mpmath
 
 from ... import __version__, models
 from ...rope import inv_freq, mrope_components
 from ...scaling import DynamicNTK, LongRoPE
-from .make_golden import FORMAT, HERE, _pairs, _round53, _scaling_json, _x, phase_error_units, render, run_cli
+from .make_golden import FORMAT, HERE, _scaling_json, _x, expected_rotation, phase_error_units, render, run_cli
 
 __all__ = ["FORMAT_VERSION", "build", "write_all"]
 
@@ -49,28 +48,6 @@ def _cases(spec: Any, mpe: int | None) -> list[dict[str, Any]]:
         return [{"name": "below", "seq_len": L0, "positions": [1, L0 - 1]},
                 {"name": "above", "seq_len": 4 * L0, "positions": [1, L0, 4 * L0 - 1]}]
     return [{"name": "default", "seq_len": None, "positions": list(POSITIONS)}]
-
-
-def _expected(x: list, pos_of_pair: list[list[int]], freq: list[float], attention: float, layout: str,
-              out_layout: str, r: int) -> list:
-    """Exact rotation (120 bits, rounded once); pair i at row t turns by pos_of_pair[t][i] * freq[i]."""
-    out = []
-    src, dst = _pairs(layout, r), _pairs(out_layout, r)
-    with mpmath.workprec(120):
-        a = mpmath.mpf(attention)
-        for head in x:
-            rows = []
-            for t, row in enumerate(head):
-                y = list(row)
-                for i, ((ia, ib), (oa, ob)) in enumerate(zip(src, dst)):
-                    ph = mpmath.mpf(pos_of_pair[t][i]) * mpmath.mpf(freq[i])
-                    c, s = mpmath.cos(ph), mpmath.sin(ph)
-                    xa, xb = mpmath.mpf(row[ia]), mpmath.mpf(row[ib])
-                    y[oa] = _round53(a * (xa * c - xb * s))
-                    y[ob] = _round53(a * (xb * c + xa * s))
-                rows.append(y)
-            out.append(rows)
-    return out
 
 
 def build(name: str) -> dict[str, Any]:
@@ -116,7 +93,7 @@ def build(name: str) -> dict[str, Any]:
                     "inv_freq": freq,
                     "phase_error_units": phase_error_units(spec.scaling, spec.base, r),
                     "x": x,
-                    "expected": _expected(x, pos_of_pair, freq, attention, layout, out_layout, r),
+                    "expected": expected_rotation(x, pos_of_pair, freq, attention, layout, out_layout, r),
                 })
                 out_cases.append(entry)
     return {
