@@ -198,10 +198,7 @@ def _apply_structured(x: Any, positions: Any, spec: Spec, r: int, seq_len: Any, 
     if spec.axial_dims is not None:
         from .axial import apply_axial
 
-        y = apply_axial(x, positions, spec=spec.replace(out_layout=None), inverse=inverse) if spec.out_layout is None \
-            else None
-        if y is None:
-            raise ValueError(f"an axial spec with out_layout has no model that uses it; got {spec!r}")
+        y = apply_axial(x, positions, spec=spec, inverse=inverse)  # Spec refuses axial with out_layout
         if out is None:
             return y
         out[...] = y

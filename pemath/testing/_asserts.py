@@ -121,7 +121,8 @@ def assert_rope_close(
     from .. import rope
 
     user = user_tolerance(rtol, atol)
-    if spec is not None and getattr(spec, "mrope_section", None) is not None or getattr(spec, "out_layout", None):
+    structured = getattr(spec, "mrope_section", None) is not None or getattr(spec, "out_layout", None) is not None
+    if structured:  # M-RoPE or a change of layout on output (a non-Spec spec is refused by rope_case below)
         _assert_structured(actual, x, positions, spec, seq_len, user, layout=layout, base=base, rotary_dim=rotary_dim,
                            scaling=scaling)
         return
