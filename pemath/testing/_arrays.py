@@ -47,6 +47,12 @@ def as_host(name: str, a: Any, *, floating: bool = True) -> tuple[np.ndarray, st
 
 def host_positions(positions: Any, target_shape: tuple[int, ...], name: str = "positions") -> np.ndarray:
     """Positions as float64 NumPy of ``target_shape`` (validated as by pemath.rope.apply), flattened."""
+    pos = given_positions(positions, target_shape, name)
+    return np.broadcast_to(pos, target_shape).reshape(-1).copy()
+
+
+def given_positions(positions: Any, target_shape: tuple[int, ...], name: str = "positions") -> np.ndarray:
+    """Positions as float64 NumPy, validated as by pemath.rope.apply, in their given shape (not broadcast)."""
     if _compat.is_array(positions):
         host, _ = as_host(name, positions, floating=False)
         if host.dtype.kind not in "iuf":
@@ -55,7 +61,8 @@ def host_positions(positions: Any, target_shape: tuple[int, ...], name: str = "p
         host = positions
     xp = _compat.namespace(np.empty(0))
     pos = np.asarray(as_positions(host, xp, "cpu", np.float64, target_shape=target_shape, name=name))
-    return np.broadcast_to(pos, target_shape).reshape(-1).copy()
+    np.broadcast_to(pos, target_shape)  # a ValueError for positions that do not broadcast
+    return pos
 
 
 def check_finite(name: str, a: np.ndarray) -> None:
@@ -72,6 +79,7 @@ class RopeCase:
     x2: np.ndarray  # (N, d) float64
     x_dtype: str
     pos: np.ndarray  # (N,) float64
+    given_pos: np.ndarray  # the positions as given (validated, float64), broadcasting against shape[:-1]
     spec: Any  # pemath.rope.Spec, the one description of the configuration
     r: int
     seq_len: int | None
@@ -132,12 +140,14 @@ def rope_case(
         )
     r = spec.rotary_dim_for(d)
     freq, factor = spec.frequencies(r, seq_len)
-    pos = host_positions(positions, tuple(host.shape[:-1]))
+    given = given_positions(positions, tuple(host.shape[:-1]))
+    pos = np.broadcast_to(given, tuple(host.shape[:-1])).reshape(-1).copy()
     return RopeCase(
         shape=tuple(host.shape),
         x2=host.reshape(-1, d),
         x_dtype=x_dtype,
         pos=pos,
+        given_pos=given,
         spec=spec,
         r=r,
         seq_len=seq_len,

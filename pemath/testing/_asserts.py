@@ -12,6 +12,7 @@ from ._diagnose import rope_message
 from .. import _compat
 from ._report import compare, fmt, index_of, mismatch_line
 from ._tolerance import frequency_constants, rope_bound, sinusoidal_bound, unit_roundoff
+from ._certain import certain_rope_pass
 from ._vacuity import rope_vacuous, sinusoidal_vacuous, warn_vacuous
 
 __all__ = ["assert_rope_close", "assert_sinusoidal_close", "assert_alibi_close", "assert_t5_buckets_equal"]
@@ -126,16 +127,20 @@ def assert_rope_close(
         _assert_structured(actual, x, positions, spec, seq_len, user, layout=layout, base=base, rotary_dim=rotary_dim,
                            scaling=scaling)
         return
+    if user is None and certain_rope_pass(actual, x, positions, seq_len, spec=spec, layout=layout, base=base,
+                                          rotary_dim=rotary_dim, scaling=scaling):
+        return  # decided in float32 with a proof that the exact comparison below passes (_certain)
     case = rope_case(x, positions, layout=layout, base=base, rotary_dim=rotary_dim, scaling=scaling,
                      seq_len=seq_len, spec=spec, where="assert_rope_close")
     a, t_name = as_host("actual", actual)
     _check_shape(a, case.shape, "x")
     a2 = a.reshape(case.x2.shape)
     u_t = unit_roundoff(t_name)
-    expected = np.asarray(rope.apply(case.x2, case.pos, **case.kwargs()))
+    # positions as given: rope.apply's table then has one row per distinct position, not per row of x
+    expected = np.asarray(rope.apply(case.x2.reshape(case.shape), case.given_pos, **case.kwargs())).reshape(a2.shape)
     if user is None:
         tol = rope_bound(case.x2, case.pos, case.freq, case.factor, case.layout, case.r, u_t, case.cfreq)
-        vacuous, pair = rope_vacuous(case, expected, tol)
+        vacuous, pair = rope_vacuous(case, expected, tol, u_t)
         warn_vacuous(vacuous, pair, case.pos, case.freq, "the RoPE output", case.shape)
     else:
         tol = user[1] + user[0] * np.abs(expected)

@@ -49,7 +49,7 @@ __all__ = ["COMMON_BASES", "MAX_DIAGNOSIS_ELEMENTS", "rope_message", "unwrap_shi
 COMMON_BASES = (10_000.0, 100_000.0, 500_000.0, 1_000_000.0, 5_000_000.0, 8_000_000.0, 10_000_000.0)
 
 #: Above this many elements the diagnosis runs on a subset of rows.
-MAX_DIAGNOSIS_ELEMENTS = 1 << 20
+MAX_DIAGNOSIS_ELEMENTS = 1 << 19
 
 _LOW = ("bfloat16", "float16")
 
@@ -423,7 +423,8 @@ def rope_message(
               f"layout={c.layout!r}, base={fmt(c.base)}, rotary_dim={c.r}, scaling={c.scaling!r}")
     config += f", seq_len={c.seq_len}" if c.seq_len is not None else ""
     lines = [f"RoPE output differs from pemath.rope.apply(x, positions, {config}) beyond the tolerance."]
-    lines += [f"Measured from the output: {m}" for m in _measured(c, a2, u_t, t_name)]
+    sub, sub_a2, note = _subset(c, a2, verdict.ratio.reshape(a2.shape))  # large inputs: measured and diagnosed on rows
+    lines += [f"Measured from the output: {m}" for m in _measured(sub, sub_a2, u_t, t_name)]
     lines.append(mismatch_line(verdict))
     nf = nonfinite_line(a2)
     if nf:
@@ -459,7 +460,6 @@ def rope_message(
         )
     else:
         lines.append(f"Tolerance: given, atol={fmt(user[1])} + rtol={fmt(user[0])} * |expected|")
-    sub, sub_a2, note = _subset(c, a2, verdict.ratio.reshape(a2.shape))
     judge = _Judge(sub, sub_a2, u_t, user)
     matched, tried, raised = first_match(_candidates(judge, not note, shape))
     lines += diagnosis_lines(matched, tried, raised, note=note)

@@ -36,12 +36,16 @@ class Verdict:
 def compare(actual: np.ndarray, expected: np.ndarray, tol: Any) -> Verdict:
     """Elementwise ``|actual - expected| <= tol``; equal infinities match, NaN never does."""
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        same_inf = np.isinf(actual) & (actual == expected)
         err = np.abs(actual - expected)
-        err = np.where(same_inf, 0.0, err)
+        odd = ~np.isfinite(err)  # an infinity or a NaN on either side: rare, handled apart
+        if odd.any():
+            same_inf = np.isinf(actual) & (actual == expected)
+            err[same_inf] = 0.0
+        ratio = err / tol
         ok = err <= tol
-        ratio = np.where(ok & (err == 0), 0.0, err / tol)
-    ratio = np.where(np.isnan(ratio), np.inf, ratio)
+        nan = np.isnan(ratio)  # 0/0 (an exact match where the tolerance is 0) or a NaN error
+        if nan.any():
+            ratio[nan] = np.where(err[nan] == 0, 0.0, np.inf)
     return Verdict(ok=ok, err=err, ratio=ratio)
 
 

@@ -244,10 +244,27 @@ def element_bound(s_el: np.ndarray, pos: np.ndarray, freq_el: np.ndarray, cfreq_
     Each element has its pair's ``S = |x_a| + |x_b|`` (``s_el``), its frequency
     ``freq_el`` ``(k,)`` and frequency constant ``cfreq_el`` ``(k,)``; ``pos`` is ``(N,)``.
     """
-    dphi = phase_error(pos, freq_el, cfreq_el)
-    c_abs = (C_TRIG + (C_ATTENTION if factor != 1.0 else 0.0)) * U32 + C_OUTPUT * u_t
+    k = _by_position(pos, lambda p: pair_scale(p, freq_el, cfreq_el, factor, u_t))
     with np.errstate(invalid="ignore"):  # a zero pair at an infinite phase error: it stays zero, bound 0
-        return np.where(s_el == 0, 0.0, SAFETY * abs(factor) * s_el * (dphi + c_abs))
+        return np.where(s_el == 0, 0.0, s_el * k)
+
+
+def _by_position(pos: np.ndarray, table: Any) -> np.ndarray:
+    """``table(pos)`` for ``(N,)`` positions, computed once per distinct position (rows repeat them:
+    every head and batch row of a (batch, heads, seq) call shares the sequence's positions)."""
+    if pos.size <= 64:
+        return table(pos)
+    distinct, inverse = np.unique(pos, return_inverse=True)
+    if 2 * distinct.size > pos.size:
+        return table(pos)
+    return table(distinct)[inverse.reshape(-1)]
+
+
+def pair_scale(pos: np.ndarray, freq: np.ndarray, cfreq: np.ndarray, factor: float, u_t: float) -> np.ndarray:
+    """The bound per unit of ``S``: ``tau = S * pair_scale``, shape ``pos.shape + freq.shape``."""
+    dphi = phase_error(pos, freq, cfreq)
+    c_abs = (C_TRIG + (C_ATTENTION if factor != 1.0 else 0.0)) * U32 + C_OUTPUT * u_t
+    return SAFETY * abs(factor) * (dphi + c_abs)
 
 
 def rope_bound(
@@ -270,12 +287,24 @@ def rope_bound(
     from ..rope import _core
 
     xa, xb = _core.split_pairs(x2[:, start : start + r], layout, r)
-    s = np.abs(xa) + np.abs(xb)
-    s_el = _core.merge_pairs(s, s, layout, np)
-    freq_el = _core.merge_pairs(freq[None, :], freq[None, :], layout, np)[0]
-    cfreq_el = _core.merge_pairs(cfreq[None, :], cfreq[None, :], layout, np)[0]
-    out = u_t * np.abs(x2)
-    out[:, start : start + r] = element_bound(s_el, pos, freq_el, cfreq_el, factor, u_t)
+    k = _by_position(pos, lambda p: pair_scale(p, freq, cfreq, factor, u_t))  # (N, r/2): per pair, then per element
+    with np.errstate(invalid="ignore"):
+        b = np.abs(xa)
+        b += np.abs(xb)
+        if not np.all(np.isfinite(k)):  # a zero pair at an infinite phase error: it stays zero, bound 0
+            k = np.where(b == 0, 0.0, k)
+        b *= k
+    out = np.empty(x2.shape, dtype=np.float64)
+    if layout == "half":
+        out[:, start : start + r // 2] = b
+        out[:, start + r // 2 : start + r] = b
+    else:
+        out[:, start : start + r : 2] = b
+        out[:, start + 1 : start + r : 2] = b
+    rest = np.ones(x2.shape[1], dtype=bool)
+    rest[start : start + r] = False
+    if rest.any():
+        out[:, rest] = u_t * np.abs(x2[:, rest])
     return out
 
 

@@ -29,21 +29,35 @@ from .._errors import VacuousToleranceWarning
 __all__ = ["rope_vacuous", "sinusoidal_vacuous", "warn_vacuous"]
 
 
-def rope_vacuous(case: Any, expected: np.ndarray, tol: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def rope_vacuous(case: Any, expected: np.ndarray, tol: np.ndarray, u_t: float) -> tuple[np.ndarray, np.ndarray]:
     """``(vacuous, pair)`` for a RopeCase: boolean ``(N, d)`` and each element's pair index (-1: not rotated)."""
     from ..rope import _core
 
     r, layout = case.r, case.layout
-    xa, xb = _core.split_pairs(case.x2, layout, r)
-    rho = np.hypot(xa, xb)
-    rho_el = _core.merge_pairs(rho, rho, layout, np)
     idx = np.arange(r // 2)[None, :]
     pair = np.full(case.d, -1, dtype=np.int64)
     pair[:r] = _core.merge_pairs(idx, idx, layout, np)[0]
     out = np.zeros(case.x2.shape, dtype=bool)
+    if not rope_may_be_vacuous(case, u_t):
+        return out, pair
+    xa, xb = _core.split_pairs(case.x2, layout, r)
+    rho = np.hypot(xa, xb)
+    rho_el = _core.merge_pairs(rho, rho, layout, np)
     amp = abs(case.factor) * rho_el
     out[:, :r] = (rho_el > 0) & (tol[:, :r] >= amp + np.abs(expected[:, :r]))
     return out, pair
+
+
+def rope_may_be_vacuous(case: Any, u_t: float) -> bool:
+    """False when no rotated element can be vacuous, decided on the bound's table per position and pair.
+
+    ``tau = S K(p, i)`` (``_tolerance.pair_scale``) with ``S <= sqrt(2) rho``, so
+    ``tau >= |a| rho + |t|`` needs ``sqrt(2) K >= |a|`` at that position and pair.
+    """
+    from ._tolerance import pair_scale
+
+    k = pair_scale(np.unique(case.pos), case.freq, case.cfreq, case.factor, u_t)
+    return bool(np.any(np.sqrt(2.0) * k >= abs(case.factor) * (1.0 - 1e-9)))
 
 
 def sinusoidal_vacuous(case: Any, expected: np.ndarray, tol: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
