@@ -70,3 +70,16 @@ def test_the_tolerance_page_states_the_code_constants():
                      r"\left( 10 u + u_T \right)"):
         assert fragment in text, fragment
     assert r"\sigma = 2" in (t.__doc__ or "")
+
+
+def test_the_conformance_table_on_the_page_is_what_check_rope_kernel_prints(capsys):
+    pytest.importorskip("ml_dtypes")
+    namespace: dict = {}
+    code = blocks(PAGE, "python")
+    exec(compile(code[0], f"{PAGE.name}[block 0]", "exec"), namespace)
+    block = next(b for b in code if "check_rope_kernel(" in b)
+    capsys.readouterr()
+    exec(compile(block, f"{PAGE.name}[check_rope_kernel]", "exec"), namespace)
+    printed = capsys.readouterr().out.splitlines()
+    table = next(b for b in blocks(PAGE, "text") if b.startswith("RoPE kernel conformance"))
+    assert printed == table.splitlines()

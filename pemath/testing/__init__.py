@@ -9,7 +9,9 @@ The asserts compare against pemath's float64 reference with tolerances derived f
 output dtype, the input's magnitude and the phase (:func:`rope_tolerance`), and on failure
 diagnose the known bugs; :func:`recover_rope` reads the angle and amplitude a kernel
 applied to each pair from its output, and a failing assert reports what those measure
-(amplitude, effective positions, effective frequencies by band) before the named diagnosis. The submodules ``pipelines`` (bit-level emulation of real
+(amplitude, effective positions, effective frequencies by band) before the named diagnosis;
+:func:`check_rope_kernel` drives a kernel over the inputs that break kernels and returns a
+conformance table. The submodules ``pipelines`` (bit-level emulation of real
 pipelines), ``strategies`` (hypothesis strategies; needs hypothesis) and ``golden``
 (conformance vectors) load on first use. Importing this package imports no array backend
 and not hypothesis.
@@ -21,6 +23,7 @@ import importlib
 from typing import Any
 
 from ._asserts import assert_alibi_close, assert_rope_close, assert_sinusoidal_close, assert_t5_buckets_equal
+from ._conformance import ConformanceReport, ConformanceRow, check_rope_kernel
 from ._recover import RopeRecovery, recover_rope
 from ._tolerance import alibi_tolerance, rope_tolerance, sinusoidal_tolerance, unit_roundoff
 
@@ -37,6 +40,9 @@ __all__ = [
     "unit_roundoff",
     "recover_rope",
     "RopeRecovery",
+    "check_rope_kernel",
+    "ConformanceReport",
+    "ConformanceRow",
     *_SUBMODULES,
 ]
 

@@ -281,7 +281,11 @@ def _estimated(j: _Judge, full_rows: bool, rows_shape: tuple[int, ...]) -> Itera
     if np.array_equal(est, c.pos) or np.unique(est - c.pos).size == 1:
         return
     axis = _arange_axis(est, rows_shape) if full_rows else None
-    if axis is not None:
+    rounded = _rounded_positions(c.pos, est)
+    if rounded is not None:
+        yield (f"positions rounded to {rounded[0]} before the phase (exact integers only up to {rounded[1]}: "
+               f"position {fmt(c.pos[rounded[2]])} became {fmt(est[rounded[2]])})", lambda: j.apply(pos=est))
+    elif axis is not None:
         label = (f"RoPE at positions 0, 1, 2, ... along axis {axis} of x: the given positions were ignored "
                  "(lost padding offsets or KV-cache offset)")
     else:
@@ -290,6 +294,21 @@ def _estimated(j: _Judge, full_rows: bool, rows_shape: tuple[int, ...]) -> Itera
         label = (f"RoPE at other positions than the given ones ({n} of {est.size} rows differ; e.g. row {k}: "
                  f"position {fmt(est[k])} instead of {fmt(c.pos[k])})")
     yield label, lambda: j.apply(pos=est)
+
+
+def _rounded_positions(pos: np.ndarray, est: np.ndarray) -> tuple[str, int, int] | None:
+    """(dtype, exact limit, first changed row) when the read positions are the given ones rounded to a low dtype."""
+    for name, limit in (("bfloat16", 256), ("float16", 2048), ("float32", 2**24)):
+        try:
+            low = _low_dtype(name) if name != "float32" else np.float32
+            with np.errstate(over="ignore"):
+                r = pos.astype(low).astype(np.float64)
+        except ImportError:
+            continue
+        changed = r != pos
+        if changed.any() and np.array_equal(r, est):
+            return name, limit, int(np.argmax(changed))
+    return None
 
 
 def _candidates(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[Candidate]:

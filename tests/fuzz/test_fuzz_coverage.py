@@ -38,6 +38,8 @@ EXEMPT = {
     "RopeConfig": "a frozen record drawn by strategies.rope_configs (fuzzed); its kwargs() feed rope.apply (fuzzed)",
     "Outcome": "a result record built by run_claim; its consumers (table, narrate, to_json, ...) are fuzzed",
     "RopeRecovery": "a result record built by recover_rope (fuzzed)",
+    "ConformanceReport": "a result record built by check_rope_kernel (fuzzed)",
+    "ConformanceRow": "a row of a ConformanceReport, built by check_rope_kernel (fuzzed)",
     "Model": "a registry record built by pemath.models.get (fuzzed); its spec() is from_hf_config (fuzzed)",
     "CheckFailure": "an exception class",
     "Skip": "an exception class",

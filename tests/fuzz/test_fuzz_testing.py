@@ -560,3 +560,42 @@ RECOVER = Spec(
 @given(st.data())
 def test_recover_rope(data):
     run_spec(RECOVER, data)
+
+
+# --------------------------------------------------------------------------- check_rope_kernel
+
+
+def _kernel_half(x, p):
+    return rope.apply(x, p[:, :, None], layout="half")
+
+
+def _check_conformance(report: Any, kw: dict[str, Any]) -> None:
+    assert isinstance(report, pt.ConformanceReport) and report.rows
+    assert report.passed, report  # the kernel is honest: every case, every dtype passes
+    assert {r.dtype for r in report.rows} == set(kw["dtypes"])
+
+
+CONFORMANCE = Spec(
+    pt.check_rope_kernel,
+    st.fixed_dictionaries({"fn": st.just(_kernel_half), "layout": st.just("half"), "head_dim": st.just(8),
+                           "heads": st.just(1), "dtypes": st.just(("float32",)), "max_position": st.just(4097),
+                           "seed": st.just(0)}),
+    {"fn": lambda b: st.sampled_from([valid(_kernel_half), reject(3), reject(None), reject("rope")]),
+     "head_dim": ints(minimum=2, even=True, typical=(8, 16)),
+     "heads": ints(minimum=1, maximum=1024, typical=(1, 2)),
+     "max_position": ints(minimum=4097, maximum=2**53, typical=(4097, 10**6)),
+     "seed": ints(minimum=0, maximum=2**63 - 1, typical=(0, 7)),
+     "dtypes": lambda b: st.sampled_from([valid(("float32",)), valid(["float16", "bfloat16"]), reject("float32"),
+                                          reject(()), reject(("float8",)), reject((np.float32,)), reject(None),
+                                          reject(("float32", 3))]),
+     "backend": choices(("numpy",))},
+    _check_conformance,
+    args=("fn",),
+)
+
+
+@covers("pemath.testing.check_rope_kernel")
+@fuzz_settings(scale=0.1)
+@given(st.data())
+def test_check_rope_kernel(data):
+    run_spec(CONFORMANCE, data)
