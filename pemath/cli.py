@@ -26,6 +26,9 @@ def _build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--narrate", action="store_true", help="print each derivation step by step")
     prove.add_argument("--latex", action="store_true", help="with --narrate: formulas as LaTeX")
     prove.add_argument("--no-checks", action="store_true", help="run the symbolic proofs only")
+    from . import _cli_diagnose
+
+    _cli_diagnose.add_parser(sub)
     freqs = sub.add_parser("inv-freq", help="print RoPE inverse frequencies for a Hugging Face rope config")
     freqs.add_argument("--head-dim", type=int, required=True)
     freqs.add_argument("--base", type=float, default=10000.0)
@@ -84,6 +87,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "prove":
         return _prove(parser, args)
+    if args.command == "diagnose":
+        from . import _cli_diagnose
+
+        try:
+            return _cli_diagnose.run(args)
+        except _cli_diagnose.InputError as exc:
+            print(f"pemath diagnose: error: {exc}", file=sys.stderr)
+            return 2
     if args.command == "inv-freq":
         from . import rope
 
