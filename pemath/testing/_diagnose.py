@@ -39,6 +39,7 @@ import numpy as np
 from .. import _compat
 from ._arrays import RopeCase
 from ._report import Verdict, compare, diagnosis_lines, first_match, fmt, index_of, mismatch_line, nonfinite_line
+from ._diagnose_scaling import scaling_variants
 from ._tolerance import element_bound, frequency_constants, rope_bound
 
 __all__ = ["COMMON_BASES", "MAX_DIAGNOSIS_ELEMENTS", "rope_message", "unwrap_shift"]
@@ -52,6 +53,8 @@ COMMON_BASES = (10_000.0, 100_000.0, 500_000.0, 1_000_000.0, 5_000_000.0, 8_000_
 MAX_DIAGNOSIS_ELEMENTS = 1 << 19
 
 _LOW = ("bfloat16", "float16")
+#: Unit roundoffs of the low dtypes above.
+_LOW_U = {"bfloat16": 2.0**-8, "float16": 2.0**-11}
 
 
 def _low_dtype(name: str) -> Any:
@@ -104,31 +107,36 @@ class _Judge:
             start=start,
         )
 
-    def apply(self, pos=None, inverse: bool = False, **over: Any) -> Verdict:
-        """Judge ``pemath.rope.apply`` with some fields of the case's Spec changed."""
+    def apply(self, pos=None, inverse: bool = False, seq_len: Any = "case", **over: Any) -> Verdict:
+        """Judge ``pemath.rope.apply`` with some fields of the case's Spec (or its seq_len) changed."""
         from .. import rope
 
         c = self.case
         spec = c.spec.replace(**over) if over else c.spec
         pos = c.pos if pos is None else pos
-        expected = np.asarray(rope.apply(c.x2, pos, spec=spec, seq_len=c.seq_len, inverse=inverse))
+        n = c.seq_len if seq_len == "case" else seq_len
+        expected = np.asarray(rope.apply(c.x2, pos, spec=spec, seq_len=n, inverse=inverse))
 
         def bound() -> np.ndarray:
             r = spec.rotary_dim_for(c.d)
-            freq, factor = spec.frequencies(r, c.seq_len)
-            cfreq = frequency_constants(r, spec.base, spec.scaling, c.seq_len, explicit=spec.inv_freq is not None)
+            freq, factor = spec.frequencies(r, n)
+            cfreq = frequency_constants(r, spec.base, spec.scaling, n, explicit=spec.inv_freq is not None)
             return self.bound(pos=pos, freq=freq, factor=factor, layout=spec.layout, r=r, cfreq=cfreq)
 
         return self.judge(expected, bound)
 
     def rotate(self, phase: np.ndarray, *, factor: float | None = None, swap: bool = False,
-               drop_lower_sin: bool = False, bound: Callable[[], np.ndarray] | None = None) -> Verdict:
-        """Judge the rotation of x by the given per-pair phases ``(N, r/2)``, with optional defects."""
+               drop_lower_sin: bool = False, bound: Callable[[], np.ndarray] | None = None,
+               table_dtype: Any = None) -> Verdict:
+        """Judge the rotation of x by the given per-pair phases ``(N, r/2)``, with optional defects
+        (``table_dtype``: cos and sin stored in that dtype)."""
         from ..rope import _core
 
         c = self.case
         factor = c.factor if factor is None else factor
         cos, sin = np.cos(phase) * factor, np.sin(phase) * factor
+        if table_dtype is not None:
+            cos, sin = (t.astype(np.float32).astype(table_dtype).astype(np.float64) for t in (cos, sin))
         if swap:
             cos, sin = sin, cos
         if drop_lower_sin:
@@ -198,6 +206,29 @@ def _wrong_slice(j: _Judge) -> Verdict:
     tail = c.spec.replace(head_dim=None, rotary_dim=None)
     expected[:, start:] = np.asarray(rope.apply(c.x2[:, start:], c.pos, spec=tail, seq_len=c.seq_len))
     return j.judge(expected, lambda: j.bound(start=start))
+
+
+def _split_at_head_dim(j: _Judge) -> Verdict:
+    """Half layout, partial rotary: pairs (i, i + d/2) for i < r/2, the other features passed through."""
+    c = j.case
+    h, half = c.r // 2, c.d // 2
+    phase = _phase(c)
+    cos, sin = np.cos(phase) * c.factor, np.sin(phase) * c.factor
+    xa, xb = c.x2[:, :h], c.x2[:, half:half + h]
+    expected = c.x2.copy()
+    expected[:, :h] = xa * cos - xb * sin
+    expected[:, half:half + h] = xb * cos + xa * sin
+
+    def bound() -> np.ndarray:
+        from ._tolerance import pair_scale
+
+        out = j.u_t * np.abs(c.x2)
+        b = (np.abs(xa) + np.abs(xb)) * pair_scale(c.pos, c.freq, c.cfreq, c.factor, j.u_t)
+        out[:, :h] = b
+        out[:, half:half + h] = b
+        return out
+
+    return j.judge(expected, bound)
 
 
 def _head_dim_freq(j: _Judge) -> Verdict:
@@ -282,9 +313,16 @@ def _estimated(j: _Judge, full_rows: bool, rows_shape: tuple[int, ...]) -> Itera
         return
     axis = _arange_axis(est, rows_shape) if full_rows else None
     rounded = _rounded_positions(c.pos, est)
-    if rounded is not None:
-        yield (f"positions rounded to {rounded[0]} before the phase (exact integers only up to {rounded[1]}: "
-               f"position {fmt(c.pos[rounded[2]])} became {fmt(est[rounded[2]])})", lambda: j.apply(pos=est))
+    top = float(est.max())
+    if rounded is None and np.array_equal(est, np.minimum(c.pos, top)):
+        label = (f"positions clamped at {fmt(top)} (a cos/sin table of {fmt(top + 1)} rows, too short for positions "
+                 f"up to {fmt(c.pos.max())})")
+    elif rounded is not None:
+        label = (f"positions rounded to {rounded[0]} before the phase (exact integers only up to {rounded[1]}: "
+                 f"position {fmt(c.pos[rounded[2]])} became {fmt(est[rounded[2]])})")
+    elif full_rows and _first_row_everywhere(est, c.pos, rows_shape):
+        label = ("every row of axis 0 (the batch) rotated with the positions of its first entry (rows mapped to "
+                 "positions ignoring the batch)")
     elif axis is not None:
         label = (f"RoPE at positions 0, 1, 2, ... along axis {axis} of x: the given positions were ignored "
                  "(lost padding offsets or KV-cache offset)")
@@ -294,6 +332,13 @@ def _estimated(j: _Judge, full_rows: bool, rows_shape: tuple[int, ...]) -> Itera
         label = (f"RoPE at other positions than the given ones ({n} of {est.size} rows differ; e.g. row {k}: "
                  f"position {fmt(est[k])} instead of {fmt(c.pos[k])})")
     yield label, lambda: j.apply(pos=est)
+
+
+def _first_row_everywhere(est: np.ndarray, pos: np.ndarray, rows_shape: tuple[int, ...]) -> bool:
+    if len(rows_shape) < 2 or rows_shape[0] < 2 or est.size != math.prod(rows_shape):
+        return False
+    e, p = est.reshape(rows_shape), pos.reshape(rows_shape)
+    return bool(np.all(e == e[:1]) and np.all(e[:1] == p[:1]) and not np.all(p == p[:1]))
 
 
 def _rounded_positions(pos: np.ndarray, est: np.ndarray) -> tuple[str, int, int] | None:
@@ -328,8 +373,15 @@ def _candidates(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[
                lambda: j.rotate(_phase(c), factor=1.0))
         yield (f"the attention factor applied twice ({fmt(a)}^2 = {fmt(a * a)} instead of {fmt(a)})",
                lambda: j.rotate(_phase(c), factor=a * a))
+    if c.factor != 1.0:
+        a = c.factor
+        yield (f"the rotation applied twice, attention factor included (angle 2pθ, amplitude {fmt(a)}^2)",
+               lambda: j.rotate(_phase(c, pos=2 * c.pos), factor=a * a, bound=lambda: j.bound(pos=2 * c.pos,
+                                                                                               factor=a * a)))
     if c.scaling is not None:
         yield f"the scaling left out (plain RoPE instead of {c.scaling!r})", lambda: j.apply(scaling=None)
+        for label, over in scaling_variants(c.scaling, c.seq_len):
+            yield label, (lambda over=over: j.apply(**over))
         if isinstance(c.scaling, Linear):
             s = c.scaling.factor
             yield (f"linear scaling multiplying the positions by {fmt(s)} instead of dividing them",
@@ -342,6 +394,12 @@ def _candidates(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[
             yield (f"every feature rotated (rotary_dim={c.r} ignored)", lambda: j.apply(rotary_dim=None))
         yield (f"partial rotary on the wrong slice (the last {c.r} features rotated instead of the first {c.r})",
                lambda: _wrong_slice(j))
+        if (c.r // 2) % 2 == 0:
+            yield (f"rotary_dim halved ({c.r // 2} instead of {c.r}: the partial rotary factor applied twice)",
+                   lambda: j.apply(rotary_dim=c.r // 2))
+        if c.layout == "half":
+            yield (f"the half split taken at head_dim/2 = {c.d // 2} instead of rotary_dim/2 = {c.r // 2} (pairs "
+                   f"(i, i + {c.d // 2}))", lambda: _split_at_head_dim(j))
     for b in () if explicit else COMMON_BASES:
         if b != c.base:
             yield f"base={fmt(b)} instead of {fmt(c.base)}", (lambda b=b: j.apply(base=b))
@@ -358,13 +416,62 @@ def _candidates(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[
     for low in _LOW:
         yield (f"the phase computed in {low} (positions, inverse frequencies and their product rounded to {low})",
                lambda low=low: _low_phase(j, low, "all"))
+        if j.u_t < _LOW_U[low]:  # a table in the output's own dtype is honest
+            yield (f"the cos/sin table stored in {low} (cos and sin rounded to {low}, the output in a wider dtype)",
+                   lambda low=low: j.rotate(_phase(c), table_dtype=_low_dtype(low)))
         yield (f"the phase rounded to {low} before cos and sin (computed in float32, then cast)",
                lambda low=low: _low_phase(j, low, "cast"))
         yield (f"inverse frequencies stored in {low} (the inv_freq buffer cast with the model), "
                "phase in float32", lambda low=low: _low_phase(j, low, "freq"))
+    unwritten = ~np.all(np.isfinite(j.a2), axis=1)
+    if unwritten.any() and not unwritten.all():
+        rows = np.nonzero(unwritten)[0]
+        yield (f"{rows.size} row(s) never written (non-finite, e.g. from empty_like, at positions "
+               f"{', '.join(fmt(p) for p in c.pos[rows[:4]])}{', ...' if rows.size > 4 else ''}); every other "
+               "row is right", lambda: _Judge(dataclasses.replace(c, x2=np.where(unwritten[:, None], 0.0, c.x2)),
+                                              np.where(unwritten[:, None], 0.0, j.a2), j.u_t, j.user).apply())
     yield "no rotation at all (the output equals x)", lambda: j.judge(c.x2, lambda: j.bound())
     yield "the rotation applied twice (angle 2pθ)", lambda: j.apply(pos=2 * c.pos)
     yield from _estimated(j, full_rows, shape[:-1])
+    yield from _power_law(j)
+
+
+def _snap(v: float) -> float:
+    """A fitted constant rounded to 4 significant digits (configs hold round numbers; the verdict re-checks)."""
+    if not math.isfinite(v) or v <= 0:
+        return v
+    return float(f"{v:.4g}")
+
+
+def _power_law(j: _Judge) -> Iterator[Candidate]:
+    """Fit the measured frequencies to theta_i = b^(-2i/r) / s (a base and a linear factor) and name the fit."""
+    from ..scaling import Linear
+    from ._recover import effective_frequencies, recover_host
+
+    c = j.case
+    if c.spec.inv_freq is not None or c.r < 4 or not np.all(np.isfinite(j.a2)):
+        return
+    try:
+        rec = recover_host(j.a2, c.x2, j.u_t, "float64", (c.d,), c.layout, c.r)
+    except (ValueError, FloatingPointError):
+        return
+    f = effective_frequencies(rec, c.pos, c.freq)
+    ok = np.isfinite(f) & (f > 0)
+    if ok.sum() < 2:
+        return
+    e = 2.0 * np.arange(c.r // 2)[ok] / c.r
+    slope, intercept = np.polyfit(e, np.log(f[ok]), 1)
+    b, s = _snap(math.exp(-slope)), _snap(math.exp(-intercept))
+    if not (math.isfinite(b) and math.isfinite(s)) or b <= 0 or s <= 0:
+        return
+    if b == c.base and c.scaling is None and s == 1.0:
+        return
+    scaling = None if s == 1.0 else Linear(s)
+    words = f"base {fmt(b)}" + ("" if s == 1.0 else f" with linear scaling by {fmt(s)}")
+    yield (f"the frequencies of {words} (θ_i = {fmt(b)}^(-2i/{c.r})" + ("" if s == 1.0 else f" / {fmt(s)}")
+           + f", fitted to the measured ones; the spec: base {fmt(c.base)}"
+           + (f", {c.scaling!r}" if c.scaling is not None else "") + ")",
+           lambda: j.apply(base=b, scaling=scaling))
 
 
 # --------------------------------------------------------------------------- the message
@@ -415,13 +522,20 @@ def _measured(c: RopeCase, a2: np.ndarray, u_t: float, t_name: str) -> list[str]
     """Findings read from the output itself (pemath.testing.recover_rope), never an error of their own."""
     from ._recover import measure, recover_host
 
-    if not np.all(np.isfinite(a2)) or c.x2.shape[0] > MAX_DIAGNOSIS_ELEMENTS // max(c.d, 1):
+    if c.x2.shape[0] > MAX_DIAGNOSIS_ELEMENTS // max(c.d, 1):
         return []
+    finite = np.all(np.isfinite(a2), axis=1)
+    out = []
+    if not finite.all():
+        out.append(f"{int((~finite).sum())} of {finite.size} rows hold NaN or infinity (the rest measured alone)")
+        if not finite.any():
+            return out
+        c, a2 = dataclasses.replace(c, x2=c.x2[finite], pos=c.pos[finite]), a2[finite]
     try:
         rec = recover_host(a2, c.x2, u_t, t_name, c.shape, None, None)
-        return measure(rec, c.pos, c.spec, c.freq, c.factor)
+        return out + measure(rec, c.pos, c.spec, c.freq, c.factor)
     except (ValueError, FloatingPointError):  # an output too odd to read: the diagnosis below still runs
-        return []
+        return out
 
 
 def rope_message(

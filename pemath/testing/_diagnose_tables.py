@@ -301,7 +301,26 @@ def t5_check(actual: Any, relative_position: Any, *, bidirectional: Any, num_buc
         eq = a == alt
         return Verdict(ok=eq, err=np.zeros(eq.shape), ratio=np.zeros(eq.shape))
 
+    half = num_buckets // 2 if bidirectional else num_buckets
+    upper = (rel > 0) * half if bidirectional else np.zeros_like(rel)
+
+    dist = np.abs(rel) if bidirectional else np.maximum(-rel, 0)
+
+    def unclamped() -> Verdict | None:
+        # the fitted pattern of a missing clamp: at every distance from max_distance on, the kernel's bucket is
+        # past the last one of its half (the unclamped formula gives at least h there), and those are the only
+        # mismatches
+        beyond = dist >= max_distance
+        past = a - upper > half - 1
+        if not beyond.any() or not np.all(past[beyond]):
+            return None
+        eq = ok | ((truth - upper == half - 1) & past)
+        return Verdict(ok=eq, err=np.zeros(eq.shape), ratio=np.zeros(eq.shape))
+
     def candidates() -> Iterator[Candidate]:
+        top = int(np.max(a - upper))
+        yield (f"buckets past the last one of their half (up to {top} where the last is {half - 1}): the clamp "
+               f"min(·, {half - 1}) is missing", unclamped)
         yield "the relative position taken as query - key instead of key - query", lambda: judge(sign=-1)
         yield f"bidirectional={not bidirectional}", lambda: judge(bidirectional=not bidirectional)
         yield (f"query - key with bidirectional={not bidirectional}",
