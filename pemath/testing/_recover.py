@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_choice, check_int, show
+from .._validate import check_choice, check_int
 from ..rope import _core
 from ._arrays import as_host, check_finite
 

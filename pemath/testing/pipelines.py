@@ -47,6 +47,10 @@ Pipelines
     frequencies, ``torch.polar``, the activations upcast to float32 and multiplied
     as complex64, the result cast back.
 
+:func:`bloom_alibi`
+    BLOOM's and Falcon's ``build_alibi_tensor``: the ALiBi bias with slopes, key
+    indices and their product in bfloat16.
+
 :func:`hf_inv_freq` returns HF's float32 inverse frequencies and attention factor
 (``ROPE_INIT_FUNCTIONS``), for comparing a kernel's frequency table alone.
 
@@ -74,7 +78,7 @@ from ..rope import _core
 from ..rope.spec import resolve
 from ..scaling import DynamicNTK, Linear, Llama3, LongRoPE, Proportional, RopeScaling, YaRN
 
-__all__ = ["hf", "gptj", "meta", "hf_inv_freq", "LIBMS", "DTYPES"]
+__all__ = ["hf", "gptj", "meta", "hf_inv_freq", "bloom_alibi", "LIBMS", "DTYPES"]
 
 #: The choices of ``libm``.
 LIBMS = ("exact", "torch")
@@ -687,3 +691,63 @@ def meta(
     yr = xr * c - xi * s
     yi = xr * s + xi * c
     return np.stack([yr, yi], axis=-1).reshape(host.shape).astype(dt)
+
+
+# --------------------------------------------------------------------------- ALiBi (BLOOM, Falcon)
+
+
+def bloom_alibi(heads: int, attention_mask: Any, *, libm: str = "exact") -> np.ndarray:
+    r"""BLOOM's and Falcon's ``build_alibi_tensor``: the ALiBi bias in bfloat16, as transformers builds it.
+
+    Slopes :math:`m_h = \mathrm{pow}(b, h + 1)` in float32 with :math:`b = 2^{-8/c}` for the
+    largest power of two :math:`c \le` ``heads`` (then every other power of
+    :math:`2^{-4/c}` for the remaining heads, Press et al.'s interleaving), rounded to
+    bfloat16; key indices :math:`j = (\mathrm{cumsum}(\text{mask}) - 1)\cdot\text{mask}`
+    rounded to bfloat16 (exact only up to 256); their product rounded to bfloat16:
+
+    .. math:: B_{b,h,j} = \mathrm{bf16}\big(\mathrm{bf16}(m_h)\,\mathrm{bf16}(j)\big)
+
+    the bias ``m * j`` of every query (pemath's ``form="shifted"``; the causal mask is
+    added separately), shape ``(batch, heads, 1, k_len)`` as Falcon views it.
+
+    Parameters
+    ----------
+    heads : int
+        The number of attention heads (``>= 1``).
+    attention_mask : array
+        ``(batch, k_len)`` of 0 and 1 (1: a real token).
+    libm : {"exact", "torch"}
+        Where float32 ``pow`` comes from (module docstring).
+
+    Returns
+    -------
+    numpy.ndarray
+        ml_dtypes bfloat16, ``(batch, heads, 1, k_len)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pemath.testing import pipelines
+    >>> b = pipelines.bloom_alibi(40, np.ones((1, 300), dtype=np.int64))
+    >>> float(b[0, 0, 0, 257]), 0.5 * 257    # slope 2^-1 in bfloat16, index 257 rounded to 256
+    (128.0, 128.5)
+    """
+    heads = check_size("heads", heads)
+    lm = _libm(libm)
+    mask = _host("attention_mask", as_int64("attention_mask", attention_mask, meaning="0 and 1")[0])
+    if mask.ndim != 2 or mask.shape[1] < 1 or mask.shape[0] < 1:
+        raise ValueError(f"attention_mask must be 2-D (batch, k_len), got shape {tuple(mask.shape)}")
+    if np.any((mask != 0) & (mask != 1)):
+        raise ValueError("attention_mask must hold only 0 and 1")
+    bf16 = _ml_dtypes().bfloat16
+    c = 1 << (heads.bit_length() - 1)
+    slopes = _pow(lm, _F32(2.0 ** (-(2.0 ** -(math.log2(c) - 3)))), np.arange(1, 1 + c).astype(np.float32),
+                  tensor_base=True)
+    if c != heads:
+        extra = _pow(lm, _F32(2.0 ** (-(2.0 ** -(math.log2(2 * c) - 3)))),
+                     np.arange(1, 1 + 2 * min(c, heads - c), 2).astype(np.float32), tensor_base=True)
+        slopes = np.concatenate([slopes, extra])
+    keys = ((np.cumsum(mask, axis=-1) - 1) * mask).astype(np.float64).astype(bf16)  # int64 -> bfloat16
+    m = slopes.astype(bf16).astype(np.float32)
+    prod = m[None, :, None] * keys.astype(np.float32)[:, None, :]  # float32 opmath, one rounding
+    return prod.astype(bf16)[:, :, None, :]

@@ -24,6 +24,7 @@ from ._fuzz import (
     Spec,
     choices,
     covers,
+    equiv,
     float_array_variants,
     fuzz_settings,
     ints,
@@ -599,3 +600,37 @@ CONFORMANCE = Spec(
 @given(st.data())
 def test_check_rope_kernel(data):
     run_spec(CONFORMANCE, data)
+
+
+# --------------------------------------------------------------------------- pipelines.bloom_alibi
+
+
+def _check_bloom(result: Any, kw: dict[str, Any]) -> None:
+    mask = np.asarray(kw["attention_mask"])
+    assert result.dtype == ml_dtypes.bfloat16 and result.shape == (mask.shape[0], kw["heads"], 1, mask.shape[1])
+    vals = result.astype(np.float64)
+    assert np.all(np.isfinite(vals)) and np.all(vals >= 0)
+
+
+BLOOM = Spec(
+    pipelines.bloom_alibi,
+    st.fixed_dictionaries({"heads": st.sampled_from([1, 3, 8, 12]),
+                           "attention_mask": st.sampled_from([np.ones((1, 6), dtype=np.int64),
+                                                              np.array([[0, 0, 1, 1], [1, 1, 1, 1]])]),
+                           "libm": st.just("exact")}),
+    {"heads": ints(minimum=1, maximum=2**20, typical=(4, 40)),
+     "attention_mask": lambda b: st.sampled_from([
+         valid(np.ones((2, 3), dtype=np.int32)), equiv([[1, 1, 0]], np.array([[1, 1, 0]]), "list"),
+         reject(np.ones((2, 3))), reject(np.ones(3, dtype=np.int64)), reject(np.full((1, 3), 2)),
+         reject(np.zeros((0, 3), dtype=np.int64)), reject(None), reject("mask"),
+         reject(np.ones((1, 3), dtype=bool))]),
+     "libm": choices(LIBMS)},
+    _check_bloom,
+)
+
+
+@covers("pemath.testing.pipelines.bloom_alibi")
+@fuzz_settings(scale=0.3)
+@given(st.data())
+def test_bloom_alibi(data):
+    run_spec(BLOOM, data)
