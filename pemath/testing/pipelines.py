@@ -728,7 +728,7 @@ def bloom_alibi(heads: int, attention_mask: Any, *, libm: str = "exact") -> np.n
     --------
     >>> import numpy as np
     >>> from pemath.testing import pipelines
-    >>> b = pipelines.bloom_alibi(40, np.ones((1, 300), dtype=np.int64))
+    >>> b = pipelines.bloom_alibi(8, np.ones((1, 300), dtype=np.int64))
     >>> float(b[0, 0, 0, 257]), 0.5 * 257    # slope 2^-1 in bfloat16, index 257 rounded to 256
     (128.0, 128.5)
     """
