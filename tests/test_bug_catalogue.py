@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from pemath import rope
 from pemath import scaling as sc
 from pemath.testing import assert_rope_close
 
@@ -384,12 +385,50 @@ TRACKER_BUGS: list[Case] = [
          positions=np.concatenate([np.arange(24), [4094, 4095, 4096, 4097, 4100, 5000, 8000]]), source="vLLM #55910"),
 ]
 
+# Multi-axis RoPE: Qwen3-VL's interleaved M-RoPE on image tokens with distinct t/h/w, a 2-D axial vision RoPE.
+QWEN3_VL = rope.Spec("half", head_dim=64, mrope_section=[12, 10, 10], mrope_interleaved=True, base=5e6)
+PIXTRAL = rope.Spec("half", head_dim=64, axial_dims=[32, 32], axial_grouping="pairs", axial_frequencies="strided",
+                    base=10000.0)
+
+
+def _mrope_positions() -> np.ndarray:
+    t = np.concatenate([np.arange(6), np.full(12, 6), np.arange(7, 13)])
+    h = np.concatenate([np.arange(6), 6 + np.repeat(np.arange(3), 4), np.arange(7, 13)])
+    w = np.concatenate([np.arange(6), 6 + np.tile(np.arange(4), 3), np.arange(7, 13)])
+    return np.stack([t, h, w])[:, None, :]  # (3, 1, seq) against x (1, seq, d)
+
+
+def _grid() -> np.ndarray:
+    return np.stack(np.meshgrid(np.arange(5), np.arange(6), indexing="ij"), -1).reshape(1, 30, 2)
+
+
+def _f32(y) -> np.ndarray:
+    return np.asarray(y).astype(np.float32)
+
+
+MULTI_AXIS_BUGS: list[Case] = [
+    Case("M-RoPE position ids not built (text positions for image tokens)",
+         lambda x, p: _f32(rope.apply(x, p[0], spec=QWEN3_VL.replace(mrope_section=None, mrope_interleaved=False))),
+         "M-RoPE position ids not built", positions=_mrope_positions(), x_shape=(1, 24, 64),
+         kwargs={"spec": QWEN3_VL}, source="Liger #276, HF #40490"),
+    Case("M-RoPE sections blocked where Qwen3-VL interleaves them",
+         lambda x, p: _f32(rope.apply(x, p, spec=QWEN3_VL.replace(mrope_interleaved=False))),
+         "the blocked section layout", positions=_mrope_positions(), x_shape=(1, 24, 64), kwargs={"spec": QWEN3_VL},
+         source="MNN #4133, mlx-vlm #576"),
+    Case("mrope_interleaved read as the pair layout",
+         lambda x, p: _f32(rope.apply(x, p, spec=QWEN3_VL.replace(layout="interleaved"))),
+         "the other pair layout: layout='interleaved'", positions=_mrope_positions(), x_shape=(1, 24, 64),
+         kwargs={"spec": QWEN3_VL}, source="xllm #2120"),
+    Case("2-D vision RoPE with the axes swapped",
+         lambda x, p: _f32(rope.apply(x, p[..., ::-1], spec=PIXTRAL)),
+         "the axes in reverse order", positions=_grid(), x_shape=(1, 30, 64), kwargs={"spec": PIXTRAL},
+         source="llama.cpp #13282"),
+]
+
 #: Bug classes of rope-bugs.md not realised as kernels here, with the reason (said in the issue's note).
 NOT_REALISED = {
     "fast sin/cos intrinsics (__sinf past 48039)": "no faithful CPU emulation of the hardware approximation",
     "GQA: K permuted with n_heads": "a weight-conversion bug: the features of x are permuted before any kernel",
-    "M-RoPE position ids not built / blocked vs interleaved sections": "the M-RoPE assert has no named diagnoses yet",
-    "2-D vision RoPE axis order": "axial specs are not accepted by assert_rope_close yet",
     "several dynamic-NTK formulas (Qwen's alpha)": "a choice of formula, not a kernel defect",
 }
 
@@ -439,11 +478,11 @@ BUGS_OWN: list[Case] = [
     Case("sin term missing (x * cos only)", bug_sin_missing, None),
 ]
 
-BUGS: list[Case] = BUGS_OWN + TRACKER_BUGS
+BUGS: list[Case] = BUGS_OWN + TRACKER_BUGS + MULTI_AXIS_BUGS
 
 
 def _inputs(case: Case) -> tuple[np.ndarray, np.ndarray]:
-    shape = case.x_shape or (case.positions.size, case.d)
+    shape = case.x_shape or (case.positions.shape[-1] if case.positions.ndim > 1 else case.positions.size, case.d)
     x = RNG.standard_normal(shape).astype(np.float32).astype(case.dtype)
     return x, case.positions
 
@@ -461,8 +500,9 @@ def _verdict(case: Case) -> tuple[bool, str]:
 def _run(case: Case) -> tuple[bool, str]:
     x, pos = _inputs(case)
     actual = case.run(x, pos)
+    layout = None if "spec" in case.kwargs else case.layout
     try:
-        assert_rope_close(actual, x, pos, layout=case.layout, **case.kwargs)
+        assert_rope_close(actual, x, pos, layout=layout, **case.kwargs)
     except AssertionError as exc:
         return True, str(exc)
     return False, ""
@@ -742,3 +782,29 @@ def test_honest_mlx_fast_rope_passes(dtype_name, traditional):
     x_seen = np.array(xm.astype(mx.float32))  # the exact values the kernel received
     got = np.array(out.astype(mx.float32)).astype(BF16 if dtype_name == "bfloat16" else dtype_name)
     assert_rope_close(got, x_seen.astype(got.dtype), positions, layout="interleaved" if traditional else "half")
+
+
+def _float32_multi_axis(x, comp_pos, freq, layout, dtype):
+    """An honest multi-axis kernel: per-pair positions (..., r/2) and frequencies in float32, output in dtype."""
+    phase = comp_pos.astype(np.float32) * freq.astype(np.float32)
+    cos, sin = np.cos(phase).astype(dtype), np.sin(phase).astype(dtype)
+    a, b = pairs(x.astype(dtype), layout, x.shape[-1])
+    return unpairs((a * cos - b * sin).astype(dtype), (b * cos + a * sin).astype(dtype), layout)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16], ids=["float32", "float16", "bfloat16"])
+def test_honest_multi_axis_kernels_pass(dtype):
+    from pemath.rope import mrope_components
+    from pemath.rope.axial import axis_frequencies
+
+    x = RNG.standard_normal((1, 24, 64)).astype(np.float32).astype(dtype)
+    p = _mrope_positions() + 60_000  # long positions too
+    comp = mrope_components([12, 10, 10], interleaved=True)
+    freq = np.asarray(rope.inv_freq(64, base=5e6))
+    per_pair = np.moveaxis(p[comp][:, 0, :], 0, -1)[None]  # (1, seq, 32): each pair's own component
+    assert_rope_close(_float32_multi_axis(x, per_pair, freq, "half", dtype), x, p + 0, spec=QWEN3_VL)
+    g = _grid()
+    xg = RNG.standard_normal((1, 30, 64)).astype(np.float32).astype(dtype)
+    f = np.concatenate(axis_frequencies([32, 32], 10000.0, "strided"))
+    per_pair = np.concatenate([np.repeat(g[..., :1], 16, -1), np.repeat(g[..., 1:], 16, -1)], -1)
+    assert_rope_close(_float32_multi_axis(xg, per_pair, f, "half", dtype), xg, g, spec=PIXTRAL)

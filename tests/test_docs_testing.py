@@ -83,3 +83,14 @@ def test_the_conformance_table_on_the_page_is_what_check_rope_kernel_prints(caps
     printed = capsys.readouterr().out.splitlines()
     table = next(b for b in blocks(PAGE, "text") if b.startswith("RoPE kernel conformance"))
     assert printed == table.splitlines()
+
+
+def test_the_multi_axis_example_prints_what_the_page_says(capsys):
+    namespace: dict = {}
+    code = blocks(PAGE, "python")
+    exec(compile(code[1], f"{PAGE.name}[block 1]", "exec"), namespace)  # imports, assert_rope_close
+    block = next(b for b in code if "mrope_section=[12, 10, 10]" in b)
+    exec(compile("from pemath import rope\n" + block, f"{PAGE.name}[M-RoPE]", "exec"), namespace)
+    printed = capsys.readouterr().out.strip().splitlines()[-1]
+    text = " ".join(PAGE.read_text().split("prints ``Diagnosis:", 1)[1].split("``.", 1)[0].split())
+    assert printed == "Diagnosis:" + (" " + text if not text.startswith(" ") else text)

@@ -79,6 +79,17 @@ def _axis_dims(axis_dims: Any, n_axes: int, dim: int) -> list[int]:
     return dims
 
 
+def axis_frequencies(dims: list[int], base: float, frequencies: str) -> list[np.ndarray]:
+    """The float64 frequencies of each axis group (``"per_axis"`` or ``"strided"``, see :func:`apply_axial`)."""
+    n_axes = len(dims)
+    if frequencies == "strided":
+        if len(set(dims)) != 1:
+            raise ValueError(f"frequencies='strided' needs equal axis_dims (Pixtral), got {dims}")
+        full = _core.frequencies(sum(dims), base, None, None)[0]
+        return [full[a::n_axes] for a in range(n_axes)]
+    return [_core.frequencies(d, base, None, None)[0] for d in dims]
+
+
 def apply_axial(
     x: Any,
     positions: Any,
@@ -181,13 +192,7 @@ def apply_axial(
     dim = int(x.shape[-1])
     dims = _axis_dims(axis_dims, n_axes, dim)
     total = sum(dims)
-    if frequencies == "strided":
-        if len(set(dims)) != 1:
-            raise ValueError(f"frequencies='strided' needs equal axis_dims (Pixtral), got {dims}")
-        full = _core.frequencies(total, base, None, None)[0]
-        freqs = [full[a::n_axes] for a in range(n_axes)]
-    else:
-        freqs = [_core.frequencies(d, base, None, None)[0] for d in dims]
+    freqs = axis_frequencies(dims, base, frequencies)
 
     sign = -1.0 if inverse else 1.0
     tables = [_core.angle_table(pos[..., a], freqs[a], xp, device, wdt) * sign for a in range(n_axes)]

@@ -9,9 +9,8 @@ import numpy as np
 from .._validate import check_real
 from ._arrays import as_host, rope_case, sinusoidal_case
 from ._diagnose import rope_message
-from .. import _compat
-from ._report import compare, fmt, index_of, mismatch_line
-from ._tolerance import frequency_constants, rope_bound, sinusoidal_bound, unit_roundoff
+from ._report import compare
+from ._tolerance import rope_bound, sinusoidal_bound, unit_roundoff
 from ._certain import certain_rope_pass
 from ._vacuity import rope_vacuous, sinusoidal_vacuous, warn_vacuous
 
@@ -83,10 +82,12 @@ def assert_rope_close(
     spec : pemath.rope.Spec, optional
         Instead of ``layout``, ``base``, ``rotary_dim`` and ``scaling`` (giving both
         raises ``TypeError``); e.g. ``rope.from_hf_config(config)``. M-RoPE specs take
-        positions with their component axis (HF's ``position_ids[:, :, None, :]``) and
-        specs with ``out_layout`` (DeepSeek-V3) an output in that layout; both are
-        checked against the tolerance of the largest component position, without the
-        named diagnoses. Axial specs are not supported here.
+        positions with their component axis first (HF's ``position_ids[:, :, None, :]``),
+        axial specs with their coordinates last (``(..., n_axes)``), and specs with
+        ``out_layout`` (DeepSeek-V3) an output in that layout. Each pair is judged at its
+        own component's position; a failure measures which component drove each pair and
+        names the structural mistakes (section layout, text positions for image tokens,
+        axes swapped, grouping, frequencies, pair layout, out_layout not applied).
 
     Warns
     -----
@@ -122,10 +123,13 @@ def assert_rope_close(
     from .. import rope
 
     user = user_tolerance(rtol, atol)
-    structured = getattr(spec, "mrope_section", None) is not None or getattr(spec, "out_layout", None) is not None
-    if structured:  # M-RoPE or a change of layout on output (a non-Spec spec is refused by rope_case below)
-        _assert_structured(actual, x, positions, spec, seq_len, user, layout=layout, base=base, rotary_dim=rotary_dim,
-                           scaling=scaling)
+    if getattr(spec, "is_multi_axis", False) or getattr(spec, "out_layout", None) is not None:
+        # M-RoPE, axial, or a change of layout on output (a non-Spec spec is refused by rope_case below)
+        from ..rope.spec import resolve
+        from ._multi_axis import assert_multi_axis
+
+        spec = resolve(spec, "assert_rope_close", layout=layout, base=base, rotary_dim=rotary_dim, scaling=scaling)
+        assert_multi_axis(actual, x, positions, spec, seq_len, user)
         return
     if user is None and certain_rope_pass(actual, x, positions, seq_len, spec=spec, layout=layout, base=base,
                                           rotary_dim=rotary_dim, scaling=scaling):
@@ -148,57 +152,6 @@ def assert_rope_close(
     if verdict.passed:
         return
     raise AssertionError(rope_message(case, a2, expected, tol, verdict, u_t=u_t, t_name=t_name, user=user))
-
-
-def _assert_structured(actual: Any, x: Any, positions: Any, spec: Any, seq_len: Any, user: Any, **given: Any) -> None:
-    """M-RoPE specs (positions with a component axis) and specs with an output layout (DeepSeek-V3)."""
-    __tracebackhide__ = True
-    from .. import rope
-    from ..rope.spec import resolve
-    from ._arrays import host_positions
-
-    spec = resolve(spec, "assert_rope_close", **given)
-    xh, _ = as_host("x", x)
-    a, t_name = as_host("actual", actual)
-    _check_shape(a, tuple(xh.shape), "x")
-    d = int(xh.shape[-1])
-    r = spec.rotary_dim_for(d)
-    inner = spec.replace(out_layout=None, mrope_section=None, mrope_interleaved=False)
-    u_t = unit_roundoff(t_name)
-    expected = np.asarray(rope.apply(xh, positions, spec=spec, seq_len=seq_len))
-    if spec.is_multi_axis:  # each pair turns by one component's position: bound by the largest of them
-        if _compat.is_array(positions):
-            positions = as_host("positions", positions, floating=False)[0]
-        comp = np.asarray(positions)
-        if comp.ndim < 1 or comp.shape[0] != len(spec.mrope_section):
-            raise ValueError(f"positions must have a leading axis of {len(spec.mrope_section)} components (one per "
-                             f"mrope_section entry), got shape {comp.shape}")
-        pos_list = [host_positions(comp[k], tuple(xh.shape[:-1]), name=f"positions[{k}]") for k in range(comp.shape[0])]
-        what = "M-RoPE"
-    else:
-        pos_list = [host_positions(positions, tuple(xh.shape[:-1]))]
-        what = f"{spec.layout} pairs written in the {spec.out_layout} layout"
-    freq, factor = inner.frequencies(r, seq_len)
-    cfreq = frequency_constants(r, inner.base, inner.scaling, seq_len, explicit=inner.inv_freq is not None)
-    x2 = xh.reshape(-1, d)
-    tol = np.max([rope_bound(x2, p, freq, factor, inner.layout, r, u_t, cfreq) for p in pos_list], axis=0)
-    if spec.out_layout is not None:
-        tol = np.asarray(rope.convert_layout(tol, src=spec.layout, dst=spec.out_layout, rotary_dim=r))
-    if user is not None:
-        tol = user[1] + user[0] * np.abs(expected.reshape(x2.shape))
-    a2 = a.reshape(x2.shape)
-    verdict = compare(a2, expected.reshape(x2.shape), tol)
-    if verdict.passed:
-        return
-    w = verdict.worst
-    lines = [f"RoPE output differs from pemath.rope.apply(x, positions, spec={spec!r}) ({what}) beyond the tolerance.",
-             mismatch_line(verdict),
-             f"Worst element at index {index_of(w, tuple(xh.shape))}: actual {fmt(a2.flat[w])}, expected "
-             f"{fmt(expected.flat[w])}, abs error {fmt(verdict.err.flat[w])}, tolerance {fmt(tol.flat[w])}",
-             f"Tolerance: {'derived for a ' + t_name + ' output, the largest over the position components' if user is None else 'given'}",
-             "Diagnosis: the named diagnoses cover single-axis specs in one layout; check each position component "
-             "(or the spec with out_layout=None on rope.convert_layout(actual, ...)) to have them"]
-    raise AssertionError("\n".join(lines))
 
 
 def assert_sinusoidal_close(
