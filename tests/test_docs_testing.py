@@ -88,7 +88,8 @@ def test_the_conformance_table_on_the_page_is_what_check_rope_kernel_prints(caps
 def test_the_multi_axis_example_prints_what_the_page_says(capsys):
     namespace: dict = {}
     code = blocks(PAGE, "python")
-    exec(compile(code[1], f"{PAGE.name}[block 1]", "exec"), namespace)  # imports, assert_rope_close
+    for i in (0, 1):  # my_rope, then the imports and assert_rope_close
+        exec(compile(code[i], f"{PAGE.name}[block {i}]", "exec"), namespace)
     block = next(b for b in code if "mrope_section=[12, 10, 10]" in b)
     exec(compile("from pemath import rope\n" + block, f"{PAGE.name}[M-RoPE]", "exec"), namespace)
     printed = capsys.readouterr().out.strip().splitlines()[-1]
