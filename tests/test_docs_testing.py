@@ -55,9 +55,9 @@ def test_the_page_claim_about_a_fixed_tolerance_holds():
     np = namespace["np"]
     from pemath.testing import assert_rope_close
 
-    x = np.random.default_rng(0).standard_normal((2, 8, 256, 128)).astype(np.float32)
+    x = np.random.default_rng(0).standard_normal((1, 2, 256, 128)).astype(np.float32)
     positions = np.arange(256)
-    with pytest.raises(AssertionError, match=r"position 233,"):
+    with pytest.raises(AssertionError, match=r"abs error 3.19\d*e-05, .*\n  position 227,"):
         assert_rope_close(namespace["my_rope"](x, positions), x, positions, layout="half", rtol=1e-5, atol=1e-5)
 
 

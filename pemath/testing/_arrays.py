@@ -20,11 +20,13 @@ def _is_floating_name(name: str) -> bool:
     return name.startswith(("float", "bfloat"))
 
 
-def as_host(name: str, a: Any, *, floating: bool = True) -> tuple[np.ndarray, str]:
-    """``(NumPy copy, dtype name)`` of an array of any backend; float64 when ``floating``.
+def as_host(name: str, a: Any, *, floating: bool = True, widen: bool = True) -> tuple[np.ndarray, str]:
+    """``(NumPy array, dtype name)`` of an array of any backend; float64 when ``floating`` and ``widen``.
 
     torch bfloat16 and float8 go through float32, which holds them exactly; ml_dtypes
-    arrays (bfloat16, float8) are NumPy arrays already.
+    arrays (bfloat16, float8) are NumPy arrays already. ``floating`` checks the dtype is
+    real floating; ``widen=False`` keeps its values in their own (host) dtype, a view
+    where one is possible.
     """
     if not _compat.is_array(a):
         raise TypeError(f"{name} must be an array (NumPy, CuPy, torch, JAX, ...), got {show(a)}")
@@ -41,7 +43,8 @@ def as_host(name: str, a: Any, *, floating: bool = True) -> tuple[np.ndarray, st
     if floating:
         if not _is_floating_name(dname) or dname.startswith("float8_e8m0"):
             raise TypeError(f"{name} must have a real floating dtype, got {show(a)}")
-        host = host.astype(np.float64)
+        if widen:
+            host = host.astype(np.float64)
     return host, dname
 
 
@@ -76,7 +79,7 @@ class RopeCase:
     """A validated RoPE call: its :class:`pemath.rope.Spec`, its input on the host, its frequencies."""
 
     shape: tuple[int, ...]
-    x2: np.ndarray  # (N, d) float64
+    x2: np.ndarray  # (N, d) float64 (x's own dtype where built with widen=False)
     x_dtype: str
     pos: np.ndarray  # (N,) float64
     given_pos: np.ndarray  # the positions as given (validated, float64), broadcasting against shape[:-1]
@@ -106,6 +109,10 @@ class RopeCase:
     def kwargs(self) -> dict[str, Any]:
         return {"spec": self.spec, "seq_len": self.seq_len}
 
+    def widened(self) -> RopeCase:
+        """This case with ``x2`` in float64."""
+        return self if self.x2.dtype == np.float64 else dataclasses.replace(self, x2=self.x2.astype(np.float64))
+
 
 def rope_case(
     x: Any,
@@ -118,12 +125,14 @@ def rope_case(
     seq_len: Any = None,
     spec: Any = None,
     where: str = "pemath.testing",
+    widen: bool = True,
 ) -> RopeCase:
+    """A validated RoPE call; ``widen=False`` keeps ``x2`` in x's own (host) dtype (the caller widens blocks)."""
     from ..rope.spec import resolve
 
     if not _compat.is_array(x):
         raise TypeError(f"x must be an array (NumPy, CuPy, torch, JAX, ...), got {show(x)}")
-    host, x_dtype = as_host("x", x)
+    host, x_dtype = as_host("x", x, widen=widen)
     if host.ndim < 1:
         raise ValueError("x must have at least one axis (the feature axis is the last), got a 0-d array")
     check_finite("x", host)

@@ -62,7 +62,7 @@ MARGIN = 3.1
 #: Pairs with 0 < S < TINY may have underflowing float32 products: left to the exact path.
 TINY = 2.0**-100
 #: Elements per NumPy block (both members of a pair counted), measured on the 2-core VM.
-_BLOCK = 1 << 17
+_BLOCK = 1 << 18
 
 
 def certain_rope_pass(actual: Any, x: Any, positions: Any, seq_len: Any, **config: Any) -> bool:

@@ -38,7 +38,7 @@ import numpy as np
 
 from .. import _compat
 from ._arrays import RopeCase
-from ._report import Verdict, compare, diagnosis_lines, first_match, fmt, index_of, mismatch_line, nonfinite_line
+from ._report import Verdict, compare, diagnosis_lines, first_match, fmt, index_of, nonfinite_line
 from ._diagnose_scaling import scaling_variants
 from ._tolerance import element_bound, frequency_constants, rope_bound
 
@@ -50,7 +50,7 @@ __all__ = ["COMMON_BASES", "MAX_DIAGNOSIS_ELEMENTS", "rope_message", "unwrap_shi
 COMMON_BASES = (10_000.0, 100_000.0, 500_000.0, 1_000_000.0, 5_000_000.0, 8_000_000.0, 10_000_000.0)
 
 #: Above this many elements the diagnosis runs on a subset of rows.
-MAX_DIAGNOSIS_ELEMENTS = 1 << 19
+MAX_DIAGNOSIS_ELEMENTS = 1 << 16
 
 _LOW = ("bfloat16", "float16")
 #: Unit roundoffs of the low dtypes above.
@@ -506,16 +506,18 @@ def _feature(c: RopeCase, jf: int) -> tuple[int | None, str]:
     return i, f"feature {jf}: pair {i} (frequency index {i}), member {member}"
 
 
-def _subset(case: RopeCase, a2: np.ndarray, ratio: np.ndarray) -> tuple[RopeCase, np.ndarray, str]:
+def _subset(case: RopeCase, a2: np.ndarray, row_ratio: np.ndarray) -> tuple[RopeCase, np.ndarray, str]:
+    """The rows the diagnosis runs on (all of a small input), ``a2`` among them in float64."""
     n, d = case.x2.shape
     if n * d <= MAX_DIAGNOSIS_ELEMENTS:
-        return case, a2, ""
+        return case.widened(), a2.astype(np.float64, copy=False), ""
     keep = max(1, MAX_DIAGNOSIS_ELEMENTS // d)
-    worst_rows = np.argsort(-np.max(ratio, axis=1), kind="stable")[: max(1, keep // 4)]
+    worst_rows = np.argsort(-row_ratio, kind="stable")[: max(1, keep // 4)]
     even = np.linspace(0, n - 1, keep - worst_rows.size).astype(np.int64)
     rows = np.unique(np.concatenate([worst_rows, even]))
-    sub = dataclasses.replace(case, x2=case.x2[rows], pos=case.pos[rows])
-    return sub, a2[rows], f"  (diagnosis run on {rows.size} of {n} rows: the worst ones and an even sample)"
+    sub = dataclasses.replace(case, x2=case.x2[rows].astype(np.float64), pos=case.pos[rows])
+    return sub, a2[rows].astype(np.float64), (f"  (diagnosis run on {rows.size} of {n} rows: the worst ones and an "
+                                              "even sample)")
 
 
 def _measured(c: RopeCase, a2: np.ndarray, u_t: float, t_name: str) -> list[str]:
@@ -541,33 +543,33 @@ def _measured(c: RopeCase, a2: np.ndarray, u_t: float, t_name: str) -> list[str]
 def rope_message(
     case: RopeCase,
     a2: np.ndarray,
-    expected: np.ndarray,
-    tol: np.ndarray,
-    verdict: Verdict,
+    summary: Any,
     *,
     u_t: float,
     t_name: str,
     user: tuple[float, float] | None,
 ) -> str:
-    """The failure message of :func:`pemath.testing.assert_rope_close`."""
+    """The failure message of :func:`pemath.testing.assert_rope_close` (``summary``: ``_exact.Summary``)."""
     c = case
     shape = c.shape
     config = (f"spec={c.spec!r}" if c.spec.head_dim is not None or c.spec.inv_freq is not None else
               f"layout={c.layout!r}, base={fmt(c.base)}, rotary_dim={c.r}, scaling={c.scaling!r}")
     config += f", seq_len={c.seq_len}" if c.seq_len is not None else ""
     lines = [f"RoPE output differs from pemath.rope.apply(x, positions, {config}) beyond the tolerance."]
-    sub, sub_a2, note = _subset(c, a2, verdict.ratio.reshape(a2.shape))  # large inputs: measured and diagnosed on rows
+    sub, sub_a2, note = _subset(c, a2, summary.row_ratio)  # large inputs: measured and diagnosed on rows
     lines += [f"Measured from the output: {m}" for m in _measured(sub, sub_a2, u_t, t_name)]
-    lines.append(mismatch_line(verdict))
+    n, m = summary.mismatches, summary.size
+    lines.append(f"Mismatched elements: {n} / {m} ({100.0 * n / max(m, 1):.3g}%)")
     nf = nonfinite_line(a2)
     if nf:
         lines.append(nf)
-    w = verdict.worst
+    w = summary.worst
     row, jf = divmod(w, c.d)
     pair, where = _feature(c, jf)
+    got, want, err, tol = summary.worst_values
     lines.append(
-        f"Worst element (largest error / tolerance) at index {index_of(w, shape)}: actual {fmt(a2.flat[w])}, "
-        f"expected {fmt(expected.flat[w])}, abs error {fmt(verdict.err.flat[w])}, tolerance {fmt(tol.flat[w])}"
+        f"Worst element (largest error / tolerance) at index {index_of(w, shape)}: actual {fmt(got)}, "
+        f"expected {fmt(want)}, abs error {fmt(err)}, tolerance {fmt(tol)}"
     )
     p = c.pos[row]
     if pair is None:
@@ -575,9 +577,8 @@ def rope_message(
     else:
         th = c.freq[pair]
         lines.append(f"  position {fmt(p)}, {where}, θ = {fmt(th)}, phase p·θ = {fmt(p * th)}")
-    bad = ~verdict.ok
-    rows_bad = np.nonzero(bad.any(axis=1))[0]
-    feats_bad = np.nonzero(bad.any(axis=0))[0]
+    rows_bad = np.nonzero(summary.rows_bad)[0]
+    feats_bad = np.nonzero(summary.feats_bad)[0]
     pairs_bad = [(_feature(c, int(f))[0]) for f in feats_bad]
     rot = np.array([q for q in pairs_bad if q is not None], dtype=np.int64)
     passed = sum(q is None for q in pairs_bad)
