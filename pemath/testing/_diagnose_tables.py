@@ -170,6 +170,50 @@ def _unmasked(slopes: np.ndarray, q_len: int, k_len: int, offset: int, form: str
     return slopes[:, None, None] * rel[None]
 
 
+_FORM_WORDS = {"causal": "-m·(i - j)", "shifted": "m·j", "symmetric": "-m·|i - j|"}
+
+
+def alibi_measure(actual: np.ndarray, expected_slopes: np.ndarray, q_len: int, k_len: int, off: int) -> list[str]:
+    """Fit the bias form and each head's slope to the finite entries of the output, in words."""
+    q = np.arange(q_len, dtype=np.float64)[:, None] + off
+    k = np.arange(k_len, dtype=np.float64)[None, :]
+    dist = {"causal": np.broadcast_to(k - q, (q_len, k_len)), "shifted": np.broadcast_to(k + 0 * q, (q_len, k_len)),
+            "symmetric": -np.abs(k - q)}
+    fin = np.isfinite(actual)
+    fits = {}
+    for form, dmat in dist.items():
+        dd = np.where(fin, dmat[None], 0.0)
+        denom = np.sum(dd * dd, axis=(1, 2))
+        if np.any(denom == 0):
+            continue
+        m = np.sum(np.where(fin, actual, 0.0) * dd, axis=(1, 2)) / denom
+        res = np.max(np.abs(np.where(fin, actual - m[:, None, None] * dmat[None], 0.0)))
+        scale = max(float(np.max(np.abs(np.where(fin, actual, 0.0)))), 1e-300)
+        fits[form] = (res / scale, m)
+    if not fits:
+        return []
+    form = min(fits, key=lambda f: fits[f][0])
+    rel, m = fits[form]
+    if rel > 0.05:
+        return [f"no ALiBi form fits the finite entries (the best, {_FORM_WORDS[form]}, leaves {rel:.2g} of the "
+                "largest entry)"]
+    out = [f"the bias has the form {_FORM_WORDS[form]} ({form!r}, residual {rel:.2g} of the largest entry)"]
+    ratio = m / expected_slopes
+    if np.allclose(ratio, 1.0, rtol=1e-2):
+        out.append("the slopes are the expected ones")
+        return out
+    n = m.size
+    named = {"2^(-8(k+1)/n), the naive geometric sequence": 2.0 ** (-8.0 * np.arange(1, n + 1) / n),
+             "the expected slopes in reverse order": expected_slopes[::-1]}
+    words = next((w for w, ref in named.items() if np.allclose(m, ref, rtol=1e-2)), None)
+    if words is None and np.allclose(ratio, ratio[0], rtol=1e-3):
+        words = f"every slope multiplied by {fmt(ratio[0])}"
+    shown = ", ".join(f"{fmt(v)}" for v in m[:4]) + (", ..." if n > 4 else "")
+    want = ", ".join(f"{fmt(v)}" for v in expected_slopes[:4]) + (", ..." if n > 4 else "")
+    out.append(f"slopes {shown}" + (f": {words}" if words else "") + f" (expected {want})")
+    return out
+
+
 def _bloom(heads: int, truth: np.ndarray) -> np.ndarray:
     """pipelines.bloom_alibi broadcast over the queries, masked where pemath's shifted form is -inf."""
     from .pipelines import bloom_alibi
@@ -262,6 +306,7 @@ def alibi_check(actual: Any, heads: Any, q_len: Any, k_len: Any, *, form: Any, o
                  f"distance key - query = {j - i - off}{what}")
     lines.append(_tolerance_line(t_name, u_t, user, "alibi_tolerance").replace(", phases in float32 or better",
                                                                               ", slopes in float32 or better"))
+    lines[1:1] = [f"Measured from the output: {m}" for m in alibi_measure(a, slopes, q_len, k_len, off)]
     matched, tried, raised = first_match(_alibi_candidates(a, heads, q_len, k_len, form, offset, u_t, user))
     lines += diagnosis_lines(matched, tried, raised)
     raise AssertionError("\n".join(lines))
@@ -330,6 +375,8 @@ def t5_check(actual: Any, relative_position: Any, *, bidirectional: Any, num_buc
         eq = ok | ((truth - upper == half - 1) & past)
         return Verdict(ok=eq, err=np.zeros(eq.shape), ratio=np.zeros(eq.shape))
 
+    lines[2:2] = [f"Measured from the buckets: {m}" for m in _t5_measure(a, truth, rel, bidirectional, half)]
+
     def candidates() -> Iterator[Candidate]:
         top = int(np.max(a - upper))
         yield (f"buckets past the last one of their half (up to {top} where the last is {half - 1}): the clamp "
@@ -347,6 +394,36 @@ def t5_check(actual: Any, relative_position: Any, *, bidirectional: Any, num_buc
     matched, tried, raised = first_match(candidates())
     lines += diagnosis_lines(matched, tried, raised)
     raise AssertionError("\n".join(lines))
+
+
+def _t5_stats(a: np.ndarray, rel: np.ndarray, bidirectional: bool, half: int) -> tuple[bool, int, int, int]:
+    """(upper half holds keys before the query, last distance with bucket == distance, last bucket, where first)."""
+    if bidirectional:
+        after = float(np.mean(a[rel > 0] >= half)) if np.any(rel > 0) else 0.0
+        before = float(np.mean(a[rel < 0] >= half)) if np.any(rel < 0) else 0.0
+        reversed_ = before > after
+        upper = (a >= half) * half
+    else:
+        reversed_, upper = False, np.zeros_like(a)
+    dist = np.abs(rel) if bidirectional else np.maximum(-rel, 0)
+    near = a - upper
+    wrong = np.unique(dist[near != dist])
+    exact_to = int(wrong.min()) - 1 if wrong.size else int(dist.max())
+    top = int(near.max())
+    return reversed_, exact_to, top, int(dist[near == top].min())
+
+
+def _t5_measure(a: np.ndarray, truth: np.ndarray, rel: np.ndarray, bidirectional: bool, half: int) -> list[str]:
+    """Direction, exact range and last bucket, read from the buckets themselves, beside pemath's."""
+    rev, exact_to, top, first = _t5_stats(a, rel, bidirectional, half)
+    _, e_exact, e_top, e_first = _t5_stats(truth, rel, bidirectional, half)
+    out = ["the upper half of the buckets holds keys before the query (expected: after it)"] if rev else []
+    if exact_to != e_exact:
+        out.append(f"buckets equal the distance up to distance {exact_to} (expected {e_exact})")
+    if (top, first) != (e_top, e_first):
+        out.append(f"the last bucket of a half is {top}, first reached at distance {first} (expected {e_top}, "
+                   f"at {e_first})")
+    return out
 
 
 def _to_host_int(a: Any) -> np.ndarray:
