@@ -808,3 +808,14 @@ def test_honest_multi_axis_kernels_pass(dtype):
     f = np.concatenate(axis_frequencies([32, 32], 10000.0, "strided"))
     per_pair = np.concatenate([np.repeat(g[..., :1], 16, -1), np.repeat(g[..., 1:], 16, -1)], -1)
     assert_rope_close(_float32_multi_axis(xg, per_pair, f, "half", dtype), xg, g, spec=PIXTRAL)
+
+
+@pytest.mark.parametrize("name, dtype_words", [
+    ("phase computed in bfloat16", "about bfloat16's (u = 2^-8)"),
+    ("phase computed in float16", "about float16's (u = 2^-11)"),
+])
+def test_a_low_precision_phase_is_measured_as_such(name, dtype_words):
+    case = next(c for c in BUGS if c.name == name)
+    _, message = _verdict(case)
+    measured = [ln for ln in message.splitlines() if ln.startswith("Measured from the output: the angles scatter")]
+    assert measured and dtype_words in measured[0], message

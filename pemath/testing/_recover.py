@@ -304,6 +304,37 @@ def _amplitude_words(measured: float, expected: float, spec: Any) -> str:
     return f"amplitude {_fmt(measured)} where {_fmt(expected)} was expected"
 
 
+#: Unit roundoffs a phase may have been computed in, by name.
+_PHASE_DTYPES = {"bfloat16": 2.0**-8, "float16": 2.0**-11, "float32": 2.0**-24}
+
+
+def _phase_precision(rec: RopeRecovery, pos: np.ndarray, freq: np.ndarray) -> str | None:
+    """A phase error that scatters (no consistent sign) and grows like eps * |p theta|: its eps and dtype."""
+    phi = np.abs(pos[:, None] * freq[None, :])
+    err = _wrap(rec.angle - pos[:, None] * freq[None, :])
+    big = np.isfinite(err) & (phi > 4.0) & (phi < 1e6)
+    if np.count_nonzero(big) < 16:
+        return None
+    excess = np.abs(err) > _slack(rec, pos, freq)
+    if not np.any(excess & big):
+        return None
+    rel = np.abs(err[big]) / phi[big]
+    eps = float(np.quantile(rel, 0.99))
+    if eps > 2.0**-6:  # beyond any rounding of a phase to a floating dtype: a wrong frequency, aliased by the wrap
+        return None
+    positive = float(np.mean(err[big & excess] > 0))
+    if not 0.2 <= positive <= 0.8:  # a consistent sign: a wrong frequency or position, not rounding
+        return None
+    if np.any(np.abs(err[~big & np.isfinite(err)]) > 8 * _slack(rec, pos, freq)[~big & np.isfinite(err)] +
+              2 * eps * np.maximum(phi[~big & np.isfinite(err)], 1.0)):
+        return None  # errors at small phases that do not scale with the phase
+    name = min(_PHASE_DTYPES, key=lambda k: abs(math.log(eps / _PHASE_DTYPES[k])))
+    close = abs(math.log2(eps / _PHASE_DTYPES[name])) <= 2.5
+    return (f"the angles scatter around the spec's by up to {_fmt(eps)} * |p·θ| (no consistent sign): a phase computed "
+            f"in low precision" + (f", about {name}'s (u = 2^{int(round(math.log2(_PHASE_DTYPES[name])))})" if close
+                                   else ""))
+
+
 def measure(rec: RopeRecovery, pos: np.ndarray, spec: Any, freq: np.ndarray, factor: float) -> list[str]:
     """What the recovered tables say about the kernel, against ``spec`` (findings in words, then numbers)."""
     with np.errstate(all="ignore"):  # extreme positions (5e-324, 1e308): readings become NaN, not warnings
@@ -358,6 +389,10 @@ def _measure(rec: RopeRecovery, pos: np.ndarray, spec: Any, freq: np.ndarray, fa
         if np.nanmax(z, initial=0.0) > 1e-3:
             out.append(f"position 0 is not the identity: rows at position 0 are turned by up to "
                        f"{_fmt(float(np.nanmax(z)))} rad")
+    precision = _phase_precision(rec, pos, freq)
+    if precision:
+        out.append(precision)
+        return out
     # frequencies: which pairs turn at another rate than the spec's
     if np.count_nonzero(pos != 0) >= 1:
         resid = np.abs(_wrap(rec.angle - pos[:, None] * freq[None, :]))
