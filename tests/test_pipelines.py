@@ -529,3 +529,9 @@ def test_missing_optional_dependencies(monkeypatch):
     with pytest.raises(ImportError, match="pip install torch"):
         P.hf(np.ones((1, 4)), [0], libm="torch")
     assert P.hf(np.ones((1, 4), dtype=np.float32), [1]).dtype == np.float32  # float32 needs neither
+
+
+def test_hf_refuses_a_base_beyond_float32_as_hf_inv_freq_does():
+    # found by the fuzz campaign: base 1e300 overflowed float32 inside the emulation and gave NaN
+    with pytest.raises(ValueError, match="base must be within float32's range"):
+        P.hf(np.array([0.0, 0.0]), np.array(0), dtype="float32", base=1e300)

@@ -557,7 +557,7 @@ def hf(
                    rotary_dim=rotary_dim, scaling=scaling)
     if spec.is_multi_axis or spec.out_layout is not None or spec.inv_freq is not None:
         raise ValueError(f"pipelines.hf emulates one-layout RoPE with frequencies from a base; got {spec!r}")
-    layout, base, scaling = spec.layout, spec.base, spec.scaling
+    layout, base, scaling = spec.layout, _check_base(spec.base), spec.scaling
     seq_len = check_seq_len(seq_len)
     lm = _libm(libm)
     r = spec.rotary_dim_for(int(host.shape[-1]))
