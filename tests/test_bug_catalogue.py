@@ -331,6 +331,20 @@ def bug_cache_clamped(x, pos):
     return kernel(x, np.minimum(pos, 4095), layout="half")
 
 
+def bug_longrope_mixed(x, pos):
+    # uzu #604: chunked prefill mixed both regimes inside one KV cache (short factors below 4096, long beyond)
+    short = kernel(x, pos, layout="half", inv=_inv_of(LONGROPE, 64, 10000.0), attention=LONGROPE.attention_factor)
+    long = kernel(x, pos, layout="half", inv=_inv_of(LONGROPE, 64, 10000.0, seq_len=8192),
+                  attention=LONGROPE.attention_factor)
+    return np.where((pos >= 4096)[:, None], long, short)
+
+
+def bug_gqa_pairing(x, pos):
+    # HF #31766: q/k permuted for interleaved->half with the wrong head count: pairs (i, i + 16) in 32-blocks
+    return np.concatenate([kernel(x[:, :32], pos, layout="half", inv=inv_freq32(64, 10000.0)[:16]),
+                           kernel(x[:, 32:], pos, layout="half", inv=inv_freq32(64, 10000.0)[16:])], axis=-1)
+
+
 def _packed_positions() -> np.ndarray:
     return np.concatenate([np.arange(n) for n in (5, 11, 16)])[None, :]
 
@@ -381,6 +395,10 @@ TRACKER_BUGS: list[Case] = [
     Case("packed sequences' position_ids ignored", bug_packing_ignored,
          "positions 0, 1, 2, ... along axis 1", positions=_packed_positions(), x_shape=(1, 32, 64),
          source="Megatron-LM #453"),
+    Case("LongRoPE: both regimes in one sequence", bug_longrope_mixed, "LongRoPE's regime chosen per position",
+         positions=np.concatenate([np.arange(24), [4000, 4095, 4096, 5000, 8000]]),
+         kwargs={"scaling": LONGROPE, "seq_len": 8001}, source="uzu #604"),
+    Case("GQA: q/k permuted with the wrong head count", bug_gqa_pairing, None, source="HF #31766"),
     Case("a cos/sin cache too short for the positions", bug_cache_clamped, "positions clamped at 4095",
          positions=np.concatenate([np.arange(24), [4094, 4095, 4096, 4097, 4100, 5000, 8000]]), source="vLLM #55910"),
 ]
@@ -428,7 +446,6 @@ MULTI_AXIS_BUGS: list[Case] = [
 #: Bug classes of rope-bugs.md not realised as kernels here, with the reason (said in the issue's note).
 NOT_REALISED = {
     "fast sin/cos intrinsics (__sinf past 48039)": "no faithful CPU emulation of the hardware approximation",
-    "GQA: K permuted with n_heads": "a weight-conversion bug: the features of x are permuted before any kernel",
     "several dynamic-NTK formulas (Qwen's alpha)": "a choice of formula, not a kernel defect",
 }
 
@@ -538,6 +555,8 @@ def test_every_bug_gets_a_measured_finding():
     ("YaRN attention factor applied twice", "the expected factor squared"),
     ("Llama 3 scaling left out", "pairs 29..63 of 64 turn at other frequencies than the spec's: divided by 0.125"),
     ("position ids ignored under left padding", "rows read as other positions"),
+    ("GQA: q/k permuted with the wrong head count",
+     "the features are rotated in pairs that are neither layout's (0, 16), (1, 17)"),  # measured, not listed
 ])
 def test_the_measured_finding_is_the_bug(name, finding):
     case = next(c for c in BUGS if c.name == name)

@@ -208,6 +208,13 @@ def _wrong_slice(j: _Judge) -> Verdict:
     return j.judge(expected, lambda: j.bound(start=start))
 
 
+def _rows_from(mask: np.ndarray, where_true: Verdict, where_false: Verdict) -> Verdict:
+    """A verdict taking each row from one of two (rows where ``mask`` holds from the first)."""
+    m = mask[:, None]
+    return Verdict(ok=np.where(m, where_true.ok, where_false.ok), err=np.where(m, where_true.err, where_false.err),
+                   ratio=np.where(m, where_true.ratio, where_false.ratio))
+
+
 def _split_at_head_dim(j: _Judge) -> Verdict:
     """Half layout, partial rotary: pairs (i, i + d/2) for i < r/2, the other features passed through."""
     c = j.case
@@ -357,7 +364,7 @@ def _rounded_positions(pos: np.ndarray, est: np.ndarray) -> tuple[str, int, int]
 
 
 def _candidates(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[Candidate]:
-    from ..scaling import Linear
+    from ..scaling import Linear, LongRoPE
 
     c = j.case
     other = "half" if c.layout == "interleaved" else "interleaved"
@@ -382,6 +389,13 @@ def _candidates(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[
         yield f"the scaling left out (plain RoPE instead of {c.scaling!r})", lambda: j.apply(scaling=None)
         for label, over in scaling_variants(c.scaling, c.seq_len):
             yield label, (lambda over=over: j.apply(**over))
+        if isinstance(c.scaling, LongRoPE):
+            L = c.scaling.original_max_position
+            beyond = c.pos >= L
+            if beyond.any() and not beyond.all():
+                yield (f"LongRoPE's regime chosen per position (short factors up to position {L - 1}, long ones "
+                       "beyond) inside one sequence, instead of once per forward pass from max(position_ids) + 1",
+                       lambda: _rows_from(beyond, j.apply(seq_len=L + 1), j.apply(seq_len=L)))
         if isinstance(c.scaling, Linear):
             s = c.scaling.factor
             yield (f"linear scaling multiplying the positions by {fmt(s)} instead of dividing them",
@@ -535,7 +549,7 @@ def _measured(c: RopeCase, a2: np.ndarray, u_t: float, t_name: str) -> list[str]
         c, a2 = dataclasses.replace(c, x2=c.x2[finite], pos=c.pos[finite]), a2[finite]
     try:
         rec = recover_host(a2, c.x2, u_t, t_name, c.shape, None, None)
-        return out + measure(rec, c.pos, c.spec, c.freq, c.factor)
+        return out + measure(rec, c.pos, c.spec, c.freq, c.factor, a2, c.x2)
     except (ValueError, FloatingPointError):  # an output too odd to read: the diagnosis below still runs
         return out
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -335,15 +336,52 @@ def _phase_precision(rec: RopeRecovery, pos: np.ndarray, freq: np.ndarray) -> st
                                    else ""))
 
 
-def measure(rec: RopeRecovery, pos: np.ndarray, spec: Any, freq: np.ndarray, factor: float) -> list[str]:
-    """What the recovered tables say about the kernel, against ``spec`` (findings in words, then numbers)."""
+def measure(rec: RopeRecovery, pos: np.ndarray, spec: Any, freq: np.ndarray, factor: float,
+            a2: np.ndarray | None = None, x2: np.ndarray | None = None) -> list[str]:
+    """What the recovered tables say about the kernel, against ``spec`` (findings in words, then numbers);
+    with the arrays ``a2``, ``x2`` a pairing that is neither layout is searched for too."""
     with np.errstate(all="ignore"):  # extreme positions (5e-324, 1e308): readings become NaN, not warnings
-        return _measure(rec, pos, spec, freq, factor)
+        return _measure(rec, pos, spec, freq, factor, a2, x2)
 
 
-def _measure(rec: RopeRecovery, pos: np.ndarray, spec: Any, freq: np.ndarray, factor: float) -> list[str]:
+def find_pairing(a2: np.ndarray, x2: np.ndarray, r: int, rows: int = 512) -> np.ndarray | None:
+    """Each rotated feature's partner, found from the output: a rotation keeps ``y_j^2 + y_k^2`` a fixed multiple
+    of ``x_j^2 + x_k^2`` in every row. None when no consistent pairing of the first ``r`` features exists."""
+    take = np.linspace(0, a2.shape[0] - 1, min(rows, a2.shape[0])).astype(np.int64)
+    y2, xx = a2[take, :r] ** 2, x2[take, :r] ** 2
+    num = y2[:, :, None] + y2[:, None, :]
+    den = xx[:, :, None] + xx[:, None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lg = np.log(num / den)
+    ok = np.isfinite(lg)
+    with warnings.catch_warnings():  # a pair of zero features in every row has no reading: its spread is NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        med = np.nanmedian(np.where(ok, lg, np.nan), axis=0)
+        spread = np.nanmax(np.where(ok, np.abs(lg - med[None]), np.nan), axis=0)
+    spread[np.arange(r), np.arange(r)] = np.inf
+    spread = np.where(np.isfinite(spread), spread, np.inf)
+    partner = np.argmin(spread, axis=1)
+    if not np.all(partner[partner] == np.arange(r)) or np.max(spread[np.arange(r), partner]) > 1e-3:
+        return None
+    return partner
+
+
+def _pairing_words(partner: np.ndarray) -> str:
+    pairs = sorted({(min(j, int(k)), max(j, int(k))) for j, k in enumerate(partner)})
+    gaps = {b - a for a, b in pairs}
+    shown = ", ".join(f"({a}, {b})" for a, b in pairs[:6]) + (", ..." if len(pairs) > 6 else "")
+    pattern = f": every pair (i, i + {gaps.pop()})" if len(gaps) == 1 else ""
+    return f"the features are rotated in pairs that are neither layout's {shown}{pattern}"
+
+
+def _measure(rec: RopeRecovery, pos: np.ndarray, spec: Any, freq: np.ndarray, factor: float,
+             a2: np.ndarray | None = None, x2: np.ndarray | None = None) -> list[str]:
     out: list[str] = []
     h = rec.rotary_dim // 2
+    if a2 is not None and min(rec.spread.values()) > 1e-3:  # neither layout keeps each pair's magnitude
+        partner = find_pairing(a2, x2, rec.rotary_dim)
+        if partner is not None:
+            return [_pairing_words(partner)]
     if rec.layout != spec.layout or rec.rotary_dim != spec.rotary_dim_for(rec.shape[-1]):
         out.append(f"the output reads as {rec.layout} pairs over the first {rec.rotary_dim} features "
                    f"(the spec: {spec.layout}, rotary_dim {spec.rotary_dim_for(rec.shape[-1])})")
