@@ -24,26 +24,13 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
-import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
+from _timing import best  # noqa: E402  (puts the repository on the path)
 from pemath import rope  # noqa: E402
 from pemath.rope import _fast_numpy  # noqa: E402
 from pemath.testing import _asserts, assert_rope_close  # noqa: E402
-
-
-def best(fn, repeat):
-    fn()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def failing(actual, x, pos, layout):
