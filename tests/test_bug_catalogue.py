@@ -225,6 +225,12 @@ def bug_static_ntk(x, pos):
     return kernel(x, pos, layout="half", inv=inv)
 
 
+def bug_ntk_wrong_length(x, pos):
+    # a variant of vLLM #41236: the dynamic base computed for the allocated context (6000), not max(position_ids) + 1
+    inv = inv_freq32(x.shape[-1], NTK.scaled_base(x.shape[-1], 10000.0, 6000))
+    return kernel(x, pos, layout="half", inv=inv)
+
+
 def bug_yarn_factor_ignored(x, pos):
     # vLLM #48351: attention_factor=1.0 not read, the default 0.1 ln s + 1 used
     plain = sc.YaRN(64.0, 4096)
@@ -357,6 +363,9 @@ TRACKER_BUGS: list[Case] = [
     Case("dynamic NTK: a static base at the maximum length", bug_static_ntk,
          "dynamic NTK's base computed once at the maximum length 8192", positions=SHORT_POS,
          kwargs={"scaling": NTK, "seq_len": 2001}, source="vLLM #41236"),
+    Case("dynamic NTK: the base of another length", bug_ntk_wrong_length,
+         "dynamic NTK's base computed at length 6000 instead of seq_len 2001", positions=SHORT_POS,
+         kwargs={"scaling": NTK, "seq_len": 2001}, source="a variant of vLLM #41236 (the allocated context)"),
     Case("YaRN: an explicit attention_factor ignored", bug_yarn_factor_ignored,
          "the config's attention_factor=1 ignored", kwargs={"scaling": YARN_GIVEN}, source="vLLM #48351"),
     Case("YaRN: mscale without mscale_all_dim", bug_mscale_alone, "get_mscale(factor, mscale) = 1.3688879 used alone",

@@ -457,6 +457,18 @@ def _snap(v: float) -> float:
     return float(f"{v:.4g}")
 
 
+def _ntk_length(c: RopeCase, base_fit: float) -> int | None:
+    """For a dynamic NTK spec: the length whose scaled base is the measured one (b' = b (s L/L0 - (s - 1))^(r/(r-2)))."""
+    from ..scaling import DynamicNTK
+
+    sc = c.scaling
+    if not isinstance(sc, DynamicNTK) or c.r <= 2 or not base_fit > c.base:
+        return None
+    t = (base_fit / c.base) ** ((c.r - 2) / c.r)
+    length = int(round(sc.original_max_position * (t + sc.factor - 1) / sc.factor))
+    return length if length > sc.original_max_position and length != c.seq_len else None
+
+
 def _power_law(j: _Judge) -> Iterator[Candidate]:
     """Fit the measured frequencies to theta_i = b^(-2i/r) / s (a base and a linear factor) and name the fit."""
     from ..scaling import Linear
@@ -480,6 +492,10 @@ def _power_law(j: _Judge) -> Iterator[Candidate]:
         return
     if b == c.base and c.scaling is None and s == 1.0:
         return
+    ntk = _ntk_length(c, math.exp(-slope)) if s == 1.0 else None
+    if ntk is not None:
+        yield (f"dynamic NTK's base computed at length {ntk} instead of seq_len {c.seq_len} (the length solved from "
+               f"the measured base {fmt(b)})", lambda: j.apply(seq_len=ntk))
     scaling = None if s == 1.0 else Linear(s)
     words = f"base {fmt(b)}" + ("" if s == 1.0 else f" with linear scaling by {fmt(s)}")
     yield (f"the frequencies of {words} (θ_i = {fmt(b)}^(-2i/{c.r})" + ("" if s == 1.0 else f" / {fmt(s)}")
