@@ -63,9 +63,12 @@ def run(args: argparse.Namespace) -> int:
     positions, note = _fit_positions(positions, x, args.seq_axis, spec)
     if args.dtype is not None:
         actual = _narrow(actual, args.dtype)
-    seq_len = args.seq_len if args.seq_len is not None else int(np.max(positions)) + 1
-    if seq_len < 1:
-        raise InputError(f"--seq-len must be a positive integer, got {seq_len}")
+    if args.seq_len is not None:
+        if args.seq_len < 1:
+            raise InputError(f"--seq-len must be a positive integer, got {args.seq_len}")
+        seq_len = args.seq_len
+    else:  # HF's length for the length-dependent scalings: the largest position + 1
+        seq_len = max(int(np.max(positions)) + 1, 1)
     header = (f"pemath diagnose: {source}: x {_describe(x)}, actual {_describe(actual)}; {note}\n"
               f"spec: {spec!r}, seq_len {seq_len}")
     try:
@@ -74,8 +77,10 @@ def run(args: argparse.Namespace) -> int:
         print(header)
         print(str(exc))
         return 1
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise InputError(str(exc).splitlines()[0]) from exc
+    except MemoryError as exc:
+        raise InputError(f"the arrays are too large for this machine's memory ({exc})") from exc
     print(header)
     print("PASS: the output is RoPE of x at these positions within the derived tolerance")
     return 0
@@ -174,6 +179,8 @@ def _arrays(args: argparse.Namespace) -> tuple[Any, Any, Any, str]:
                          "output must have its input's shape")
     if len(x.shape) < 2:
         raise InputError(f"x must have a sequence axis and a feature axis, got shape {tuple(x.shape)}")
+    if 0 in tuple(x.shape):
+        raise InputError(f"x is empty (shape {tuple(x.shape)}): there is nothing to check")
     return x, actual, positions, source
 
 
@@ -182,6 +189,11 @@ def _narrow(actual: Any, dtype: str) -> Any:
 
     if name(actual.dtype) == dtype:
         return actual
+    from ._dtypes import unit_roundoff
+
+    if unit_roundoff(dtype) < unit_roundoff(actual.dtype):
+        raise InputError(f"--dtype {dtype} is wider than the saved output ({name(actual.dtype)}): --dtype names the "
+                         "narrower dtype a widened output was computed in")
     from ._compat import to_numpy
 
     a = np.asarray(to_numpy(actual.float() if hasattr(actual, "float") and name(actual.dtype) == "bfloat16"
@@ -216,6 +228,8 @@ def _spec(args: argparse.Namespace) -> Any:
             return rope.from_hf_config(args.config, layer_type=args.layer_type, layout=args.layout)
         except FileNotFoundError:
             raise InputError(f"--config: no such file: {args.config}") from None
+        except UnicodeDecodeError as exc:
+            raise InputError(f"--config: {args.config} is not a UTF-8 JSON file ({exc.reason})") from None
         except (TypeError, ValueError, OSError) as exc:
             raise InputError(str(exc).splitlines()[0]) from exc
     if args.layout is None:
@@ -231,6 +245,10 @@ def _spec(args: argparse.Namespace) -> Any:
 def _fit_positions(positions: Any, x: Any, seq_axis: int, spec: Any) -> tuple[Any, str]:
     """Positions that broadcast against x.shape[:-1], and how they were read."""
     lead = tuple(x.shape[:-1])
+    if spec.axial_dims is not None and positions is None:
+        raise InputError(f"an axial spec needs saved positions with {len(spec.axial_dims)} coordinates per token "
+                         "(shape (..., n_axes)); none were saved")
+    comp = len(spec.mrope_section) if spec.mrope_section is not None else 0
     if positions is None:
         if not -len(lead) - 1 <= seq_axis < len(lead) or seq_axis in (-1, len(lead)):
             raise InputError(f"--seq-axis {seq_axis} is not an axis of x's leading shape {lead}")
@@ -238,24 +256,41 @@ def _fit_positions(positions: Any, x: Any, seq_axis: int, spec: Any) -> tuple[An
         n = lead[axis]
         shape = [1] * len(lead)
         shape[axis] = n
-        return np.arange(n).reshape(shape), f"positions 0 .. {n - 1} along axis {axis} (none saved)"
+        default = np.arange(n).reshape(shape)
+        if comp:  # text tokens: every M-RoPE component is the same position
+            return np.stack([default] * comp), f"text positions 0 .. {n - 1} along axis {axis} (none saved)"
+        return default, f"positions 0 .. {n - 1} along axis {axis} (none saved)"
     from ._compat import to_numpy
 
     p = np.asarray(to_numpy(positions))
     if p.dtype.kind not in "iuf":
         raise InputError(f"positions must be integers or reals, got dtype {p.dtype}")
-    comp = len(spec.mrope_section) if spec.is_multi_axis else 0
+    if p.dtype.kind == "f" and not np.all(np.isfinite(p)):
+        raise InputError(f"positions must be finite, got {int(np.sum(~np.isfinite(p)))} NaN or infinite value(s)")
+    if p.size == 0:
+        raise InputError(f"positions are empty (shape {p.shape})")
+    if spec.axial_dims is not None:
+        n = len(spec.axial_dims)
+        try:
+            if p.ndim < 1 or p.shape[-1] != n:
+                raise ValueError
+            np.broadcast_shapes(p.shape[:-1], lead)
+        except ValueError:
+            raise InputError(f"an axial spec takes positions of shape (..., {n}) broadcasting against x.shape[:-1] = "
+                             f"{lead}, got shape {p.shape}") from None
+        return p, f"axial positions {p.shape} as saved"
     inner = p.shape[1:] if comp else p.shape
     if comp and (p.ndim < 1 or p.shape[0] != comp):
         raise InputError(f"an M-RoPE spec takes positions with a leading axis of {comp} components "
                          f"(HF's position_ids of shape ({comp}, batch, seq)), got shape {p.shape}")
-    tries = [(inner, "as saved")]
-    if len(inner) == 2 and len(lead) == 3:  # HF position_ids (batch, seq) against 4-D x
+    tries = []
+    if len(inner) == 2 and len(lead) == 3:  # HF position_ids (batch, seq) against 4-D x: read as HF means them
         b, s = inner
         if lead[0] == b and lead[2] == s:
             tries.append(((b, 1, s), "HF position_ids (batch, seq) against x (batch, heads, seq, dim)"))
         if lead[0] == b and lead[1] == s:
             tries.append(((b, s, 1), "HF position_ids (batch, seq) against x (batch, seq, heads, dim)"))
+    tries.append((inner, "as saved"))
     for shape, how in tries:
         try:
             np.broadcast_shapes(shape, lead)

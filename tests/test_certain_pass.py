@@ -189,3 +189,14 @@ def test_torch_cpu_tensors_take_it(name):
     dt = getattr(torch, name)
     yt, xt = torch.from_numpy(y).to(dt), torch.from_numpy(x).to(dt)
     assert certain_rope_pass(yt, xt, pos, None, spec=None, layout="half")
+
+
+def test_a_tiny_attention_factor_is_left_to_the_exact_path():
+    # found by review: |a| S underflowed float32's products while S itself was above the guard
+    from pemath import scaling as sc
+
+    s = sc.YaRN(4.0, 4096, attention_factor=1e-30)
+    x = np.full((1, 8), 2.0**-99, np.float32)
+    zeros = np.zeros_like(x)
+    assert not certain_rope_pass(zeros, x, np.arange(1), None, spec=None, layout="half", scaling=s)
+    assert not exact_passes(zeros, x, np.arange(1), layout="half", scaling=s)

@@ -148,3 +148,16 @@ def test_the_torch_backend_with_an_hf_style_kernel():
 
     report = check_rope_kernel(hf, layout="half", head_dim=64, backend="torch")
     assert report.passed, report
+
+
+def test_an_in_place_kernel_returning_a_view_of_x_passes():
+    def in_place_view(x, p):
+        x[...] = rope.apply(x, p[:, :, None], layout="half")
+        return x[...]
+
+    assert check_rope_kernel(in_place_view, layout="half", head_dim=16, dtypes=("float32",)).passed
+
+
+def test_the_offsets_case_stays_at_the_smallest_max_position():
+    report = check_rope_kernel(honest, layout="half", head_dim=16, dtypes=("float32",), max_position=4097)
+    assert any(r.case.startswith("rows offset by 0, 100, 4081") for r in report.rows)

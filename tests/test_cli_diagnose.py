@@ -122,3 +122,54 @@ def test_torch_pt_files(tmp_path, capsys):
     rc, out, err = _run(capsys, "diagnose", str(tmp_path / "dump.pt"), "--layout", "interleaved")
     assert "x bfloat16 (2, 4, 16, 64)" in out
     assert rc in (0, 1) and "Traceback" not in err
+
+
+# --------------------------------------------------------------------------- found by review
+
+
+def test_hf_position_ids_are_read_as_hf_means_them_when_batch_equals_heads(tmp_path, capsys):
+    x = RNG.standard_normal((2, 2, 8, 16)).astype(np.float32)
+    pid = np.stack([np.arange(8), np.arange(8) + 100])
+    y = rope.apply(x.astype(np.float64), pid[:, None, :], layout="half").astype(np.float32)
+    rc, out, _ = _run(capsys, "diagnose", _save(tmp_path, x=x, actual=y, position_ids=pid), "--layout", "half")
+    assert rc == 0 and "HF position_ids (batch, seq) against x (batch, heads, seq, dim)" in out
+
+
+@pytest.mark.parametrize("positions, words", [
+    (np.array([0.0, np.nan] * 8), ["positions must be finite"]),
+    (np.array([0.0, np.inf] * 8), ["positions must be finite"]),
+])
+def test_non_finite_positions_are_one_line(tmp_path, capsys, positions, words):
+    path = _save(tmp_path, x=X, actual=X, positions=positions)
+    _one_line_error(*_run(capsys, "diagnose", path, "--layout", "half"), *words)
+
+
+def test_empty_arrays_and_negative_positions(tmp_path, capsys):
+    empty = np.zeros((2, 0, 16), np.float32)
+    _one_line_error(*_run(capsys, "diagnose", _save(tmp_path, x=empty, actual=empty), "--layout", "half"),
+                    "x is empty")
+    neg = -np.arange(1, 17)
+    y = rope.apply(X, neg, layout="half")
+    assert _run(capsys, "diagnose", _save(tmp_path, "neg.npz", x=X, actual=y, positions=neg), "--layout", "half")[0] == 0
+
+
+def test_a_dtype_wider_than_the_output_is_refused(tmp_path, capsys):
+    path = _save(tmp_path, x=X, actual=rope.apply(X, np.arange(16), layout="half").astype(np.float16))
+    _one_line_error(*_run(capsys, "diagnose", path, "--layout", "half", "--dtype", "float32"),
+                    "--dtype float32 is wider than the saved output (float16)")
+
+
+def test_a_config_that_is_not_utf8_and_defaults_for_multi_axis_specs(tmp_path, capsys):
+    (tmp_path / "config.json").write_bytes(b"\xff\xfe{}")
+    _one_line_error(*_run(capsys, "diagnose", _save(tmp_path, x=X, actual=X), "--config",
+                          str(tmp_path / "config.json")), "--config:", "not a UTF-8 JSON file")
+    cfg = {"model_type": "qwen2_vl", "hidden_size": 256, "num_attention_heads": 4, "rope_theta": 1e6,
+           "rope_scaling": {"type": "mrope", "mrope_section": [8, 12, 12]}}
+    (tmp_path / "vl.json").write_text(json.dumps(cfg))
+    spec = rope.from_hf_config(cfg)
+    x = RNG.standard_normal((1, 4, 16, 64)).astype(np.float32)
+    text = np.stack([np.arange(16)] * 3)[:, None, None, :]
+    y = rope.apply(x, text, spec=spec).astype(np.float32)
+    rc, out, err = _run(capsys, "diagnose", _save(tmp_path, "vl.npz", x=x, actual=y), "--config",
+                        str(tmp_path / "vl.json"))
+    assert rc == 0 and "text positions 0 .. 15" in out, out + err

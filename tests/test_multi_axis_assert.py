@@ -75,3 +75,10 @@ def test_given_tolerances_apply_to_multi_axis_specs():
     assert_rope_close(y, x, GRID, spec=AX, rtol=0.0, atol=2e-3)
     with pytest.raises(AssertionError, match="Tolerance: given"):
         assert_rope_close(y, x, GRID, spec=AX, rtol=0.0, atol=1e-4)
+
+
+def test_a_non_finite_x_is_refused_as_in_the_single_axis_assert():
+    x = np.ones((12, 32), np.float32)
+    x[3, 4] = np.nan
+    with pytest.raises(ValueError, match="x must be finite"):
+        assert_rope_close(x, x, GRID, spec=AX)

@@ -34,7 +34,7 @@ t_{32})|` is at least :math:`|\text{actual} - t_{32}|(1 - u)`, the float32 thres
 :math:`K \ge 2 \cdot 5u|a|` for every output dtype, so :math:`K_{32}` stays positive and an
 honest float32 kernel (error a few :math:`u S`) passes the float32 test nearly everywhere.
 
-Products underflow only for pairs with :math:`S` below about :math:`2^{-100}`; a block
+Products underflow only for pairs with :math:`|a| S` below about :math:`2^{-100}`; a block
 holding such a pair (zero pairs excepted: their products are exact zeros) is left to the
 exact path. A non-finite ``x`` or ``actual`` never passes here (NaN propagates through the
 maximum; an infinite :math:`S` is checked).
@@ -59,7 +59,7 @@ __all__ = ["certain_rope_pass"]
 _EXACT32 = ("float32", "float16", "bfloat16")
 #: |t32 - x_a c + x_b s| <= MARGIN * u32 * |a| * S (module docstring).
 MARGIN = 3.1
-#: Pairs with 0 < S < TINY may have underflowing float32 products: left to the exact path.
+#: Pairs with 0 < |a| S < TINY may have underflowing float32 products: left to the exact path.
 TINY = 2.0**-100
 #: Elements per NumPy block (both members of a pair counted), measured on the 2-core VM.
 _BLOCK = 1 << 18
@@ -114,8 +114,8 @@ def _decide(actual: Any, x: Any, positions: Any, spec: Any, seq_len: Any) -> boo
     c32, s32 = table.real.astype(np.float32), table.imag.astype(np.float32)
     host = _host_view(xp, actual, x)
     if host is not None:
-        return _decide_numpy(*host, c32, s32, k32, spec.layout, r, h)
-    return _decide_device(xp, actual, x, c32, s32, k32, spec.layout, r)
+        return _decide_numpy(*host, c32, s32, k32, spec.layout, r, h, TINY / a)
+    return _decide_device(xp, actual, x, c32, s32, k32, spec.layout, r, TINY / a)
 
 
 def _round_down32(v: np.ndarray) -> np.ndarray:
@@ -138,7 +138,7 @@ def _host_view(xp: Any, actual: Any, x: Any) -> tuple[np.ndarray, np.ndarray] | 
     return None
 
 
-def _block_ok(xp: Any, xb: Any, yb: Any, c: Any, s: Any, k: Any, layout: str, r: int) -> bool:
+def _block_ok(xp: Any, xb: Any, yb: Any, c: Any, s: Any, k: Any, layout: str, r: int, tiny: float) -> bool:
     """The float32 test of the module docstring on one block of rotated features."""
     from ..rope._core import split_pairs
 
@@ -151,7 +151,7 @@ def _block_ok(xp: Any, xb: Any, yb: Any, c: Any, s: Any, k: Any, layout: str, r:
     excess = xp.max(xp.maximum(da, db) - S * k)
     if not bool(excess <= 0) or not bool(xp.max(S) < math.inf):
         return False
-    return not bool(xp.any(xp.logical_and(S > 0, S < TINY)))
+    return not bool(xp.any(xp.logical_and(S > 0, S < tiny)))
 
 
 def _passthrough_ok(xp: Any, actual: Any, x: Any, r: int) -> bool:
@@ -165,7 +165,7 @@ def _passthrough_ok(xp: Any, actual: Any, x: Any, r: int) -> bool:
 
 
 def _decide_numpy(a: np.ndarray, x: np.ndarray, c32: np.ndarray, s32: np.ndarray, k32: np.ndarray,
-                  layout: str, r: int, h: int) -> bool:
+                  layout: str, r: int, h: int, tiny: float) -> bool:
     lead = tuple(x.shape[:-1])
     c, s, k = (np.broadcast_to(t, lead + (h,)) for t in (c32, s32, k32))
     xr, ar = x[..., :r], a[..., :r]
@@ -175,7 +175,7 @@ def _decide_numpy(a: np.ndarray, x: np.ndarray, c32: np.ndarray, s32: np.ndarray
 
     def work(chunk: list[tuple]) -> None:
         for idx in chunk:
-            if failed or not _block_ok(np, xr[idx], ar[idx], c[idx], s[idx], k[idx], layout, r):
+            if failed or not _block_ok(np, xr[idx], ar[idx], c[idx], s[idx], k[idx], layout, r, tiny):
                 failed.append(True)
                 return
 
@@ -184,7 +184,7 @@ def _decide_numpy(a: np.ndarray, x: np.ndarray, c32: np.ndarray, s32: np.ndarray
 
 
 def _decide_device(xp: Any, actual: Any, x: Any, c32: np.ndarray, s32: np.ndarray, k32: np.ndarray,
-                   layout: str, r: int) -> bool:
+                   layout: str, r: int, tiny: float) -> bool:
     dev = _compat.device_of(x)
     c, s, k = (xp.asarray(t, device=dev) for t in (c32, s32, k32))
-    return _block_ok(xp, x[..., :r], actual[..., :r], c, s, k, layout, r) and _passthrough_ok(xp, actual, x, r)
+    return _block_ok(xp, x[..., :r], actual[..., :r], c, s, k, layout, r, tiny) and _passthrough_ok(xp, actual, x, r)

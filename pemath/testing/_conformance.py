@@ -63,8 +63,8 @@ def _cases(max_position: int) -> list[_Case]:
     if max_position >= long[0]:
         out.append(_Case(f"long positions up to {max_position:g}", row([p for p in long if p <= max_position]
                                                                      + [max_position])))
-    out.append(_Case("rows offset by 0, 100, 4096",
-                     np.arange(17)[None, :] + np.array([[0], [100], [4096]])))
+    far = min(4096, max_position - 16)
+    out.append(_Case(f"rows offset by 0, 100, {far}", np.arange(17)[None, :] + np.array([[0], [100], [far]])))
     out.append(_Case("left padding (HF position_ids)", _left_padded()))
     out.append(_Case("packed sequences (cu_seqlens)", row(packed),
                      np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)))
@@ -152,6 +152,19 @@ def _same(a: Any, b: Any) -> bool:
 
     xp = _compat.namespace(a, b)
     return bool(xp.all(xp.logical_or(a == b, xp.logical_and(xp.isnan(a), xp.isnan(b)))))
+
+
+def _same_buffer(a: Any, b: Any) -> bool:
+    """Whether two arrays share memory (an in-place kernel returning x itself or a view of it)."""
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return bool(np.shares_memory(a, b))
+    storage = getattr(a, "untyped_storage", None)  # torch
+    if callable(storage) and callable(getattr(b, "untyped_storage", None)):
+        return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+    ptr_a, ptr_b = getattr(getattr(a, "data", None), "ptr", None), getattr(getattr(b, "data", None), "ptr", None)
+    return ptr_a is not None and ptr_a == ptr_b  # CuPy: the same device buffer
 
 
 def _finding(message: str) -> str:
@@ -288,7 +301,7 @@ def _run(fn, spec, case, x32, dt, to_float, to_pos, takes_cu, assert_rope_close)
         return ConformanceRow(case.name, dt, shape, False, f"the kernel raised {type(exc).__name__}: {exc}")
     if out is None:
         out = x
-    elif out is not x and not _same(x, x_seen):
+    elif not _same_buffer(out, x) and not _same(x, x_seen):
         return ConformanceRow(case.name, dt, shape, False, "the kernel returned a new array but also overwrote its "
                               "input x")
     seq_len = int(case.positions.max()) + 1  # HF's length for the length-dependent scalings

@@ -566,7 +566,7 @@ def _measured(c: RopeCase, a2: np.ndarray, u_t: float, t_name: str) -> list[str]
     try:
         rec = recover_host(a2, c.x2, u_t, t_name, c.shape, None, None)
         return out + measure(rec, c.pos, c.spec, c.freq, c.factor, a2, c.x2)
-    except (ValueError, FloatingPointError):  # an output too odd to read: the diagnosis below still runs
+    except (ValueError, FloatingPointError, MemoryError):  # an output too odd to read: the diagnosis still runs
         return out
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ._arrays import as_host, given_positions
+from ._arrays import as_host, check_finite, given_positions
 from ._report import compare, diagnosis_lines, first_match, fmt, index_of, mismatch_line
 from ._tolerance import frequency_constants, pair_scale, unit_roundoff
 
@@ -160,6 +160,7 @@ def assert_multi_axis(actual: Any, x: Any, positions: Any, spec: Any, seq_len: A
     from .. import rope
 
     xh, _ = as_host("x", x)
+    check_finite("x", xh)
     a, t_name = as_host("actual", actual)
     if tuple(a.shape) != tuple(xh.shape):
         raise ValueError(f"actual has shape {tuple(a.shape)}, but x has shape {tuple(xh.shape)}")

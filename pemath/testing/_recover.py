@@ -344,20 +344,27 @@ def measure(rec: RopeRecovery, pos: np.ndarray, spec: Any, freq: np.ndarray, fac
         return _measure(rec, pos, spec, freq, factor, a2, x2)
 
 
-def find_pairing(a2: np.ndarray, x2: np.ndarray, r: int, rows: int = 512) -> np.ndarray | None:
+def find_pairing(a2: np.ndarray, x2: np.ndarray, r: int, rows: int = 64) -> np.ndarray | None:
     """Each rotated feature's partner, found from the output: a rotation keeps ``y_j^2 + y_k^2`` a fixed multiple
-    of ``x_j^2 + x_k^2`` in every row. None when no consistent pairing of the first ``r`` features exists."""
+    of ``x_j^2 + x_k^2`` in every row. None when no consistent pairing of the first ``r`` features exists.
+
+    ``rows`` rows, evenly spread, and blocks of features keep the work at ``rows * r^2`` and the memory at
+    ``rows * 2^16`` numbers."""
     take = np.linspace(0, a2.shape[0] - 1, min(rows, a2.shape[0])).astype(np.int64)
     y2, xx = a2[take, :r] ** 2, x2[take, :r] ** 2
-    num = y2[:, :, None] + y2[:, None, :]
-    den = xx[:, :, None] + xx[:, None, :]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lg = np.log(num / den)
-    ok = np.isfinite(lg)
-    with warnings.catch_warnings():  # a pair of zero features in every row has no reading: its spread is NaN
-        warnings.simplefilter("ignore", RuntimeWarning)
-        med = np.nanmedian(np.where(ok, lg, np.nan), axis=0)
-        spread = np.nanmax(np.where(ok, np.abs(lg - med[None]), np.nan), axis=0)
+    spread = np.empty((r, r))
+    step = max(1, (1 << 16) // max(r, 1))
+    for j0 in range(0, r, step):
+        j1 = min(r, j0 + step)
+        num = y2[:, j0:j1, None] + y2[:, None, :]
+        den = xx[:, j0:j1, None] + xx[:, None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lg = np.log(num / den)
+        ok = np.isfinite(lg)
+        with warnings.catch_warnings():  # a pair of zero features in every row has no reading: its spread is NaN
+            warnings.simplefilter("ignore", RuntimeWarning)
+            med = np.nanmedian(np.where(ok, lg, np.nan), axis=0)
+            spread[j0:j1] = np.nanmax(np.where(ok, np.abs(lg - med[None]), np.nan), axis=0)
     spread[np.arange(r), np.arange(r)] = np.inf
     spread = np.where(np.isfinite(spread), spread, np.inf)
     partner = np.argmin(spread, axis=1)
