@@ -33,9 +33,51 @@ def test_derivation_steps_fail_loudly():
     assert [s.status for s in d.steps] == ["proved", "failed"]
     with pytest.raises(ProofFailure):
         d.true("an undecided relation is not a proof", sp.Gt(x, 0))
-    with pytest.raises(ProofFailure):
-        d.true("False is not a proof", False)
+    for bare in (False, True):  # a Python bool carries no certificate: refused, even True
+        with pytest.raises(TypeError, match="takes a SymPy boolean"):
+            d.true("a bare bool is not a proof", bare)
     d.true("decided with assumptions", sp.Gt(sp.Symbol("p", positive=True), 0))
+    assert d.steps[-1].certificate == "exact boolean"
+
+
+def test_every_decided_step_carries_its_certificate():
+    from pemath.symbolic._decide import CERTIFICATES
+
+    p = sp.Symbol("p", positive=True)
+    d = Derivation("certificates")
+    d.zero("built as zero", sp.cos(x) - sp.cos(x))
+    d.equal("a rewrite", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
+    d.enumerated("squares of 0..4 are below 17", range(5), lambda k: k * k < 17)
+    d.assumed("p^2 + 1 is positive", p**2 + 1, "positive")
+    d.free_of("2 p is free of x", 2 * p, {x})
+    d.solved("p^2 = 4 over p > 0 has the one solution 2", sp.Eq(p**2, 4), p, sp.Interval.open(0, sp.oo), [2])
+    d.interval("an enclosure above zero", True, precision="40 digits")
+    kinds = [s.certificate for s in d.steps]
+    assert kinds == ["closed on construction", "rewrite", "enumeration", "assumption query", "free symbols",
+                     "solution set", "interval"]
+    assert set(kinds) <= set(CERTIFICATES) and d.steps[2].method == "5 cases"
+    assert d.steps[3].method.startswith("is_positive from: p ") and "positive" in d.steps[3].method
+
+
+@pytest.mark.parametrize("make", [
+    lambda d: d.zero("a float inside the expression", sp.cos(sp.Float(0.5) * x) - sp.cos(x / 2)),
+    lambda d: d.enumerated("one case fails", range(3), lambda k: k < 2),
+    lambda d: d.assumed("x is not known positive", x, "positive"),
+    lambda d: d.free_of("x involves x", 2 * x, {x}),
+    lambda d: d.solved("x^2 = 4 over the reals has two solutions", sp.Eq(x**2, 4), x, sp.S.Reals, [2]),
+    lambda d: d.interval("an enclosure that did not decide", False, precision="40 digits"),
+])
+def test_each_certificate_can_fail(make):
+    with pytest.raises((ProofFailure, TypeError)):
+        make(Derivation("failing"))
+
+
+def test_prove_json_carries_each_steps_certificate():
+    import json
+
+    out = json.loads(claims.to_json([claims.run_claim(c, checks=False) for c in claims.all_claims()[:6]]))
+    steps = [s for o in out for s in o["steps"] if s["status"] == "proved"]
+    assert steps and all(s["certificate"] for s in steps)
 
 
 def _claim(proof, *checks, kind="theorem"):

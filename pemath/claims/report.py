@@ -83,7 +83,9 @@ def narrate(outcome: Outcome, *, latex: bool = False) -> str:
     if d is not None:
         for n, step in enumerate(d.steps, 1):
             mark = {"proved": "[proved]", "failed": "[FAILED]", "info": ""}[step.status]
-            how = f" (by {step.method})" if step.method else ""
+            how = (f" ({step.certificate}: {step.method})" if step.certificate and step.method and
+                   step.certificate != "closed on construction" else
+                   f" ({step.certificate})" if step.certificate else f" (by {step.method})" if step.method else "")
             lines.append(f"  {n}. {step.text} {mark}{how}".rstrip())
             body = step.latex() if latex else step.pretty()
             if body:

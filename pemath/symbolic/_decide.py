@@ -14,7 +14,22 @@ from typing import Any
 
 import sympy as sp
 
-__all__ = ["ProofFailure", "Step", "Derivation", "reduce_to_zero"]
+__all__ = ["ProofFailure", "Step", "Derivation", "reduce_to_zero", "CERTIFICATES"]
+
+#: What decided a step (``Step.certificate``):
+#:
+#: * ``"rewrite"``: the difference reduced to exactly zero by the rewrite named in ``method``;
+#: * ``"closed on construction"``: SymPy's automatic evaluation had already made it zero
+#:   when the expression was built (no rewrite was needed: the identity is structural);
+#: * ``"exact boolean"``: a SymPy relational between exact quantities evaluated to ``True``;
+#: * ``"enumeration"``: every case of a finite set checked exactly (``method`` gives its size);
+#: * ``"interval"``: an interval enclosure decided it (``method`` gives its precision);
+#: * ``"assumption query"``: SymPy's assumptions system answered ``True`` from the declared
+#:   assumptions of the symbols (``method`` lists them);
+#: * ``"free symbols"``: the expression's free symbols exclude the named ones, so it is constant in them;
+#: * ``"solution set"``: ``solveset`` over a stated domain returned this finite set (complete by construction).
+CERTIFICATES = ("rewrite", "closed on construction", "exact boolean", "enumeration", "interval", "assumption query",
+                "free symbols", "solution set")
 
 
 class ProofFailure(AssertionError):
@@ -101,6 +116,10 @@ def reduce_to_zero(expr: Any, *, methods: Sequence[str] | None = None) -> tuple[
         raise TypeError(f"expr must be a SymPy expression or matrix, got {expr!r} ({type(expr).__name__})") from exc
     if not isinstance(e, sp.Expr):
         raise TypeError(f"expr must be a SymPy expression or matrix, got {expr!r} ({type(e).__name__})")
+    floats = e.atoms(sp.Float)
+    if floats:  # a float can absorb a term (Float(1e20) + 1 - Float(1e20) is 0): never proof
+        raise TypeError(f"expr holds floating-point numbers {sorted(map(float, floats))[:4]}: symbolic proofs use "
+                        "exact numbers (sp.Rational, sp.Integer, symbols)")
     if e is sp.S.Zero:
         return True, "identical", e
     residual = e
@@ -113,6 +132,25 @@ def reduce_to_zero(expr: Any, *, methods: Sequence[str] | None = None) -> tuple[
     return False, None, residual
 
 
+_SHOWN = ("positive", "nonnegative", "negative", "nonpositive", "nonzero", "integer", "real")
+
+
+def _kind(method: str | None) -> str:
+    return "closed on construction" if method == "identical" else "rewrite"
+
+
+def _np_bools() -> tuple[type, ...]:
+    import numpy as np
+
+    return (np.bool_,)
+
+
+def _no_floats(condition: Any, title: str, text: str) -> None:
+    if isinstance(condition, sp.Basic) and condition.atoms(sp.Float):
+        raise ProofFailure(f"{title}: not proved: {text} (it holds floating-point numbers: decide it exactly)",
+                           condition)
+
+
 @dataclass
 class Step:
     """One line of a derivation: a claim about expressions, and how it was decided."""
@@ -121,6 +159,7 @@ class Step:
     expr: Any = None
     status: str = "info"  # "info" (narration), "proved", "failed"
     method: str | None = None
+    certificate: str | None = None  # what decided a proved step: one of CERTIFICATES
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
@@ -129,6 +168,11 @@ class Step:
             raise ValueError(f"Step status must be 'info', 'proved' or 'failed', got {self.status!r}")
         if self.method is not None and not isinstance(self.method, str):
             raise TypeError(f"Step method must be None or a string, got {self.method!r}")
+        if self.certificate is not None and self.certificate not in CERTIFICATES:
+            raise ValueError(f"Step certificate must be None or one of {CERTIFICATES}, got {self.certificate!r}")
+        if self.status == "proved" and self.certificate is None:
+            raise ValueError(f"Step status 'proved' needs a certificate saying what decided it (one of {CERTIFICATES}), "
+                             "got certificate=None")
 
     def latex(self) -> str | None:
         if self.expr is None:
@@ -173,7 +217,7 @@ class Derivation:
         if not ok:
             self.steps.append(Step(text, residual, "failed"))
             raise ProofFailure(f"{self.title}: not proved: {text}; residual {sp.sstr(residual)[:300]}", residual)
-        self.steps.append(Step(text, expr, "proved", how))
+        self.steps.append(Step(text, expr, "proved", how, _kind(how)))
 
     def equal(self, text: str, lhs: Any, rhs: Any, *, methods: Sequence[str] | None = None) -> None:
         """Decide ``lhs == rhs`` exactly (as ``lhs - rhs`` reducing to zero), or fail."""
@@ -186,15 +230,77 @@ class Derivation:
         if not ok:
             self.steps.append(Step(text, residual, "failed"))
             raise ProofFailure(f"{self.title}: not proved: {text}; residual {sp.sstr(residual)[:300]}", residual)
-        self.steps.append(Step(text, shown, "proved", how))
+        self.steps.append(Step(text, shown, "proved", how, _kind(how)))
 
     def true(self, text: str, condition: Any) -> None:
-        """Decide a SymPy boolean (or Python bool computed exactly) is True, or fail."""
-        value = sp.sympify(condition) if not isinstance(condition, bool) else sp.true if condition else sp.false
+        """Decide a SymPy boolean (a relational between exact quantities) is True, or fail.
+
+        A Python ``bool`` is refused: it says nothing about how it was decided. Use
+        :meth:`enumerated`, :meth:`interval`, :meth:`assumed`, :meth:`free_of` or :meth:`solved`,
+        which record their certificate."""
+        if isinstance(condition, (bool, _np_bools())) or not isinstance(condition, sp.Basic):
+            raise TypeError(f"{self.title}: {text}: Derivation.true takes a SymPy boolean, got {condition!r}; a Python "
+                            "bool carries no certificate (use enumerated, interval, assumed, free_of or solved)")
+        value = sp.sympify(condition)
         if value is not sp.true:
             self.steps.append(Step(text, value if value is not sp.false else None, "failed"))
             raise ProofFailure(f"{self.title}: not proved: {text} (decided {value})", value)
-        self.steps.append(Step(text, condition if isinstance(condition, sp.Basic) else None, "proved", "exact"))
+        _no_floats(condition, self.title, text)
+        self.steps.append(Step(text, condition, "proved", "exact", "exact boolean"))
+
+    def enumerated(self, text: str, cases: Sequence[Any], holds: Callable[[Any], Any]) -> None:
+        """Decide ``holds(case)`` for every case of a finite set, or fail. Each case is computed exactly
+        (integers, rationals, SymPy): ``holds`` returns a SymPy boolean or an exact Python comparison."""
+        cases = list(cases)
+        if not cases:
+            raise ValueError(f"{self.title}: {text}: an enumeration needs at least one case")
+        for c in cases:
+            value = holds(c)
+            ok = bool(value) if isinstance(value, (bool, _np_bools())) else sp.sympify(value) is sp.true
+            if not ok:
+                self.steps.append(Step(f"{text} (case {c!r})", None, "failed"))
+                raise ProofFailure(f"{self.title}: not proved: {text} at case {c!r} (decided {value})", c)
+        self.steps.append(Step(text, None, "proved", f"{len(cases)} cases", "enumeration"))
+
+    def assumed(self, text: str, expr: Any, prop: str) -> None:
+        """Decide ``expr.is_<prop>`` is True from the symbols' declared assumptions, or fail."""
+        if prop not in ("positive", "nonnegative", "negative", "nonpositive", "nonzero", "integer", "real"):
+            raise ValueError(f"prop must be a SymPy assumption such as 'positive', got {prop!r}")
+        e = sp.sympify(expr)
+        _no_floats(e, self.title, text)
+        if getattr(e, f"is_{prop}") is not True:
+            self.steps.append(Step(text, e, "failed"))
+            raise ProofFailure(f"{self.title}: not proved: {text} ({sp.sstr(e)} is_{prop} is not True)", e)
+        given = sorted(f"{sym} {', '.join(k for k, v in sorted(sym.assumptions0.items()) if v and k in _SHOWN)}"
+                       for sym in e.free_symbols)
+        self.steps.append(Step(text, e, "proved", f"is_{prop} from: " + ("; ".join(given) or "exact numbers"),
+                               "assumption query"))
+
+    def free_of(self, text: str, expr: Any, symbols: Any) -> None:
+        """Decide ``expr`` does not involve ``symbols`` (none is among its free symbols), or fail."""
+        e = sp.sympify(expr)
+        hit = e.free_symbols & set(symbols)
+        if hit:
+            self.steps.append(Step(text, e, "failed"))
+            raise ProofFailure(f"{self.title}: not proved: {text} (it involves {sorted(map(str, hit))})", e)
+        self.steps.append(Step(text, e, "proved", "free of " + ", ".join(sorted(map(str, symbols))), "free symbols"))
+
+    def solved(self, text: str, equation: Any, symbol: Any, domain: Any, expected: Any) -> None:
+        """Decide the complete solution set of ``equation`` for ``symbol`` over ``domain`` is ``expected``."""
+        got = sp.solveset(equation, symbol, domain)
+        want = sp.FiniteSet(*expected) if not isinstance(expected, sp.Set) else expected
+        if not isinstance(got, sp.FiniteSet) or sp.Eq(got, want) is not sp.true:
+            self.steps.append(Step(text, got, "failed"))
+            raise ProofFailure(f"{self.title}: not proved: {text} (solveset gave {sp.sstr(got)})", got)
+        self.steps.append(Step(text, sp.Eq(symbol, want.args[0]) if len(want) == 1 else want, "proved",
+                               f"solveset over {sp.sstr(domain)}: {sp.sstr(got)}", "solution set"))
+
+    def interval(self, text: str, condition: bool, *, precision: str) -> None:
+        """Record a comparison of interval enclosures (mpmath.iv) that held at ``precision``, or fail."""
+        if not isinstance(condition, (bool, _np_bools())) or not condition:
+            self.steps.append(Step(text, None, "failed"))
+            raise ProofFailure(f"{self.title}: not proved: {text} (interval comparison at {precision})", None)
+        self.steps.append(Step(text, None, "proved", precision, "interval"))
 
     def fail(self, text: str, expr: Any = None) -> None:
         self.steps.append(Step(text, expr, "failed"))

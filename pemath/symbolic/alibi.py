@@ -149,8 +149,8 @@ def causal_equals_shifted(
     for row in rows:
         x = [causal(sp.Integer(row), sp.Integer(k)) for k in range(row + 1)]
         y = [other(sp.Integer(row), sp.Integer(k)) for k in range(row + 1)]
-        d.true(f"row {row}: the shifted logits are the causal ones plus one constant, m i = {row} m",
-               all(sp.expand(b - a - slope * row) == 0 for a, b in zip(x, y)))
+        d.enumerated(f"row {row}: the shifted logits are the causal ones plus one constant, m i = {row} m",
+                     list(zip(x, y)), lambda ab: sp.Eq(sp.expand(ab[1] - ab[0] - slope * row), 0))
         den_x, den_y = sp.Add(*[sp.exp(v) for v in x]), sp.Add(*[sp.exp(v) for v in y])
         d.true(f"row {row}: both denominators are positive", sp.And(den_x > 0, den_y > 0))
         cross = sp.Matrix([sp.exp(y[k]) * den_x - sp.exp(x[k]) * den_y for k in range(row + 1)])
@@ -172,12 +172,12 @@ def slopes_exact(
     for n in small:
         got = reference_slopes(n, ratio=ratio)
         want = [sp.Integer(2) ** sp.Rational(-8 * k, n) for k in range(1, n + 1)]
-        d.true(f"n = {n}: the slopes {sp.sstr(got)} are 2^(-8k/n), k = 1..{n}",
-               all(sp.expand(g - w) == 0 for g, w in zip(got, want)))
+        d.enumerated(f"n = {n}: the slopes {sp.sstr(got)} are 2^(-8k/n), k = 1..{n}",
+                     list(zip(got, want)), lambda gw: sp.Eq(sp.expand(gw[0] - gw[1]), 0))
     for n in ns:
         got = reference_exponents(n, ratio=ratio)
-        d.true(f"n = {n}: every exponent is -8k/n, k = 1..{n}",
-               all(g.is_Rational and g == sp.Rational(-8 * k, n) for k, g in enumerate(got, 1)))
+        d.enumerated(f"n = {n}: every exponent is -8k/n, k = 1..{n}", list(enumerate(got, 1)),
+                     lambda kg: sp.Eq(kg[1], sp.Rational(-8 * kg[0], n)))
     return d
 
 

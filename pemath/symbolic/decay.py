@@ -84,8 +84,10 @@ def bound() -> Derivation:
     d.say("With c_i = |h_{i+1} - h_i| and M = max_i c_i (the maximum includes c_{d/2-1} = |h_{d/2-1}|, "
           "since h_{d/2} = 0):")
     d.equal("M sum |S_{i+1}| - sum |S_{i+1}| c_i = sum |S_{i+1}| (M - c_i)", Sa * M - Sa * c, Sa * (M - c))
-    d.true("each term |S_{i+1}| (M - c_i) is >= 0, as a product of two non-negative numbers",
-           bool((Sa * sp.Symbol("M_minus_c", nonnegative=True)).is_nonnegative))
+    t = sp.Symbol("t_i", nonnegative=True)
+    d.say("Hypothesis (the definition of the maximum): M >= c_i for every i, i.e. M - c_i = t_i with t_i >= 0.")
+    d.equal("so |S_{i+1}| (M - c_i) = |S_{i+1}| t_i", (Sa * (M - c)).subs(M, c + t), Sa * t)
+    d.assumed("each term |S_{i+1}| t_i is >= 0, as a product of two non-negative numbers", Sa * t, "nonnegative")
     d.say("Hence |score(r)| <= (max_i |h_{i+1} - h_i|) sum_{j=1}^{d/2} |S_j(r)| = "
           "(max_i |h_{i+1} - h_i|) (d/2) B(r), where B(r) = (1/(d/2)) sum_j |S_j(r)| is the curve of "
           "RoFormer's Figure 2 (pemath.rope.long_term_decay).")

@@ -100,9 +100,8 @@ def binary_bounded_unique(
         decodes = all(sum(v << j for j, v in enumerate(code)) == p for p, code in enumerate(codes))
         return bounded and unique and decodes
 
-    bad = next((dim for dim in dims if not ok(dim)), None)
-    d.true(f"for every d = {min(dims)}..{max(dims)}: entries in {{0, 1}}, 2^d distinct codes, each decoding to its "
-           "position" + (f" (fails at d = {bad})" if bad is not None else ""), bad is None)
+    d.enumerated(f"for every d = {min(dims)}..{max(dims)}: entries in {{0, 1}}, 2^d distinct codes, each decoding to "
+                 "its position", list(dims), ok)
     return d
 
 
@@ -127,10 +126,8 @@ def binary_jump(
         steps = [sum((x - y) ** 2 for x, y in zip(bits(p, dim), bits(p + 1, dim))) for p in range(2**dim - 1)]
         return jumps == list(range(1, dim + 1)) and max(steps, default=dim) == dim
 
-    bad = next((dim for dim in dims if not ok(dim)), None)
-    d.true(f"for every d = {min(dims)}..{max(dims)}: the squared step from 2^j - 1 to 2^j is j + 1 (j < d), and the "
-           "largest squared step between neighbours is d" + (f" (fails at d = {bad})" if bad is not None else ""),
-           bad is None)
+    d.enumerated(f"for every d = {min(dims)}..{max(dims)}: the squared step from 2^j - 1 to 2^j is j + 1 (j < d), and "
+                 "the largest squared step between neighbours is d", list(dims), ok)
     return d
 
 

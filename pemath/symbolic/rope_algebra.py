@@ -257,8 +257,9 @@ def layout_conjugacy(dim: int, *, perm: sp.Matrix | None = None, blk: Block = bl
     d.equal(f"d = {dim}: R_half(m) = P R_interleaved(m) P^T",
             rotation(m, dim, "half", blk=blk), P * rotation(m, dim, "interleaved", blk=blk) * P.T,
             methods=("expand",))
-    d.true(f"d = {dim}: P has its 1s exactly at (sigma(j), j)",
-           all(P[r, col] == (1 if r == index(col, dim // 2) else 0) for r in range(dim) for col in range(dim)))
+    d.enumerated(f"d = {dim}: P has its 1s exactly at (sigma(j), j)",
+                 [(r, col) for r in range(dim) for col in range(dim)],
+                 lambda rc: sp.Eq(P[rc[0], rc[1]], 1 if rc[0] == index(rc[1], dim // 2) else 0))
     d.result["P"] = P
     return d
 

@@ -94,9 +94,8 @@ def derive(
     Rsym = sp.Symbol("R", positive=True)
     d.say("Set n = m (relative position 0): R_f(q, m) R_f(k, m) = R_g(q, k, 0) = |q| |k| for all q, k, m. "
           "With k = q this reads R_f(q, m)^2 = |q|^2.")
-    roots = sp.solve(sp.Eq(Rsym**2, rq**2), Rsym)
-    d.true("R_f(q, m)^2 = |q|^2 has exactly one positive solution, R_f(q, m) = |q|: the radius does not "
-           "depend on the position", len(roots) == 1 and sp.simplify(roots[0] - rq) == 0)
+    d.solved("R_f(q, m)^2 = |q|^2 has exactly one positive solution, R_f(q, m) = |q|: the radius does not "
+             "depend on the position", sp.Eq(Rsym**2, rq**2), Rsym, sp.Interval.open(0, sp.oo), [rq])
     rad = radius if radius is not None else (lambda r, pos: r)
     d.equal("and R_f(x, m) = |x| satisfies R_f(q, m) R_f(k, m) = |q| |k| for every pair q, k",
             rad(rq, m) * rad(rk, m), rq * rk, methods=("expand",))
@@ -112,8 +111,8 @@ def derive(
         d.fail(f"expected one solution for Theta_f(q, m), found {len(sol)}")
     d.equal("Theta_f(q, m) = theta_q + phi(m), with phi(m) := Theta_f(k_ref, m) - theta_ref",
             sol[0], aq + phi_def, methods=("expand",))
-    d.true("phi(m) involves neither |q| nor theta_q: the angle added at position m is the same for every x",
-           not (phi_def.free_symbols & {rq, aq, q_sym}))
+    d.free_of("phi(m) involves neither |q| nor theta_q: the angle added at position m is the same for every x",
+              phi_def, {rq, aq, q_sym})
     d.zero("and Theta_f(x, m) = theta_x + phi(m) satisfies the n = m equation for every pair q, k",
            ((aq + phi(m)) - (ak + phi(m))) - (aq - ak))
 
@@ -141,14 +140,15 @@ def derive(
     d.zero("the solution satisfies the recurrence", rec.subs(m, m + 1) - rec - theta)
     d.zero("and the initial value", rec.subs(m, 0) - gamma)
     delta = sp.rsolve(phi(m + 1) - phi(m), phi(m), {phi(0): 0})
-    d.true("it is the only one: the difference of two solutions satisfies delta(m + 1) = delta(m) with "
-           "delta(0) = 0, whose solution (rsolve) is delta = 0; by induction up from 0 and down from 0 this "
-           "covers every integer m", delta is not None and sp.simplify(delta) == 0)
+    if delta is None:
+        d.fail("rsolve found no solution of delta(m + 1) = delta(m), delta(0) = 0")
+    d.say("It is the only one: the difference of two solutions satisfies delta(m + 1) = delta(m) with delta(0) = 0; "
+          "by induction up from 0 and down from 0 this covers every integer m. rsolve gives delta:", delta)
+    d.zero("delta = 0", delta)
 
     # 8. the initial condition gives gamma = 0
-    g0 = sp.solve(sp.Eq(aq + gamma, aq), gamma)
-    d.true("f(x, 0) = x means Theta_f(x, 0) = theta_x + phi(0) = theta_x, so phi(0) = gamma = 0",
-           g0 == [0])
+    d.solved("f(x, 0) = x means Theta_f(x, 0) = theta_x + phi(0) = theta_x, so phi(0) = gamma = 0",
+             sp.Eq(aq + gamma, aq), gamma, sp.S.Reals, [0])
     start = sp.Integer(0) if initial is None else sp.sympify(initial)
     phi_m = rec.subs(gamma, start)
     d.say("Hence phi(m) = m theta and Theta_f(x, m) = theta_x + m theta:", sp.Eq(phi(m), phi_m))

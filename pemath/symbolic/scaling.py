@@ -132,8 +132,8 @@ def per_frequency_relative(
           "So it holds for every variant whose frequency is a function of i, d, the base and constant "
           "parameters, and never of m or n:")
     for name, expr in (variants if variants is not None else variant_frequencies()).items():
-        d.true(f"{name}: theta'_i = {sp.sstr(expr)} involves neither m nor n, so it is an instance of g",
-               not (sp.sympify(expr).free_symbols & {m, n}))
+        d.free_of(f"{name}: theta'_i = {sp.sstr(expr)} involves neither m nor n, so it is an instance of g",
+                  expr, {m, n})
     d.result["score"] = target
     d.result["symbols"] = (qi, ki, g_i, a)
     return d
@@ -173,7 +173,10 @@ def ntk_base(claimed: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr] | None = No
     requirement = sp.Eq(bp ** (-(d - 2) / d), b ** (-(d - 2) / d) / s)
     der.say("Require the new lowest frequency to be the old one divided by s:", show_d(requirement))
     sols = sp.solve(requirement, bp)
-    der.true("It has exactly one positive solution b'", len(sols) == 1)
+    if len(sols) != 1:
+        der.fail(f"expected SymPy to find one solution b', found {len(sols)}")
+    der.assumed("x -> x^(-(d-2)/d) is strictly monotone on x > 0 (its exponent is nonzero), so at most one positive "
+                "b' solves it", (d - 2) / d, "positive")
     solution = sols[0]
     der.say("namely", sp.Eq(bp, show_d(solution)))
     target = (claimed or (lambda base, factor, dim: base * factor ** (dim / (dim - 2))))(b, s, d)
@@ -221,8 +224,8 @@ def dynamic_continuity(ratio: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr] = d
               above.subs(L, L0), b, methods=("expand", "powsimp"))
     der.say("Its limit from above:", sp.Limit(above, L, L0, "+"))
     der.equal("is b: b' is continuous at L0", sp.limit(above, L, L0, "+"), b, methods=("expand", "powsimp"))
-    der.true("The ratio grows with L (its slope s/L0 is positive), so b' >= b for L >= L0",
-             sp.diff(rho, L).is_positive is True)
+    der.assumed("The ratio grows with L (its slope s/L0 is positive), so b' >= b for L >= L0", sp.diff(rho, L),
+                "positive")
     der.equal("The ratio is 1 + s (L - L0)/L0: the form pemath evaluates, exactly 1 at L0",
               rho, 1 + s * (L - L0) / L0, methods=("expand",))
     der.result["base"] = above
@@ -276,13 +279,13 @@ def llama3_is_yarn(alpha: sp.Expr = low, beta: sp.Expr = high) -> Derivation:
     der.equal("Upper band edge: L0/h - lambda = (lambda/beta)(r - beta), with lambda = L0 / r",
               (L0 / high - w).subs(w, L0 / r), ((w / beta) * (r - beta)).subs(w, L0 / r),
               methods=("expand", "simplify"))
-    der.true("and lambda/beta > 0, so lambda < L0/h <=> r > beta, and lambda = L0/h <=> r = beta",
-             (w / beta).is_positive is True)
+    der.assumed("and lambda/beta > 0, so lambda < L0/h <=> r > beta, and lambda = L0/h <=> r = beta", w / beta,
+                "positive")
     der.equal("Lower band edge: L0/l - lambda = (lambda/alpha)(r - alpha)",
               (L0 / low - w).subs(w, L0 / r), ((w / alpha) * (r - alpha)).subs(w, L0 / r),
               methods=("expand", "simplify"))
-    der.true("and lambda/alpha > 0, so lambda > L0/l <=> r < alpha, and lambda = L0/l <=> r = alpha",
-             (w / alpha).is_positive is True)
+    der.assumed("and lambda/alpha > 0, so lambda > L0/l <=> r < alpha, and lambda = L0/l <=> r = alpha",
+                w / alpha, "positive")
     blend = lambda g: (1 - g) * th / s + g * th  # noqa: E731
     der.equal("Inside the band both blend theta/s and theta with the same weight: Llama's smoothed "
               "frequency is YaRN's (1 - gamma(r)) theta/s + gamma(r) theta",
@@ -373,7 +376,8 @@ def proportional_limits(kept: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Basic] = 
         k = k_of(frac, half)
         rotated = [j for j in range(half) if bool(kept(sp.Integer(j), k, sp.Integer(half)))]
         dropped = [j for j in range(half) if j not in rotated]
-        der.true(f"d = {dim}, p = {frac}: k = {k} pairs rotated", len(rotated) == k)
+        der.enumerated(f"d = {dim}, p = {frac}: exactly the first k = {k} of the {half} pairs are rotated",
+                       list(range(half)), lambda j: bool(kept(sp.Integer(j), k, sp.Integer(half))) == (j < k))
         lnf = lambda j: -sp.Rational(2 * j, dim) * sp.log(base)  # noqa: E731
         gaps = [sp.Gt(lnf(j) - lnf(jj), 0) for j in rotated for jj in dropped]
         der.true(f"d = {dim}, p = {frac}: every rotated frequency (pairs {rotated}) exceeds every dropped one "

@@ -183,9 +183,9 @@ def exact_below_max_exact(
         me = h // 2
         got = [bucket_exact(-n, nb, md, bi, max_exact=max_exact) for n in range(me + 2)]
         want = list(range(me + 1)) + [me]
-        d.true(f"{nb}/{md} {'bidirectional' if bi else 'unidirectional'}: the buckets of distances 0..{me + 1} "
-               f"are 0..{me}, {me}: exact up to max_exact = {me}, and distance {me + 1} shares the first "
-               "logarithmic bucket", got == want)
+        d.enumerated(f"{nb}/{md} {'bidirectional' if bi else 'unidirectional'}: the buckets of distances "
+                     f"0..{me + 1} are 0..{me}, {me}: exact up to max_exact = {me}, and distance {me + 1} shares the "
+                     "first logarithmic bucket", list(range(me + 2)), lambda n: got[n] == want[n])
     return d
 
 
@@ -258,7 +258,9 @@ def bucket_count(
         seen = {bucket_exact(r, nb, md, bi) for r in range(-span * md, span * md + 1)}
         counts[(nb, md, bi)] = len(seen)
         want = set(range(nb)) - ({h} if bi else set())
-        d.true(f"{nb}/{md} {'bidirectional' if bi else 'unidirectional'}: |r| <= {span * md} gives exactly "
-               f"{len(want)} buckets" + (f", all but bucket {h}" if bi else ", all of them"), seen == want)
+        d.enumerated(f"{nb}/{md} {'bidirectional' if bi else 'unidirectional'}: |r| <= {span * md} gives exactly "
+                     f"{len(want)} buckets" + (f", all but bucket {h}" if bi else ", all of them")
+                     + f" (every bucket 0..{nb - 1} checked against the {2 * span * md + 1} relative positions)",
+                     list(range(max(nb, max(seen) + 1))), lambda b: (b in seen) == (b in want))
     d.result["counts"] = counts
     return d

@@ -155,7 +155,8 @@ def _check_reduce(result: Any, kw: dict[str, Any]) -> None:
 
 REDUCE = Spec(reduce_to_zero, st.just({"expr": sp.cos(x) ** 2 + sp.sin(x) ** 2 - 1, "methods": None}),
               {"expr": lambda b: st.sampled_from(
-                  [valid(b["expr"]), valid(sp.Integer(0)), valid(0), valid(1.5), valid(sp.Matrix([[x - x]])),
+                  [valid(b["expr"]), valid(sp.Integer(0)), valid(0), reject(1.5), reject(sp.Float(2) * x),
+                   valid(sp.Matrix([[x - x]])),
                    reject("x - x"), reject("__import__('os')"), reject(None), reject([x]), reject({"x": 1}),
                    reject(sp.Eq(x, x)), reject(object()), reject(b"x")]),
                "methods": lambda b: st.sampled_from(
@@ -170,11 +171,15 @@ def _step_check(result: Any, kw: dict[str, Any]) -> None:
     result.latex()
 
 
-STEP = Spec(Step, st.just({"text": "t", "expr": x, "status": "info", "method": None}),
+STEP = Spec(Step, st.just({"text": "t", "expr": x, "status": "info", "method": None, "certificate": None}),
             {"text": lambda b: st.sampled_from([valid("t"), valid(""), reject(3), reject(None)]),
-             "status": lambda b: st.sampled_from([valid("info"), valid("proved"), valid("failed"), reject("done"),
+             # a proved step without a certificate is refused: it would not say what decided it
+             "status": lambda b: st.sampled_from([valid("info"), reject("proved"), valid("failed"), reject("done"),
                                                   reject(None), reject(1)]),
-             "method": lambda b: st.sampled_from([valid(None), valid("expand"), reject(3), reject(["expand"])])},
+             "method": lambda b: st.sampled_from([valid(None), valid("expand"), reject(3), reject(["expand"])]),
+             "certificate": lambda b: st.sampled_from([valid(None), valid("rewrite"), valid("interval"),
+                                                       reject("proof"), reject("unverified boolean"), reject(1),
+                                                       reject(["rewrite"])])},
             _step_check)
 
 DERIVATION = Spec(Derivation, st.just({"title": "t"}),
