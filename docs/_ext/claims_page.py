@@ -43,7 +43,7 @@ _INLINE_SPECIAL = re.compile(r"([\\`*_|\[\]<>:])")
 #: except ``published`` (``docs/published.rst``).
 PAGES: dict[str, tuple[str, ...]] = {
     "sinusoidal": ("sinusoidal", "pedagogy"),
-    "rope": ("rope_relative", "rope_forms", "rope_calculus", "rope_derivation", "rope_decay"),
+    "rope": ("rope_relative", "rope_forms", "rope_calculus", "rope_derivation", "rope_decay", "failures"),
     "scaling": ("scaling",),
     "multidim": ("multidim",),
     "xpos": ("xpos",),
@@ -60,6 +60,7 @@ FAMILY_TITLES = {
     "rope_calculus": "Translation invariance and the backward pass",
     "rope_derivation": "Deriving RoPE",
     "rope_decay": "Long-term decay",
+    "failures": "Bugs users hit, as theorems",
     "scaling": "RoPE scalings",
     "multidim": "Multi-dimensional RoPE",
     "xpos": "xPos",

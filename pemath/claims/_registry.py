@@ -25,6 +25,7 @@ FAMILIES = (
     "rope_derivation",
     "rope_decay",
     "published",
+    "failures",
 )
 
 

@@ -43,6 +43,7 @@ import sympy as sp
 from pemath.symbolic import ProofFailure
 from pemath.symbolic import alibi as AL
 from pemath.symbolic import decay as DC
+from pemath.symbolic import failures as FL
 from pemath.symbolic import multidim as MD
 from pemath.symbolic import pedagogy as PD
 from pemath.symbolic import published as PB
@@ -197,7 +198,34 @@ def _m(name, claim, kind, run, **kw):
     return Mutant(name, claim, kind, run, **kw)
 
 
+def _swapped_rotation(angle):
+    """cos and sin swapped in the rotation: not a rotation, so applying it twice is no doubled angle."""
+    return sp.Matrix([[sp.sin(angle), -sp.cos(angle)], [sp.cos(angle), sp.sin(angle)]])
+
+
+def _scaled_rotation(angle):
+    """A rotation stretched along one axis: the score is then no function of the angle difference."""
+    return sp.Matrix([[2 * sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
+
+
+def _round_half_up(n, bits):
+    if n == 0 or n.bit_length() <= bits:
+        return n
+    shift = n.bit_length() - bits
+    return ((n + 2 ** (shift - 1)) >> shift) << shift
+
+
 CATALOGUE: list[Mutant] = [
+    # --- failures ------------------------------------------------------------------------------
+    _m("rotation twice: cos and sin swapped", "failures.rotation_twice", "statement",
+       _patched(FL, "_rot", _swapped_rotation, FL.rotation_twice)),
+    _m("low-precision integers: one bit fewer", "failures.low_precision_integers", "bits",
+       _patched(FL, "representable", lambda n, bits, _r=FL.representable: _r(n, bits - 1),
+                lambda: FL.integers_exact("bfloat16"))),
+    _m("low-precision integers: ties rounded up", "failures.low_precision_integers", "statement",
+       _patched(FL, "round_to_bits", _round_half_up, lambda: FL.integers_exact("float16"))),
+    _m("mixed frequencies: a stretched rotation", "failures.mixed_frequencies", "statement",
+       _patched(FL, "_rot", _scaled_rotation, FL.mixed_frequencies)),
     # --- sinusoidal ------------------------------------------------------------------------------
     _m("shift: cos component at position x + 1", "sinusoidal.shift", "position",
        lambda: SN.shift_matrix("sin_cos", encoding=_pair_bad_cos)),

@@ -1,0 +1,135 @@
+"""Claims behind bugs users hit (shared/reference/rope-bugs.md): a rotation applied twice, the integers
+bfloat16 and float16 hold, keys and queries rotated with different frequencies."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ..symbolic import failures as sym
+from ._model import Check, CheckFailure, Claim, Skip, Verdict
+from ._registry import register
+
+_REFS = ("shared/reference/rope-bugs.md",)
+
+
+def _twice_numeric() -> str:
+    from .. import rope
+    from .. import scaling as sc
+
+    spec = rope.Spec("half", base=10000.0, scaling=sc.YaRN(16.0, 4096))
+    a = spec.scaling.attention_factor
+    rng = np.random.default_rng(3)
+    worst = 0.0
+    for p in (1, 17, 1000, 65_000):
+        x = rng.standard_normal((4, 64))
+        twice = rope.apply(rope.apply(x, p, spec=spec), p, spec=spec)
+        once = a * rope.apply(x, 2 * p, spec=spec)
+        err = float(np.max(np.abs(twice - once)))
+        tol = 64 * 2.0**-53 * (1 + 2 * p) * a * a * float(np.max(np.abs(x)))
+        if err > tol:
+            raise CheckFailure(f"rope.apply twice at p = {p} differs from a * rope.apply(x, 2p) by {err:.3g}")
+        worst = max(worst, err / tol)
+    return f"rope.apply twice (YaRN, a = {a:.6f}) = a * rope.apply(x, 2p) within {worst:.2g} of the bound"
+
+
+def _twice_mpmath() -> str:
+    with mpmath.workdps(50):
+        a = mpmath.mpf("1.2772588722239781")
+        for ph in (mpmath.mpf(1), mpmath.mpf(10) ** 6, mpmath.pi / 3):
+            c, s = mpmath.cos(ph), mpmath.sin(ph)
+            r = mpmath.matrix([[a * c, -a * s], [a * s, a * c]])
+            two = r * r
+            want = mpmath.matrix([[mpmath.cos(2 * ph), -mpmath.sin(2 * ph)], [mpmath.sin(2 * ph), mpmath.cos(2 * ph)]])
+            gap = mpmath.mnorm(two - a * a * want, 1)
+            if gap > mpmath.mpf(10) ** -45:
+                raise CheckFailure(f"(a R)^2 - a^2 R(2 phi) = {mpmath.nstr(gap, 5)} at phi = {mpmath.nstr(ph, 8)}")
+    return "(a R(phi))^2 = a^2 R(2 phi) to 45 digits at phi = 1, 10^6, pi/3"
+
+
+def _integers_numeric() -> str:
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise Skip("ml_dtypes is not installed (pip install ml_dtypes) for bfloat16") from None
+    for name, dt, top in (("bfloat16", ml_dtypes.bfloat16, 256), ("float16", np.float16, 2048)):
+        n = np.arange(top + 2, dtype=np.float64)
+        back = n.astype(dt).astype(np.float64)
+        exact = np.nonzero(back != n)[0]
+        if exact.size != 1 or int(exact[0]) != top + 1 or back[top + 1] != top:
+            raise CheckFailure(f"{name}: integers changed by the cast at {exact[:4].tolist()}")
+    return "NumPy/ml_dtypes casts: 0..256 exact in bfloat16 and 257 -> 256; 0..2048 in float16 and 2049 -> 2048"
+
+
+def _mixed_numeric() -> str:
+    from .. import rope
+
+    rng = np.random.default_rng(5)
+    q, k = rng.standard_normal((2, 64))
+    score = lambda bq, bk, m, n: float(rope.apply(q, m, layout="half", base=bq) @ rope.apply(k, n, layout="half",  # noqa: E731
+                                                                                          base=bk))
+    for m, n, t in ((3, 10, 100), (500, 700, 4096)):
+        same = abs(score(1e4, 1e4, m, n) - score(1e4, 1e4, m + t, n + t))
+        moved = abs(score(1e4, 4e4, m, n) - score(1e4, 4e4, m + t, n + t))
+        if same > 1e-9 or moved < 1e-3:
+            raise CheckFailure(f"shift {t}: same bases moved the score by {same:.3g}, different ones by {moved:.3g}")
+    return "rope.apply: equal bases keep the score under a common shift (< 1e-9), bases 1e4 / 4e4 move it (> 1e-3)"
+
+
+def _mixed_mpmath() -> str:
+    d = sym.mixed_frequencies()
+    rel = d.result["score"]
+    syms = sorted(rel.free_symbols, key=str)
+    f = sp.lambdify(syms, rel, "mpmath")
+    with mpmath.workdps(50):
+        vals = {"k_0": mpmath.mpf("0.3"), "k_1": mpmath.mpf("-1.1"), "q_0": mpmath.mpf("0.7"), "q_1": mpmath.mpf("2"),
+                "theta_k": mpmath.mpf("0.01"), "theta_q": mpmath.mpf("0.02"), "m": 123456, "n": 654321}
+        got = f(*[vals[str(s)] for s in syms])
+        aq, ak = vals["m"] * vals["theta_q"], vals["n"] * vals["theta_k"]
+        rq = (vals["q_0"] * mpmath.cos(aq) - vals["q_1"] * mpmath.sin(aq), vals["q_1"] * mpmath.cos(aq) + vals["q_0"] * mpmath.sin(aq))
+        rk = (vals["k_0"] * mpmath.cos(ak) - vals["k_1"] * mpmath.sin(ak), vals["k_1"] * mpmath.cos(ak) + vals["k_0"] * mpmath.sin(ak))
+        direct = rq[0] * rk[0] + rq[1] * rk[1]
+        if abs(got - direct) > mpmath.mpf(10) ** -40:
+            raise CheckFailure(f"the derived score is off by {mpmath.nstr(abs(got - direct), 5)}")
+    return "q^T R(n theta_k - m theta_q) k equals the two rotations' dot product to 40 digits at m, n ~ 10^5"
+
+
+def _integers_proof() -> Verdict:
+    d = sym.integers_exact("bfloat16")
+    d.steps.extend(sym.integers_exact("float16").steps)
+    return Verdict(True, d)
+
+
+register(Claim(
+    id="failures.rotation_twice",
+    title="A rotation with attention factor a applied twice is R(2p theta) with a^2: the doubled position, the "
+          "factor squared",
+    kind="theorem", family="failures",
+    statement=lambda: sp.Eq((sym.a * sym._rot(sym.phi)) ** 2, sym.a**2 * sym._rot(2 * sym.phi), evaluate=False),
+    proof=lambda: Verdict(True, sym.rotation_twice()),
+    checks=(Check("numeric", _twice_numeric), Check("mpmath", _twice_mpmath)),
+    references=("TensorRT-LLM #16378: keys rotated by 2 theta and scaled by the factor squared",) + _REFS,
+))
+
+register(Claim(
+    id="failures.low_precision_integers",
+    title="bfloat16 holds the integers 0..256 exactly and rounds 257 to 256; float16 holds 0..2048 and rounds 2049",
+    kind="theorem", family="failures",
+    statement=lambda: sp.And(sp.Eq(sp.Symbol("max_exact_bfloat16"), 256), sp.Eq(sp.Symbol("max_exact_float16"), 2048)),
+    proof=_integers_proof,
+    checks=(Check("numeric", _integers_numeric),),
+    references=("candle #3520: positions cast to bfloat16, bf16(15962) = 15936",) + _REFS,
+))
+
+register(Claim(
+    id="failures.mixed_frequencies",
+    title="Queries and keys rotated with different frequencies (a base changed within one KV cache): the score "
+          "depends on absolute positions, and is relative exactly when the frequencies agree",
+    kind="theorem", family="failures",
+    statement=lambda: sp.Eq(sp.Symbol("<R(m theta_q) q, R(n theta_k) k>"),
+                            sym.mixed_frequencies().result["score"], evaluate=False),
+    proof=lambda: Verdict(True, sym.mixed_frequencies()),
+    checks=(Check("numeric", _mixed_numeric), Check("mpmath", _mixed_mpmath)),
+    references=("vLLM #41236 (dynamic NTK), uzu #604 (LongRoPE regimes mixed in one KV cache)",) + _REFS,
+))

@@ -1,0 +1,101 @@
+"""Derivations behind bugs users hit (``shared/reference/rope-bugs.md``), decided exactly.
+
+* A rotation (with its attention factor) applied twice is one rotation by the doubled angle
+  with the squared factor: what a kernel that rotates twice computes (TensorRT-LLM #16378).
+* bfloat16 holds every integer up to 256 and not 257; float16 up to 2048 and not 2049: a
+  position cast to them is rounded beyond (candle #3520).
+* Keys rotated under one frequency and queries under another (a length-driven scaling whose
+  base changed between the steps of one KV cache): the score depends on the absolute
+  positions, and is relative exactly when the two frequencies agree.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy as sp
+
+from ._decide import Derivation
+
+__all__ = ["rotation_twice", "integers_exact", "representable", "mixed_frequencies"]
+
+phi, a = sp.Symbol("phi", real=True), sp.Symbol("a", positive=True)
+
+
+def _rot(angle: sp.Expr) -> sp.Matrix:
+    return sp.Matrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
+
+
+def rotation_twice() -> Derivation:
+    """(a R(phi)) (a R(phi)) = a^2 R(2 phi)."""
+    d = Derivation("a rotation applied twice")
+    d.say("One pair, rotated by the angle phi = p theta and scaled by the attention factor a:", a * _rot(phi))
+    d.equal("applied twice it is a^2 R(2 phi): the doubled angle (position 2p) with the factor squared",
+            (a * _rot(phi)) * (a * _rot(phi)), a**2 * _rot(2 * phi))
+    d.solved("and a^2 = a only for a = 1 (a > 0): with an attention factor the amplitude is wrong as well",
+             sp.Eq(a**2, a), a, sp.Interval.open(0, sp.oo), [1])
+    return d
+
+
+def representable(n: int, bits: int) -> bool:
+    """Whether the non-negative integer ``n`` has at most ``bits`` significant bits (exact integer arithmetic)."""
+    if n == 0:
+        return True
+    while n % 2 == 0:
+        n //= 2
+    return n.bit_length() <= bits
+
+
+def round_to_bits(n: int, bits: int) -> int:
+    """``n`` rounded to ``bits`` significant bits, ties to even (exact rational arithmetic)."""
+    if n == 0 or n.bit_length() <= bits:
+        return n
+    shift = n.bit_length() - bits
+    q = Fraction(n, 2**shift)
+    lo = q.numerator // q.denominator
+    rest = q - lo
+    up = rest > Fraction(1, 2) or (rest == Fraction(1, 2) and lo % 2 == 1)
+    return (lo + up) * 2**shift
+
+
+def integers_exact(fmt: str = "bfloat16", bits: int | None = None) -> Derivation:
+    """Every integer 0..2^p is exact with p significant bits; 2^p + 1 is not (it rounds to 2^p)."""
+    p = bits if bits is not None else {"bfloat16": 8, "float16": 11}[fmt]
+    top = 2**p
+    d = Derivation(f"{fmt}: the integers it holds exactly")
+    d.say(f"{fmt} keeps {p} significant bits (its exponent range covers these integers). An integer is exact iff "
+          f"it has at most {p} significant bits.")
+    d.enumerated(f"every integer 0..{top} has at most {p} significant bits: exact in {fmt}", range(top + 1),
+                 lambda n: representable(n, p))
+    d.enumerated(f"{top + 1} = 2^{p} + 1 needs {p + 1}: rounded to nearest even it becomes {top}",
+                 [top + 1], lambda n: round_to_bits(n, p) == top)
+    d.result["limit"] = top
+    return d
+
+
+def mixed_frequencies() -> Derivation:
+    """q rotated with theta_q at m, k with theta_k at n: relative exactly when theta_q = theta_k."""
+    d = Derivation("keys and queries rotated with different frequencies")
+    m, n, t = sp.symbols("m n t", integer=True)
+    tq, tk = sp.symbols("theta_q theta_k", positive=True)
+    q0, q1, k0, k1 = sp.symbols("q_0 q_1 k_0 k_1", real=True)
+    q, k = sp.Matrix([q0, q1]), sp.Matrix([k0, k1])
+    score = ((_rot(m * tq) * q).T * (_rot(n * tk) * k))[0]
+    d.say("The query at position m turned by theta_q (one base), the key at n by theta_k (another: a base "
+          "recomputed between the steps of one KV cache):", score)
+    rel = (q.T * _rot(n * tk - m * tq) * k)[0]
+    d.equal("the score is q^T R(n theta_k - m theta_q) k", score, rel, methods=("expand_trig",))
+    shifted = rel.subs({m: m + t, n: n + t})
+    d.equal("shifting both positions by t turns the angle by t (theta_k - theta_q)",
+            sp.expand((n + t) * tk - (m + t) * tq) - (n * tk - m * tq), t * (tk - tq))
+    d.equal("so d(score)/dt at t = 0 is (theta_k - theta_q) times q^T R'(angle) k",
+            sp.diff(shifted, t).subs(t, 0),
+            (tk - tq) * (q.T * sp.diff(_rot(sp.Symbol("x")), sp.Symbol("x")).subs(sp.Symbol("x"), n * tk - m * tq)
+                         * k)[0], methods=("expand",))
+    xs = sp.Symbol("x", real=True)
+    d.equal("R'(x) has determinant 1, so it is never zero: some q, k make q^T R'(x) k nonzero",
+            sp.diff(_rot(xs), xs).det(), sp.S.One)
+    d.solved("so the derivative vanishes for every q, k only if theta_k - theta_q = 0: the score is relative exactly when "
+             "the frequencies agree", sp.Eq(tk - tq, 0), tk, sp.Interval.open(0, sp.oo), [tq])
+    d.result["score"] = rel
+    return d
