@@ -271,7 +271,8 @@ def _count_numeric() -> str:
 register(
     Claim(
         id="t5.bucket_count",
-        title="T5 buckets take exactly num_buckets values one way, num_buckets - 1 both ways (bucket num_buckets/2 unused)",
+        title="Where E <= M ln(D/M) (E log buckets, max_exact M, max_distance D): T5 buckets take exactly "
+              "num_buckets values one way, num_buckets - 1 both ways (bucket num_buckets/2 unused); false without it",
         kind="theorem",
         family="t5",
         statement=_count_statement,

@@ -248,9 +248,10 @@ class Derivation:
         _no_floats(condition, self.title, text)
         self.steps.append(Step(text, condition, "proved", "exact", "exact boolean"))
 
-    def enumerated(self, text: str, cases: Sequence[Any], holds: Callable[[Any], Any]) -> None:
+    def enumerated(self, text: str, cases: Sequence[Any], holds: Callable[[Any], Any], *, over: str | None = None) -> None:
         """Decide ``holds(case)`` for every case of a finite set, or fail. Each case is computed exactly
-        (integers, rationals, SymPy): ``holds`` returns a SymPy boolean or an exact Python comparison."""
+        (integers, rationals, SymPy): ``holds`` returns a SymPy boolean or an exact Python comparison.
+        ``over`` describes the enumerated set when the cases summarise a larger one (e.g. a count)."""
         cases = list(cases)
         if not cases:
             raise ValueError(f"{self.title}: {text}: an enumeration needs at least one case")
@@ -260,7 +261,7 @@ class Derivation:
             if not ok:
                 self.steps.append(Step(f"{text} (case {c!r})", None, "failed"))
                 raise ProofFailure(f"{self.title}: not proved: {text} at case {c!r} (decided {value})", c)
-        self.steps.append(Step(text, None, "proved", f"{len(cases)} cases", "enumeration"))
+        self.steps.append(Step(text, None, "proved", over or f"{len(cases)} cases", "enumeration"))
 
     def assumed(self, text: str, expr: Any, prop: str) -> None:
         """Decide ``expr.is_<prop>`` is True from the symbols' declared assumptions, or fail."""

@@ -236,9 +236,29 @@ def bucket_count(
     gp = sp.diff(x - sp.log(1 + x), x)
     d.equal("log(1 + x) <= x for x >= 0: (x - log(1 + x))' = x/(1 + x) ...", gp, x / (1 + x), methods=("simplify",))
     d.true("... >= 0, and x - log(1 + x) = 0 at x = 0", sp.Ge(x / (1 + x), 0))
-    d.say("So between consecutive distances n >= M the real-valued index E log(n/M)/log(D/M) grows by "
-          "E log(1 + 1/n)/log(D/M) <= E/(M log(D/M)); where that is <= 1, floor steps by at most 1 and "
-          "every logarithmic bucket M..h-1 is reached (the last at n = D).")
+    uu = sp.Symbol("u", nonnegative=True)
+    nn = M * (1 + uu)
+    d.equal("between consecutive distances n = M (1 + u) and n + 1 the real-valued index E log(n/M)/log(D/M) "
+            "grows by E log(1 + 1/n)/log(1 + sigma)",
+            sp.expand_log(E * sp.log((nn + 1) / M) / sp.log(1 + SIGMA) - E * sp.log(nn / M) / sp.log(1 + SIGMA),
+                          force=True),
+            sp.expand_log(E * sp.log(1 + 1 / nn) / sp.log(1 + SIGMA), force=True), methods=("expand", "simplify"))
+    d.assumed("which is at most E/(n log(1 + sigma)) (log(1 + x) <= x, x = 1/n, above) and that at most "
+              "E/(M log(1 + sigma)), as n >= M: E/(M log(1 + sigma)) - E/(n log(1 + sigma)) >= 0",
+              sp.factor(E / (M * sp.log(1 + SIGMA)) - E / (nn * sp.log(1 + SIGMA))), "nonnegative")
+    d.say("Hypothesis of the count: E <= M log(D/M). Under it the index grows by at most 1 per unit distance, "
+          "so floor steps by at most 1 and every logarithmic bucket M..h-1 is reached (the last at n = D). "
+          "Without it buckets are skipped: 32 buckets with max_distance 12 both ways give 25 values, not 31, "
+          "and 32 buckets with max_distance 20 one way give 21, not 32 (enumerated below).")
+    for nb, md, bi, got_count in ((32, 12, True, 25), (32, 20, False, 21)):
+        seen = {bucket_exact(r, nb, md, bi) for r in range(-4 * md, 4 * md + 1)}
+        h0 = nb // 2 if bi else nb
+        d.true(f"{nb}/{md}: E = {h0 - h0 // 2} > M log(D/M) = {h0 // 2} log({sp.Rational(md, h0 // 2)}): the "
+               "hypothesis fails", sp.Gt(sp.Integer(h0 - h0 // 2), (h0 // 2) * sp.log(sp.Rational(md, h0 // 2))))
+        d.enumerated(f"{nb}/{md} {'bidirectional' if bi else 'unidirectional'} (E = {(nb // 2 if bi else nb) // 2} > "
+                     f"M log(D/M)): |r| <= {4 * md} gives {got_count} distinct buckets, not "
+                     f"{nb - 1 if bi else nb}", [len(seen)], lambda c, want=got_count: c == want,
+                     over=f"{8 * md + 1} relative positions")
     n1 = sp.Symbol("n", integer=True, positive=True)
     u = sp.Symbol("u", nonnegative=True)
     _, ex, _ = _branches_in(d, n1, **rule)
