@@ -18,3 +18,19 @@ def best(fn, repeat):
         fn()
         times.append(time.perf_counter() - t)
     return min(times)
+
+
+def float32_input(description: str, shape: list[int], repeat: int, argv=None):
+    """``--shape`` and ``--repeat`` from the command line, and the benchmark's input: ``(args, x, positions)``,
+    x standard normal float32 of that shape, positions ``arange(shape[-2])``."""
+    import argparse
+
+    import numpy as np
+
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--shape", type=int, nargs="+", default=shape)
+    ap.add_argument("--repeat", type=int, default=repeat)
+    args = ap.parse_args(argv)
+    args.shape = tuple(args.shape)
+    x = np.random.default_rng(0).standard_normal(args.shape).astype(np.float32)
+    return args, x, np.arange(args.shape[-2])

@@ -21,13 +21,12 @@ each as a ratio to ``x.copy()``. The issue's goals: passing at most 10x, failing
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 
 import numpy as np
 
-from _timing import best  # noqa: E402  (puts the repository on the path)
+from _timing import best, float32_input  # noqa: E402  (puts the repository on the path)
 from pemath import rope  # noqa: E402
 from pemath.rope import _fast_numpy  # noqa: E402
 from pemath.testing import _asserts, assert_rope_close  # noqa: E402
@@ -42,13 +41,8 @@ def failing(actual, x, pos, layout):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shape", type=int, nargs="+", default=[1, 32, 4096, 128])
-    ap.add_argument("--repeat", type=int, default=5)
-    args = ap.parse_args(argv)
-    shape = tuple(args.shape)
-    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
-    pos = np.arange(shape[-2])
+    args, x, pos = float32_input(__doc__.splitlines()[0], [1, 32, 4096, 128], 5, argv)
+    shape = args.shape
     try:
         import torch
     except ImportError:

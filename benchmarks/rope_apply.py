@@ -19,13 +19,12 @@ each as a ratio to ``x.copy()``. Timings only: nothing here asserts a speed.
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 
 import numpy as np
 
-from _timing import best  # noqa: E402  (puts the repository on the path)
+from _timing import best, float32_input  # noqa: E402  (puts the repository on the path)
 from pemath import rope  # noqa: E402
 from pemath.rope import _fast_numpy  # noqa: E402
 
@@ -66,13 +65,8 @@ def torch_hf_style(torch, layout, d, pos, base=10000.0):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shape", type=int, nargs="+", default=[4, 16, 2048, 128])
-    ap.add_argument("--repeat", type=int, default=7)
-    args = ap.parse_args(argv)
-    shape = tuple(args.shape)
-    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
-    pos = np.arange(shape[-2])
+    args, x, pos = float32_input(__doc__.splitlines()[0], [4, 16, 2048, 128], 7, argv)
+    shape = args.shape
     buf = np.empty_like(x)
     try:
         import torch
