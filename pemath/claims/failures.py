@@ -133,3 +133,72 @@ register(Claim(
     checks=(Check("numeric", _mixed_numeric), Check("mpmath", _mixed_mpmath)),
     references=("vLLM #41236 (dynamic NTK), uzu #604 (LongRoPE regimes mixed in one KV cache)",) + _REFS,
 ))
+
+
+def _gqa_numeric() -> str:
+    from .. import rope
+
+    rng = np.random.default_rng(9)
+    hd, kv, heads, din = 64, 2, 8, 32
+    wk = rng.standard_normal((kv * hd, din))
+    x = rng.standard_normal(din)
+    q = rng.standard_normal(hd)  # one query head, already in each layout's order below
+    k_meta = (wk @ x)[:hd]  # KV head 0
+    worst_right, best_wrong = 0.0, np.inf
+    for m, n in ((0, 1), (5, 300), (1000, 40)):
+        meta = rope.apply(q, m, layout="interleaved") @ rope.apply(k_meta, n, layout="interleaved")
+        q_hf = q[sym.hf_permutation(hd, 1)]
+        for count in (kv, heads):
+            k_hf = (wk[sym.hf_permutation(kv * hd, count)] @ x)[:hd]
+            hf = rope.apply(q_hf, m, layout="half") @ rope.apply(k_hf, n, layout="half")
+            if count == kv:
+                worst_right = max(worst_right, abs(hf - meta))
+            else:
+                best_wrong = min(best_wrong, abs(hf - meta))
+    if worst_right > 1e-9 or best_wrong < 1e-3:
+        raise CheckFailure(f"right count off by {worst_right:.3g}, wrong count off by only {best_wrong:.3g}")
+    return (f"rope.apply, head_dim 64, 2 KV / 8 query heads: the right count keeps the score ({worst_right:.1g}), "
+            f"the query count changes it by >= {best_wrong:.3g}")
+
+
+register(Claim(
+    id="failures.gqa_wrong_heads",
+    title="K converted from Meta's to HF's layout with the query head count instead of the KV head count: HF's "
+          "RoPE then pairs the wrong features and the scores change",
+    kind="theorem", family="failures",
+    statement=lambda: sp.Ne(sp.Symbol("score_HF(P_{n_heads} k)"), sp.Symbol("score_Meta(k)")),
+    proof=lambda: Verdict(True, sym.gqa_wrong_heads()),
+    checks=(Check("numeric", _gqa_numeric),),
+    references=("HF #31766, #31788: K permuted with n_heads instead of n_kv_heads",) + _REFS,
+))
+
+
+def _linear_numeric() -> str:
+    from .. import rope
+    from .. import scaling as sc
+
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((6, 64))
+    pos = np.array([0, 1, 7, 1000, 65_000, 10**6])
+    worst = 0.0
+    for s in (2.0, 4.0, 8.0):
+        on_freq = rope.apply(x, pos, layout="half", scaling=sc.Linear(s))
+        on_pos = rope.apply(x, pos / s, layout="half")
+        err = float(np.max(np.abs(on_freq - on_pos)))
+        tol = 64 * 2.0**-53 * (1 + float(pos.max()) / s) * float(np.max(np.abs(x)))
+        if err > tol:
+            raise CheckFailure(f"Linear({s}) on frequencies vs positions / {s}: {err:.3g} > {tol:.3g}")
+        worst = max(worst, err / tol)
+    return f"rope.apply: Linear(s) frequencies = positions / s to {worst:.2g} of float64 rounding, s = 2, 4, 8"
+
+
+register(Claim(
+    id="failures.linear_two_ways",
+    title="Linear scaling divides the position or the frequency: the same rotation R((p/s) theta) = R(p (theta/s)), "
+          "different roundings",
+    kind="theorem", family="failures",
+    statement=lambda: sp.Eq(sp.Symbol("R((p/s) theta)"), sp.Symbol("R(p (theta/s))"), evaluate=False),
+    proof=lambda: Verdict(True, sym.linear_two_ways()),
+    checks=(Check("numeric", _linear_numeric),),
+    references=("rope-bugs.md, 'Linear scaling on positions vs on frequencies'",) + _REFS,
+))

@@ -17,7 +17,8 @@ import sympy as sp
 
 from ._decide import Derivation
 
-__all__ = ["rotation_twice", "integers_exact", "representable", "mixed_frequencies"]
+__all__ = ["rotation_twice", "integers_exact", "representable", "mixed_frequencies", "hf_permutation",
+           "gqa_wrong_heads", "linear_two_ways"]
 
 phi, a = sp.Symbol("phi", real=True), sp.Symbol("a", positive=True)
 
@@ -98,4 +99,58 @@ def mixed_frequencies() -> Derivation:
     d.solved("so the derivative vanishes for every q, k only if theta_k - theta_q = 0: the score is relative exactly when "
              "the frequencies agree", sp.Eq(tk - tq, 0), tk, sp.Interval.open(0, sp.oo), [tq])
     d.result["score"] = rel
+    return d
+
+
+def hf_permutation(rows: int, heads: int) -> list[int]:
+    """transformers' ``permute(w, n_heads)``: within each head, Meta's interleaved rows (2i, 2i + 1) become
+    the half layout (i, i + d/2). Row order of the result, as indices into the input rows."""
+    per = rows // heads
+    return [h * per + 2 * i + j for h in range(heads) for j in (0, 1) for i in range(per // 2)]
+
+
+def gqa_wrong_heads(head_dim: int = 4, kv_heads: int = 1, heads: int = 2) -> Derivation:
+    """K converted with n_heads instead of n_kv_heads: HF's RoPE then pairs the wrong features; the score changes."""
+    from .rope import rotation
+
+    d = Derivation("K converted with the query head count")
+    rows = head_dim * kv_heads
+    right, wrong = hf_permutation(rows, kv_heads), hf_permutation(rows, heads)
+    d.say(f"One K head of dim {head_dim} ({kv_heads} KV head(s), {heads} query heads): converting Meta's rows to "
+          f"HF's layout with n_kv_heads = {kv_heads} orders them {right}; with n_heads = {heads}, {wrong}.")
+    m, n = sp.Integer(0), sp.Integer(1)
+
+    def theta(i: int) -> sp.Expr:
+        return sp.pi / 2 if i == 0 else sp.pi / 3
+
+    q = sp.Matrix([1, 0, 0, 0])[:head_dim, :]
+    k = sp.Matrix([0, 1, 0, 0])[:head_dim, :]
+    meta = (rotation(m, head_dim, "interleaved", freq=theta) * q).dot(rotation(n, head_dim, "interleaved",
+                                                                               freq=theta) * k)
+    perm = lambda order, v: sp.Matrix([v[j] for j in order])  # noqa: E731
+    hf_right = (rotation(m, head_dim, "half", freq=theta) * perm(right, q)).dot(
+        rotation(n, head_dim, "half", freq=theta) * perm(right, k))
+    hf_wrong = (rotation(m, head_dim, "half", freq=theta) * perm(right, q)).dot(
+        rotation(n, head_dim, "half", freq=theta) * perm(wrong, k))
+    d.zero("with the right count, HF's half-layout score equals Meta's interleaved one (q = e_0, k = e_1, "
+           "positions 0 and 1, theta = (pi/2, pi/3))", hf_right - meta)
+    d.true(f"with the query head count it does not: the scores differ ({sp.sstr(sp.simplify(hf_wrong))} vs "
+           f"{sp.sstr(sp.simplify(meta))})", sp.Ne(sp.simplify(hf_wrong - meta), 0))
+    d.result["orders"] = (right, wrong)
+    return d
+
+
+def scaled_frequency(theta: sp.Expr, s: sp.Expr) -> sp.Expr:
+    """Linear scaling's frequency: theta / s (HF's ``inv_freq / factor``)."""
+    return theta / s
+
+
+def linear_two_ways() -> Derivation:
+    """Linear scaling on the positions or on the frequencies: the same rotation (they differ only in rounding)."""
+    p, th, sf = sp.Symbol("p", real=True), sp.Symbol("theta", positive=True), sp.Symbol("s", positive=True)
+    d = Derivation("linear scaling on positions or on frequencies")
+    d.equal("R((p/s) theta) = R(p (theta/s)): dividing the position or the frequency by s is one rotation",
+            _rot((p / sf) * th), _rot(p * scaled_frequency(th, sf)))
+    d.solved("and it is plain RoPE only for s = 1", sp.Eq(scaled_frequency(th, sf), th), sf,
+             sp.Interval.open(0, sp.oo), [1])
     return d

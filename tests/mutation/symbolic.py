@@ -226,6 +226,10 @@ CATALOGUE: list[Mutant] = [
        _patched(FL, "round_to_bits", _round_half_up, lambda: FL.integers_exact("float16"))),
     _m("mixed frequencies: a stretched rotation", "failures.mixed_frequencies", "statement",
        _patched(FL, "_rot", _scaled_rotation, FL.mixed_frequencies)),
+    _m("gqa: the wrong count permutes like the right one", "failures.gqa_wrong_heads", "statement",
+       _patched(FL, "hf_permutation", lambda rows, heads, _p=FL.hf_permutation: _p(rows, 1), FL.gqa_wrong_heads)),
+    _m("linear two ways: the frequency multiplied by s", "failures.linear_two_ways", "statement",
+       _patched(FL, "scaled_frequency", lambda theta, s: theta * s, FL.linear_two_ways)),
     # --- sinusoidal ------------------------------------------------------------------------------
     _m("shift: cos component at position x + 1", "sinusoidal.shift", "position",
        lambda: SN.shift_matrix("sin_cos", encoding=_pair_bad_cos)),
