@@ -202,3 +202,93 @@ register(Claim(
     checks=(Check("numeric", _linear_numeric),),
     references=("rope-bugs.md, 'Linear scaling on positions vs on frequencies'",) + _REFS,
 ))
+
+
+def _static_ntk_numeric() -> str:
+    from .. import scaling as sc
+
+    s = sc.DynamicNTK(4.0, 2048)
+    ratio = s.scaled_base(128, 10000.0, 4 * 2048) / 10000.0
+    want = float(sym.static_ntk().result["ratio"])
+    if abs(ratio - want) > 1e-12 * want or s.scaled_base(128, 10000.0, 2000) != 10000.0:
+        raise CheckFailure(f"DynamicNTK base ratio at 4 L0 is {ratio!r}, the derivation gives {want!r}")
+    return f"DynamicNTK(4, 2048).scaled_base(128, 1e4, 8192) / 1e4 = {ratio:.10f}; at 2000 (< L0) the base is 1e4"
+
+
+def _static_ntk_mpmath() -> str:
+    with mpmath.workdps(50):
+        r = mpmath.mpf(13) ** (mpmath.mpf(128) / 126)
+    want = float(sym.static_ntk().result["ratio"])
+    if abs(float(r) - want) > 1e-15 * want:
+        raise CheckFailure(f"13^(128/126) = {mpmath.nstr(r, 20)} at 50 digits, the derivation {want!r}")
+    return f"13^(128/126) = {mpmath.nstr(r, 20)} (50 digits)"
+
+
+def _factor_twice_numeric() -> str:
+    from .. import rope
+    from .. import scaling as sc
+
+    y = sc.YaRN(128.0, 4096)
+    a = y.attention_factor
+    rng = np.random.default_rng(13)
+    q, k = rng.standard_normal((2, 64))
+    once = rope.apply(q, 5, layout="half", scaling=y) @ rope.apply(k, 9, layout="half", scaling=y)
+    y1 = sc.YaRN(128.0, 4096, attention_factor=1.0)  # the same frequencies, no factor
+    plain = rope.apply(q, 5, layout="half", scaling=y1) @ rope.apply(k, 9, layout="half", scaling=y1)
+    if abs(a - 1.4852030263919617) > 1e-12 or abs(once / plain - a * a) > 1e-9:
+        raise CheckFailure(f"YaRN(128) attention factor {a!r}; score ratio {once / plain!r}")
+    return f"YaRN(128).attention_factor = {a:.10f}; rope.apply scales the score by a^2 = {a * a:.6f}"
+
+
+def _factor_twice_mpmath() -> str:
+    with mpmath.workdps(50):
+        a = mpmath.log(128) / 10 + 1
+    return f"a = {mpmath.nstr(a, 20)}, a^2 = {mpmath.nstr(a * a, 20)} (50 digits)"
+
+
+register(Claim(
+    id="failures.static_ntk",
+    title="Dynamic NTK's base computed once at alpha L0: b (alpha^2 - alpha + 1)^(d/(d-2)) at every position, "
+          "x13.54 for alpha = 4, d = 128",
+    kind="theorem", family="failures",
+    statement=lambda: sp.Eq(sp.Symbol("b_static / b"), sym.static_ntk().result["ratio"], evaluate=False),
+    proof=lambda: Verdict(True, sym.static_ntk()),
+    checks=(Check("numeric", _static_ntk_numeric), Check("mpmath", _static_ntk_mpmath)),
+    references=("vLLM #41236 (fixed in #41277; earlier #3488): a static base under a dynamic name",) + _REFS,
+))
+
+register(Claim(
+    id="failures.factor_twice",
+    title="YaRN's attention factor applied twice scales scores by a^4 instead of a^2: 2.2058 instead of 1.4852 on "
+          "cos/sin at factor 128",
+    kind="theorem", family="failures",
+    statement=lambda: sp.Eq(sp.Symbol("score_twice"), sym.a**4 * sp.Symbol("score_plain"), evaluate=False),
+    proof=lambda: Verdict(True, sym.factor_twice()),
+    checks=(Check("numeric", _factor_twice_numeric), Check("mpmath", _factor_twice_mpmath)),
+    references=("SGLang #33558: attention_factor applied twice, 1.4852 -> 2.2058",) + _REFS,
+))
+
+
+def _rounded_numeric() -> str:
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise Skip("ml_dtypes is not installed (pip install ml_dtypes) for bfloat16") from None
+    p = np.arange(2**16, dtype=np.float64)
+    got = p.astype(ml_dtypes.bfloat16).astype(np.float64)
+    want = np.array([sym.round_to_bits(int(v), 8) for v in p], dtype=np.float64)
+    bad = np.nonzero(got != want)[0]
+    if bad.size:
+        raise CheckFailure(f"ml_dtypes bfloat16 and the exact rounding differ at positions {bad[:4].tolist()}")
+    return f"ml_dtypes bfloat16 casts of 0..65535 equal the exact rounding; the largest move is {int(np.max(np.abs(got - p)))}"
+
+
+register(Claim(
+    id="failures.positions_rounded",
+    title="Positions cast to bfloat16 move by up to p 2^-8 (half an ulp): 15962 becomes 15936",
+    kind="theorem", family="failures",
+    statement=lambda: sp.Le(sp.Symbol("|bf16(p) - p|"), sp.Symbol("p") * sp.Rational(1, 256)),
+    proof=lambda: Verdict(True, sym.positions_rounded()),
+    checks=(Check("numeric", _rounded_numeric),),
+    references=("candle #3520: positions cast to bfloat16, bf16(15962) = 15936",) + _REFS,
+))

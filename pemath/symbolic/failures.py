@@ -16,9 +16,10 @@ from fractions import Fraction
 import sympy as sp
 
 from ._decide import Derivation
+from .published import _hi, _lo
 
 __all__ = ["rotation_twice", "integers_exact", "representable", "mixed_frequencies", "hf_permutation",
-           "gqa_wrong_heads", "linear_two_ways"]
+           "gqa_wrong_heads", "linear_two_ways", "static_ntk", "factor_twice", "positions_rounded"]
 
 phi, a = sp.Symbol("phi", real=True), sp.Symbol("a", positive=True)
 
@@ -153,4 +154,71 @@ def linear_two_ways() -> Derivation:
             _rot((p / sf) * th), _rot(p * scaled_frequency(th, sf)))
     d.solved("and it is plain RoPE only for s = 1", sp.Eq(scaled_frequency(th, sf), th), sf,
              sp.Interval.open(0, sp.oo), [1])
+    return d
+
+
+def static_ntk(alpha: int = 4, dim: int = 128, *, digits: int = 30) -> Derivation:
+    """Dynamic NTK's base evaluated once at the largest length alpha L0 and used everywhere (vLLM #41236)."""
+    import mpmath
+    from mpmath import iv
+
+    al, L0, b = sp.Symbol("alpha", positive=True), sp.Symbol("L_0", positive=True), sp.Symbol("b", positive=True)
+    dd = sp.Symbol("d", positive=True)
+    d = Derivation("dynamic NTK with a static base")
+    dynamic = b * (al * sp.Symbol("L", positive=True) / L0 - (al - 1)) ** (dd / (dd - 2))
+    d.say("HF's dynamic NTK base at length L > L0 (below L0 the base is b):", dynamic)
+    at_max = dynamic.subs(sp.Symbol("L", positive=True), al * L0)
+    d.equal("evaluated once at L = alpha L0 it is b (alpha^2 - alpha + 1)^(d/(d-2)), at every position",
+            at_max, b * (al**2 - al + 1) ** (dd / (dd - 2)), methods=("expand", "powsimp"))
+    ratio = sp.Integer(alpha**2 - alpha + 1) ** sp.Rational(dim, dim - 2)
+    old = iv.dps
+    iv.dps = digits
+    try:
+        enc = iv.mpf(alpha**2 - alpha + 1) ** (iv.mpf(dim) / (dim - 2))
+    finally:
+        iv.dps = old
+    lo, hi = _lo(enc), _hi(enc)
+    d.interval(f"alpha = {alpha}, d = {dim}: the base is multiplied by {sp.sstr(ratio)} in "
+               f"[{mpmath.nstr(lo, 6)}, {mpmath.nstr(hi, 6)}], also inside the original context",
+               bool(lo > 13 and hi < 14), precision=f"{digits} digits")
+    d.result["ratio"] = ratio
+    return d
+
+
+def factor_twice(s_value: int = 128, *, digits: int = 30) -> Derivation:
+    """YaRN's attention factor a multiplies queries and keys: applied twice, scores scale by a^4, not a^2."""
+    import mpmath
+    from mpmath import iv
+
+    q0, q1, k0, k1, ang = sp.symbols("q_0 q_1 k_0 k_1 phi", real=True)
+    q, k = sp.Matrix([q0, q1]), sp.Matrix([k0, k1])
+    d = Derivation("an attention factor applied twice")
+    once = (a * _rot(ang) * q).dot(a * k)
+    d.equal("the factor on cos/sin of both q and k scales the score by a^2", once, a**2 * (_rot(ang) * q).dot(k))
+    twice = (a**2 * _rot(ang) * q).dot(a**2 * k)
+    d.equal("applied twice, by a^4", twice, a**4 * (_rot(ang) * q).dot(k))
+    old = iv.dps
+    iv.dps = digits
+    try:
+        af = iv.mpf(1) / 10 * iv.log(iv.mpf(s_value)) + 1
+        sq = af * af
+    finally:
+        iv.dps = old
+    d.interval(f"s = {s_value}: a = 0.1 ln s + 1 in [{mpmath.nstr(_lo(af), 6)}, {mpmath.nstr(_hi(af), 6)}]; the "
+               f"factor applied twice is a^2 in [{mpmath.nstr(_lo(sq), 6)}, {mpmath.nstr(_hi(sq), 6)}] (SGLang #33558: "
+               "1.4852 -> 2.2058)",
+               bool(1.4851 < _lo(af) and _hi(af) < 1.4853 and 2.2057 < _lo(sq) and _hi(sq) < 2.2059),
+               precision=f"{digits} digits")
+    return d
+
+
+def positions_rounded(bits: int = 8, top: int = 2**16) -> Derivation:
+    """Positions cast to a format with ``bits`` significant bits: off by up to p 2^-bits, e.g. bf16(15962) = 15936."""
+    d = Derivation("positions rounded to a low-precision dtype")
+    d.say(f"Rounding a position p to {bits} significant bits (ties to even) moves it by at most half a unit in the "
+          f"last place, p 2^-{bits} for p < 2^e with 2^(e-1) <= p; for every p < {top}:")
+    d.enumerated(f"|round(p) - p| <= 2^(e - {bits} - 1) <= p 2^-{bits} for every position 1..{top - 1}",
+                 range(1, top), lambda p: 2 * abs(round_to_bits(p, bits) - p) * 2**bits <= 2**p.bit_length())
+    d.enumerated(f"candle #3520's example: 15962 rounds to 15936 ({bits} bits)", [15962],
+                 lambda p: round_to_bits(p, bits) == 15936)
     return d
