@@ -182,8 +182,10 @@ def _relative_cupy() -> str:
 register(
     Claim(
         id="scaling.relative",
-        title="Every per-frequency scaling keeps RoPE relative: <aR(m g_i)q, aR(n g_i)k> = a² qᵀR((n−m) g_i)k "
-              "(Linear, NTK, DynamicNTK, YaRN, Llama 3.1, LongRoPE, p-RoPE)",
+        title="Within one forward pass (the sequence length, hence DynamicNTK's base and LongRoPE's regime, fixed), "
+              "every per-frequency scaling keeps RoPE relative: <aR(m g_i)q, aR(n g_i)k> = a² qᵀR((n−m) g_i)k "
+              "(Linear, NTK, DynamicNTK, YaRN, Llama 3.1, LongRoPE, p-RoPE); across steps with different lengths, "
+              "see failures.mixed_frequencies",
         kind="theorem",
         family=FAMILY,
         statement=_relative_statement,

@@ -115,8 +115,10 @@ def per_frequency_relative(
     k = sp.IndexedBase("k", real=True)
     qi = sp.Matrix([q[i, 0], q[i, 1]])
     ki = sp.Matrix([k[i, 0], k[i, 1]])
-    d.say("A scaling replaces RoPE's frequency of pair i by a positive number g(i), and may multiply cos and "
-          "sin by an attention factor a: pair i of a vector at position m is multiplied by", a * block(m * f(i, m)))
+    d.say("Hypothesis: one forward pass, so the sequence length that DynamicNTK's base and LongRoPE's regime "
+          "depend on is one fixed number for queries and keys alike. A scaling then replaces RoPE's frequency of "
+          "pair i by a positive number g(i), and may multiply cos and sin by an attention factor a: pair i of a "
+          "vector at position m is multiplied by", a * block(m * f(i, m)))
     summand = ((a * block(m * f(i, m)) * qi).T * (a * block(n * f(i, n)) * ki))[0]
     target = a**power * (qi.T * block((n - m) * g_i) * ki)[0]
     d.equal("The factor a multiplies q and k alike, so it enters the score squared: "
