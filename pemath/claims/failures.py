@@ -192,6 +192,29 @@ def _linear_numeric() -> str:
     return f"rope.apply: Linear(s) frequencies = positions / s to {worst:.2g} of float64 rounding, s = 2, 4, 8"
 
 
+def _linear_mpmath() -> str:
+    from .. import rope
+    from .. import scaling as sc
+
+    x = np.array([0.3, -1.2, 0.7, 2.0])  # one head of 4: pairs (0, 2), (1, 3) in the half layout
+    worst = 0.0
+    for p, s in ((10**6, 8.0), (12345, 4.0)):
+        got = rope.apply(x, p, layout="half", scaling=sc.Linear(s))
+        with mpmath.workdps(50):
+            for i in range(2):
+                th = mpmath.mpf(10000) ** (-mpmath.mpf(2 * i) / 4) / mpmath.mpf(s)
+                c, sn = mpmath.cos(p * th), mpmath.sin(p * th)
+                a, b = mpmath.mpf(float(x[i])), mpmath.mpf(float(x[i + 2]))
+                for got_v, want in ((got[i], a * c - b * sn), (got[i + 2], b * c + a * sn)):
+                    err = abs(float(got_v) - float(want))
+                    tol = 64 * 2.0**-53 * (1 + p / s) * 2.0
+                    if err > tol:
+                        raise CheckFailure(f"Linear({s}) at p = {p}: {float(got_v)!r} vs 50 digits "
+                                           f"{mpmath.nstr(want, 17)}")
+                    worst = max(worst, err / tol)
+    return f"rope.apply with Linear(s) within {worst:.2g} of its bound against 50-digit R(p theta / s), p to 10^6"
+
+
 register(Claim(
     id="failures.linear_two_ways",
     title="Linear scaling divides the position or the frequency: the same rotation R((p/s) theta) = R(p (theta/s)), "
@@ -199,7 +222,7 @@ register(Claim(
     kind="theorem", family="failures",
     statement=lambda: sp.Eq(sp.Symbol("R((p/s) theta)"), sp.Symbol("R(p (theta/s))"), evaluate=False),
     proof=lambda: Verdict(True, sym.linear_two_ways()),
-    checks=(Check("numeric", _linear_numeric),),
+    checks=(Check("numeric", _linear_numeric), Check("mpmath", _linear_mpmath)),
     references=("rope-bugs.md, 'Linear scaling on positions vs on frequencies'",) + _REFS,
 ))
 

@@ -141,7 +141,7 @@ register(
         family="published",
         statement=lambda: sp.Eq(sp.Symbol("lambda_{d/2-1}"), 10000 * 2 * sp.pi, evaluate=False),
         proof=_vaswani_proof,
-        checks=(Check("numeric", _vaswani_numeric),),
+        checks=(Check("numeric", _vaswani_numeric), Check("mpmath", _wave_mpmath)),
         references=(_VASWANI,),
     )
 )
