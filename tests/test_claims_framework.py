@@ -51,7 +51,9 @@ def test_every_decided_step_carries_its_certificate():
     d.assumed("p^2 + 1 is positive", p**2 + 1, "positive")
     d.free_of("2 p is free of x", 2 * p, {x})
     d.solved("p^2 = 4 over p > 0 has the one solution 2", sp.Eq(p**2, 4), p, sp.Interval.open(0, sp.oo), [2])
-    d.interval("an enclosure above zero", True, precision="40 digits")
+    from mpmath import iv
+
+    d.interval("sqrt(2) > 141/100 from an enclosure", iv.sqrt(2), ">", sp.Rational(141, 100), precision="15 digits")
     kinds = [s.certificate for s in d.steps]
     assert kinds == ["closed on construction", "rewrite", "enumeration", "assumption query", "free symbols",
                      "solution set", "interval"]
@@ -65,7 +67,10 @@ def test_every_decided_step_carries_its_certificate():
     lambda d: d.assumed("x is not known positive", x, "positive"),
     lambda d: d.free_of("x involves x", 2 * x, {x}),
     lambda d: d.solved("x^2 = 4 over the reals has two solutions", sp.Eq(x**2, 4), x, sp.S.Reals, [2]),
-    lambda d: d.interval("an enclosure that did not decide", False, precision="40 digits"),
+    lambda d: d.interval("overlapping enclosures decide nothing", __import__("mpmath").iv.mpf([1, 2]), ">",
+                         sp.Rational(3, 2), precision="15 digits"),
+    lambda d: d.interval("a bare bool is no enclosure", True, ">", 0, precision="15 digits"),
+    lambda d: d.interval("a float is no enclosure", __import__("mpmath").iv.mpf(2), ">", 1.5, precision="15 digits"),
 ])
 def test_each_certificate_can_fail(make):
     with pytest.raises((ProofFailure, TypeError)):

@@ -264,9 +264,14 @@ def _factor_twice_numeric() -> str:
 
 
 def _factor_twice_mpmath() -> str:
+    from .. import scaling as sc
+
+    got = sc.YaRN(128.0, 4096).attention_factor
     with mpmath.workdps(50):
         a = mpmath.log(128) / 10 + 1
-    return f"a = {mpmath.nstr(a, 20)}, a^2 = {mpmath.nstr(a * a, 20)} (50 digits)"
+        if abs(mpmath.mpf(got) - a) > 4 * 2.0**-53 * a or abs(mpmath.mpf(got) ** 2 - a * a) > 8 * 2.0**-53 * a * a:
+            raise CheckFailure(f"YaRN(128).attention_factor = {got!r}, 50 digits {mpmath.nstr(a, 20)}")
+    return f"YaRN(128).attention_factor = {got!r} against 50-digit a = {mpmath.nstr(a, 20)}, a^2 = {mpmath.nstr(a * a, 12)}"
 
 
 register(Claim(

@@ -145,6 +145,25 @@ def _np_bools() -> tuple[type, ...]:
     return (np.bool_,)
 
 
+def _ends(v: Any) -> tuple[Any, Any]:
+    """The ends of an mpmath interval, or of an enclosure of an exact number (a float is refused)."""
+    import mpmath
+    from mpmath import iv
+
+    if not isinstance(v, mpmath.ctx_iv.ivmpf):
+        if isinstance(v, bool) or not isinstance(v, (int, sp.Integer, sp.Rational)):
+            raise TypeError(f"an interval step compares mpmath.iv enclosures or exact numbers, got {v!r}")
+        q = sp.Rational(v)
+        v = iv.mpf(int(q.p)) / int(q.q)
+    return mpmath.mpf(v.a.a), mpmath.mpf(v.b.b)
+
+
+def _nstr(v: Any) -> str:
+    import mpmath
+
+    return mpmath.nstr(v, 8)
+
+
 def _no_floats(condition: Any, title: str, text: str) -> None:
     if isinstance(condition, sp.Basic) and condition.atoms(sp.Float):
         raise ProofFailure(f"{title}: not proved: {text} (it holds floating-point numbers: decide it exactly)",
@@ -296,12 +315,20 @@ class Derivation:
         self.steps.append(Step(text, sp.Eq(symbol, want.args[0]) if len(want) == 1 else want, "proved",
                                f"solveset over {sp.sstr(domain)}: {sp.sstr(got)}", "solution set"))
 
-    def interval(self, text: str, condition: bool, *, precision: str) -> None:
-        """Record a comparison of interval enclosures (mpmath.iv) that held at ``precision``, or fail."""
-        if not isinstance(condition, (bool, _np_bools())) or not condition:
+    def interval(self, text: str, left: Any, relation: str, right: Any, *, precision: str) -> None:
+        """Decide ``left relation right`` from interval enclosures (``mpmath.iv`` intervals, or exact numbers), or
+        fail: ``>`` holds when the lower end of ``left`` exceeds the upper end of ``right``, and so on. Enclosures
+        that overlap decide nothing and fail."""
+        lo_l, hi_l = _ends(left)
+        lo_r, hi_r = _ends(right)
+        decided = {">": lo_l > hi_r, ">=": lo_l >= hi_r, "<": hi_l < lo_r, "<=": hi_l <= lo_r}
+        if relation not in decided:
+            raise ValueError(f"relation must be one of {sorted(decided)}, got {relation!r}")
+        shown = f"[{_nstr(lo_l)}, {_nstr(hi_l)}] {relation} [{_nstr(lo_r)}, {_nstr(hi_r)}]"
+        if not decided[relation]:
             self.steps.append(Step(text, None, "failed"))
-            raise ProofFailure(f"{self.title}: not proved: {text} (interval comparison at {precision})", None)
-        self.steps.append(Step(text, None, "proved", precision, "interval"))
+            raise ProofFailure(f"{self.title}: not proved: {text} (enclosures {shown} at {precision})", None)
+        self.steps.append(Step(text, None, "proved", f"{precision}: {shown}", "interval"))
 
     def fail(self, text: str, expr: Any = None) -> None:
         self.steps.append(Step(text, expr, "failed"))

@@ -177,17 +177,16 @@ def static_ntk(alpha: int = 4, dim: int = 128, *, digits: int = 30) -> Derivatio
         enc = iv.mpf(alpha**2 - alpha + 1) ** (iv.mpf(dim) / (dim - 2))
     finally:
         iv.dps = old
-    lo, hi = _lo(enc), _hi(enc)
-    d.interval(f"alpha = {alpha}, d = {dim}: the base is multiplied by {sp.sstr(ratio)} in "
-               f"[{mpmath.nstr(lo, 6)}, {mpmath.nstr(hi, 6)}], also inside the original context",
-               bool(lo > 13 and hi < 14), precision=f"{digits} digits")
+    shown = f"[{mpmath.nstr(_lo(enc), 6)}, {mpmath.nstr(_hi(enc), 6)}]"
+    d.interval(f"alpha = {alpha}, d = {dim}: the base is multiplied by {sp.sstr(ratio)} in {shown}: more than 13 ...",
+               enc, ">", 13, precision=f"{digits} digits")
+    d.interval("... and less than 14, also inside the original context", enc, "<", 14, precision=f"{digits} digits")
     d.result["ratio"] = ratio
     return d
 
 
 def factor_twice(s_value: int = 128, *, digits: int = 30) -> Derivation:
     """YaRN's attention factor a multiplies queries and keys: applied twice, scores scale by a^4, not a^2."""
-    import mpmath
     from mpmath import iv
 
     q0, q1, k0, k1, ang = sp.symbols("q_0 q_1 k_0 k_1 phi", real=True)
@@ -204,11 +203,11 @@ def factor_twice(s_value: int = 128, *, digits: int = 30) -> Derivation:
         sq = af * af
     finally:
         iv.dps = old
-    d.interval(f"s = {s_value}: a = 0.1 ln s + 1 in [{mpmath.nstr(_lo(af), 6)}, {mpmath.nstr(_hi(af), 6)}]; the "
-               f"factor applied twice is a^2 in [{mpmath.nstr(_lo(sq), 6)}, {mpmath.nstr(_hi(sq), 6)}] (SGLang #33558: "
-               "1.4852 -> 2.2058)",
-               bool(1.4851 < _lo(af) and _hi(af) < 1.4853 and 2.2057 < _lo(sq) and _hi(sq) < 2.2059),
-               precision=f"{digits} digits")
+    for what, v, lo, hi in (("a = 0.1 ln s + 1", af, sp.Rational(14851, 10000), sp.Rational(14853, 10000)),
+                            ("the factor applied twice, a^2,", sq, sp.Rational(22057, 10000), sp.Rational(22059, 10000))):
+        d.interval(f"s = {s_value}: {what} is above {lo} (SGLang #33558: 1.4852 -> 2.2058) ...", v, ">", lo,
+                   precision=f"{digits} digits")
+        d.interval(f"... and below {hi}", v, "<", hi, precision=f"{digits} digits")
     return d
 
 

@@ -236,18 +236,18 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
         claimed = iv.mpf(dim) / (denominator * lnc)
         corrected = iv.mpf(dim) / (8 * lnc) + iv.mpf(1) / 2
     d.interval(f"d = {dim}, c = {base}: c^(-4/d) - (1 - (4/d) ln c) > 0 (enclosure "
-               f"[{mpmath.nstr(_lo(eq14), 6)}, {mpmath.nstr(_hi(eq14), 6)}])", bool(eq14.a > 0),
+               f"[{mpmath.nstr(_lo(eq14), 6)}, {mpmath.nstr(_hi(eq14), 6)}])", eq14, ">", 0,
                precision=f"{_IV_DPS} digits")
     d.interval("the sharp constant (1/2) sum theta_j^2 = (1 - c^-2) / (2 (1 - c^(-4/d))) is at most the corrected "
                f"d/(8 ln c) + 1/2 ({mpmath.nstr(_hi(sharp), 8)} <= {mpmath.nstr(_lo(corrected), 8)})",
-               bool(sharp.b <= corrected.a), precision=f"{_IV_DPS} digits")
+               sharp, "<=", corrected, precision=f"{_IV_DPS} digits")
     data = {"sharp": sharp, "claimed": claimed, "corrected": corrected, "dim": dim, "base": base,
             "denominator": denominator}
 
     if sharp.b <= claimed.a:
         d.interval(f"(1/2) sum theta_j^2 = {mpmath.nstr(_hi(sharp), 8)} <= d/({denominator} ln c) = "
                    f"{mpmath.nstr(_lo(claimed), 8)}: the claimed bound follows from PI eq. 16",
-                   bool(sharp.b <= claimed.a), precision=f"{_IV_DPS} digits")
+                   sharp, "<=", claimed, precision=f"{_IV_DPS} digits")
         return PIVerdict(True, d, None, data)
     if not sharp.a > claimed.b:
         raise ProofFailure(f"{d.title}: undecided: the constants overlap at {_IV_DPS} digits")
@@ -274,7 +274,7 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
             d.interval(f"{where}: a(s) - a_linear(s) = sum_j (1 - cos({length} theta_j / 2)) = "
                        f"{mpmath.nstr(_lo(err), 10)} exceeds the claimed bound "
                        f"d (s - s_1)(s_2 - s) / ({denominator} ln c) = {mpmath.nstr(_hi(bound), 10)}",
-                       bool(excess.a > 0), precision=f"{_IV_DPS} digits")
+                       err, ">", bound, precision=f"{_IV_DPS} digits")
             cx = (f"d = {dim}, c = {base}, h_j = exp(-i theta_j s_mid) with |h_j| = 1, {where}: "
                   f"|a(s) - a_linear(s)| = {mpmath.nstr(_lo(err), 8)} > d max|h| (s-s1)(s2-s)/({denominator} ln c) = "
                   f"{mpmath.nstr(_hi(bound), 8)}; the proof's eq. 14 (c^x <= 1 + x ln c) is false, the sharp constant "
