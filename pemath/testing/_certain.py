@@ -51,6 +51,7 @@ import numpy as np
 from .. import _compat
 from ..rope._fast_numpy import _blocks, _cis, _order, _run_blocks
 from ._arrays import given_positions
+from ._vacuity import scale_may_be_vacuous
 from ._tolerance import U32, dtype_name, frequency_constants, pair_scale, unit_roundoff
 
 __all__ = ["certain_rope_pass"]
@@ -105,7 +106,7 @@ def _decide(actual: Any, x: Any, positions: Any, spec: Any, seq_len: Any) -> boo
     k = pair_scale(pos, freq, cfreq, factor, unit_roundoff(t_name))
     a = abs(float(factor))
     # Where S K could reach |a| rho the tolerance may be vacuous: the exact path warns about it.
-    if a == 0.0 or not np.all(np.isfinite(k)) or np.any(k * math.sqrt(2.0) >= a * (1.0 - 1e-9)):
+    if a == 0.0 or scale_may_be_vacuous(k, a):
         return False
     k32 = _round_down32((k - MARGIN * U32 * a) * (1.0 - 4.0 * U32))
     if np.any(k32 <= 0):

@@ -53,15 +53,15 @@ class Summary:
 def exact_summary(case: Any, a2: np.ndarray, u_t: float, user: tuple[float, float] | None) -> Summary:
     """Compare ``a2`` (``(N, d)``, any float dtype) with the case's truth block by block."""
     from ..rope import _core
-    from ..rope._fast_numpy import _run_blocks
-    from ._tolerance import pair_scale
+    from ..rope._fast_numpy import _cis, _run_blocks
+    from ._tolerance import pair_bounds, pair_scale
 
     n, d = case.x2.shape
     r, layout = case.r, case.layout
     distinct, inverse = np.unique(case.pos, return_inverse=True)
     inverse = inverse.reshape(-1)
-    phase = distinct[:, None] * case.freq[None, :]
-    cos, sin = np.cos(phase) * case.factor, np.sin(phase) * case.factor
+    table = _cis(distinct[:, None] * case.freq[None, :], case.factor)  # a cos and a sin, as rope.apply's
+    cos, sin = table.real, table.imag
     k = pair_scale(distinct, case.freq, case.cfreq, case.factor, u_t) if user is None else None
     rows = max(1, _BLOCK // max(d, 1))
     starts = list(range(0, n, rows))
@@ -79,14 +79,8 @@ def exact_summary(case: Any, a2: np.ndarray, u_t: float, user: tuple[float, floa
             idx = inverse[s:e]
             truth = _core.rotate(x, cos[idx], sin[idx], layout, r, np, np.float64)
             if user is None:
-                xa, xb = _core.split_pairs(x[:, :r], layout, r)
-                b = np.abs(xa) + np.abs(xb)
-                kk = k[idx]
-                if not np.all(np.isfinite(kk)):
-                    kk = np.where(b == 0, 0.0, kk)
-                b = b * kk
                 tol = np.empty_like(x)
-                tol[:, :r] = _core.merge_pairs(b, b, layout, np)
+                tol[:, :r] = pair_bounds(x[:, :r], k[idx], layout, r)
                 tol[:, r:] = u_t * np.abs(x[:, r:])
             else:
                 tol = user[1] + user[0] * np.abs(truth)

@@ -21,7 +21,7 @@ import numpy as np
 
 from ._arrays import as_host, check_finite, given_positions
 from ._report import compare, diagnosis_lines, first_match, fmt, index_of, mismatch_line
-from ._tolerance import frequency_constants, pair_scale, unit_roundoff
+from ._tolerance import frequency_constants, pair_bounds, pair_scale, unit_roundoff
 
 __all__ = ["assert_multi_axis"]
 
@@ -100,19 +100,13 @@ def _is_array(a: Any) -> bool:
 
 def multi_bound(x2: np.ndarray, pos: np.ndarray, blocks: list[Block], factor: float, u_t: float) -> np.ndarray:
     """The derived bound of every element: each pair at its own component's position."""
-    from ..rope import _core
-
     out = u_t * np.abs(x2)
     for b in blocks:
-        xa, xb = _core.split_pairs(x2[:, b.start:b.start + b.r], b.layout, b.r)
-        k = np.empty(xa.shape, dtype=np.float64)
+        k = np.empty((x2.shape[0], b.r // 2), dtype=np.float64)
         for c in np.unique(b.comp):
             idx = b.comp == c
             k[:, idx] = pair_scale(pos[c], b.freq[idx], b.cfreq[idx], factor, u_t)
-        s = np.abs(xa) + np.abs(xb)
-        with np.errstate(invalid="ignore"):
-            bound = np.where(s == 0, 0.0, s * k)
-        out[:, b.start:b.start + b.r] = _core.merge_pairs(bound, bound, b.layout, np)
+        out[:, b.start:b.start + b.r] = pair_bounds(x2[:, b.start:b.start + b.r], k, b.layout, b.r)
     return out
 
 

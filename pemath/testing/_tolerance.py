@@ -267,6 +267,21 @@ def pair_scale(pos: np.ndarray, freq: np.ndarray, cfreq: np.ndarray, factor: flo
     return SAFETY * abs(factor) * (dphi + c_abs)
 
 
+def pair_bounds(x_rot: np.ndarray, k: np.ndarray, layout: str, r: int) -> np.ndarray:
+    """The bound of each rotated element ``(N, r)``: its pair's ``S = |x_a| + |x_b|`` times ``k`` ``(N, r/2)``,
+    the bound per unit of ``S`` (``pair_scale``), written in ``layout``; a zero pair's bound is 0."""
+    from ..rope import _core
+
+    xa, xb = _core.split_pairs(x_rot, layout, r)
+    with np.errstate(invalid="ignore"):
+        b = np.abs(xa)
+        b += np.abs(xb)
+        if not np.all(np.isfinite(k)):  # a zero pair at an infinite phase error: it stays zero, bound 0
+            k = np.where(b == 0, 0.0, k)
+        b *= k
+    return _core.merge_pairs(b, b, layout, np)
+
+
 def rope_bound(
     x2: np.ndarray,
     pos: np.ndarray,
@@ -284,23 +299,9 @@ def rope_bound(
     ``x2`` is ``(N, d)``, ``pos`` ``(N,)``; the rotated slice is ``x2[:, start:start + r]``,
     the other features are passed through (:math:`u_T |x_j|`).
     """
-    from ..rope import _core
-
-    xa, xb = _core.split_pairs(x2[:, start : start + r], layout, r)
     k = _by_position(pos, lambda p: pair_scale(p, freq, cfreq, factor, u_t))  # (N, r/2): per pair, then per element
-    with np.errstate(invalid="ignore"):
-        b = np.abs(xa)
-        b += np.abs(xb)
-        if not np.all(np.isfinite(k)):  # a zero pair at an infinite phase error: it stays zero, bound 0
-            k = np.where(b == 0, 0.0, k)
-        b *= k
     out = np.empty(x2.shape, dtype=np.float64)
-    if layout == "half":
-        out[:, start : start + r // 2] = b
-        out[:, start + r // 2 : start + r] = b
-    else:
-        out[:, start : start + r : 2] = b
-        out[:, start + 1 : start + r : 2] = b
+    out[:, start : start + r] = pair_bounds(x2[:, start : start + r], k, layout, r)
     rest = np.ones(x2.shape[1], dtype=bool)
     rest[start : start + r] = False
     if rest.any():

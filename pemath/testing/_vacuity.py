@@ -57,7 +57,13 @@ def rope_may_be_vacuous(case: Any, u_t: float) -> bool:
     from ._tolerance import pair_scale
 
     k = pair_scale(np.unique(case.pos), case.freq, case.cfreq, case.factor, u_t)
-    return bool(np.any(np.sqrt(2.0) * k >= abs(case.factor) * (1.0 - 1e-9)))
+    return scale_may_be_vacuous(k, case.factor)
+
+
+def scale_may_be_vacuous(k: np.ndarray, factor: float) -> bool:
+    """Whether a table of bounds per unit of S (``pair_scale``) lets some element be vacuous: ``sqrt(2) K >= |a|``
+    somewhere (or a bound that is not finite)."""
+    return not np.all(np.isfinite(k)) or bool(np.any(np.sqrt(2.0) * k >= abs(factor) * (1.0 - 1e-9)))
 
 
 def sinusoidal_vacuous(case: Any, expected: np.ndarray, tol: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
