@@ -136,7 +136,7 @@ def test_the_generated_record_of_a_claim(ext):
 
     def proof():
         d = Derivation("t")
-        d.say("Expand the square.")
+        d.define("Expand the square.")
         d.zero("(x + 1)^2 - x^2 - 2x - 1 = 0", (x + 1) ** 2 - x**2 - 2 * x - 1)
         return Verdict(False, d, "x = 0: 1 != 2")
 
@@ -158,7 +158,7 @@ def test_the_generated_record_of_a_claim(ext):
     assert "\\left(x + 1\\right)^{2} = x^{2} + 2 x + 1" in text
     assert ":verdict: **refuted**" in text
     assert "x = 0\\: 1 != 2" in text
-    assert "1. Expand the square." in text and "*(decided:" in text
+    assert "1. Expand the square. *(definition)*" in text and "*(decided by rewrite: expand)*" in text
     assert "* ``numeric``: passed\\: 3 examples" in text
     assert "Someone et al. (2020), eq. 1" in text
 

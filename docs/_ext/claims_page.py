@@ -117,7 +117,8 @@ def _claim_rst(claim, outcome, latex, char: str) -> list[str]:
     if steps:
         out += ["**Proof**", ""]
         for i, step in enumerate(steps, 1):
-            mark = {"proved": " *(decided: " + _text(step.method or "exact") + ")*", "failed": " **(failed)**"}
+            mark = {"proved": " *(decided by " + _text(step.certificate or "") + ": " + _text(step.method or "exact")
+                             + ")*", "failed": " **(failed)**", "info": f" *({_text(step.role or '')})*"}
             out.append(f"{i}. {_text(step.text)}{mark.get(step.status, '')}")
             out.append("")
             tex = step.latex()

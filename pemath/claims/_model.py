@@ -129,8 +129,8 @@ class Outcome:
         steps = []
         if self.derivation is not None:
             for s in self.derivation.steps:
-                steps.append({"text": s.text, "status": s.status, "method": s.method, "certificate": s.certificate,
-                              "latex": s.latex()})
+                steps.append({"text": s.text, "status": s.status, "role": s.role, "method": s.method,
+                              "certificate": s.certificate, "latex": s.latex()})
         return {
             "id": self.id,
             "title": self.title,

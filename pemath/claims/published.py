@@ -257,7 +257,7 @@ register(
 def _barbero_proof() -> Verdict:
     d = sym.gaussian_no_decay()
     d.steps.extend(sym.gaussian_no_decay(independent=False).steps[1:])
-    d.say("So the proposition needs q and k independent (as its text says: 'sampled independently'): "
+    d.remark("So the proposition needs q and k independent (as its text says: 'sampled independently'): "
           "for k = q the expected score is the decaying curve 2 sum_i cos(r theta_i).")
     return Verdict(True, d)
 

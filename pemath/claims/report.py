@@ -82,7 +82,7 @@ def narrate(outcome: Outcome, *, latex: bool = False) -> str:
     d = outcome.derivation
     if d is not None:
         for n, step in enumerate(d.steps, 1):
-            mark = {"proved": "[proved]", "failed": "[FAILED]", "info": ""}[step.status]
+            mark = {"proved": "[proved]", "failed": "[FAILED]", "info": f"[{step.role}]"}[step.status]
             how = (f" ({step.certificate}: {step.method})" if step.certificate and step.method and
                    step.certificate != "closed on construction" else
                    f" ({step.certificate})" if step.certificate else f" (by {step.method})" if step.method else "")

@@ -25,7 +25,8 @@ _t = sp.Symbol("t", positive=True)  # theta_i, replacing the function THETA(i) b
 
 
 def _translation_proof() -> Verdict:
-    d = A.translation_symbolic_d()
+    d = A.translation_symbolic_d(layout="interleaved")
+    d.steps.extend(A.translation_symbolic_d(layout="half").steps)
     d.steps.extend(A.translation_dense(2, "interleaved", length=2).steps)
     for layout in R.LAYOUTS:
         d.steps.extend(A.translation_dense(4, layout, length=1).steps)
@@ -125,7 +126,8 @@ register(
 
 
 def _backward_proof() -> Verdict:
-    d = A.backward_symbolic_d()
+    d = A.backward_symbolic_d(layout="interleaved")
+    d.steps.extend(A.backward_symbolic_d(layout="half").steps)
     for dim in (2, 4, 8):
         for layout in R.LAYOUTS:
             d.steps.extend(A.backward_dense(dim, layout).steps)

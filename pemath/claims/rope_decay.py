@@ -134,13 +134,13 @@ def decay_verdict(dim: int = DIM, base: int = BASE, *, distances: int = 250) -> 
     from .. import rope
 
     d = Derivation(f"RoFormer's long-term decay, d = {dim}, base {base}")
-    d.say("RoFormer (section 3.4.3): 'the value of (1/(d/2)) sum_{i=1}^{d/2} |S_i| decays with the relative "
+    d.define("RoFormer (section 3.4.3): 'the value of (1/(d/2)) sum_{i=1}^{d/2} |S_i| decays with the relative "
           "distance m - n increases by setting theta_i = 10000^{-2i/d}, as shown in Figure (2)'. The paper does "
           f"not state the d of its figure; take d = {dim} (a common head size; d = 64, 256, 512 behave alike).")
     d.steps.extend(sym.bound().steps[-2:])
     curve = np.asarray(rope.long_term_decay(np.arange(distances + 1), dim, base=float(base)))
     ups = np.nonzero(np.diff(curve) > 0)[0]
-    d.say(f"pemath.rope.long_term_decay on r = 0, ..., {distances}: B falls from {curve[0]:.4g} to "
+    d.remark(f"pemath.rope.long_term_decay on r = 0, ..., {distances}: B falls from {curve[0]:.4g} to "
           f"{curve[-1]:.4g}, but B(r + 1) > B(r) at {len(ups)} of the {distances} steps "
           f"(first at r = {', '.join(str(int(u)) for u in ups[:6])}, ...): it oscillates.")
     if not len(ups):
@@ -154,7 +154,7 @@ def decay_verdict(dim: int = DIM, base: int = BASE, *, distances: int = 250) -> 
         iv.dps = old
     d.interval(f"B({r0 + 1}) > B({r0}) (B({r0}) = {mpmath.nstr(_mp(lo), 12)}, "
                f"B({r0 + 1}) = {mpmath.nstr(_mp(hi), 12)})", hi, ">", lo, precision=f"{_IV_DPS} digits")
-    d.say("So the bound is not a decreasing function of the distance. What is true: it is largest at r = 0 "
+    d.remark("So the bound is not a decreasing function of the distance. What is true: it is largest at r = 0 "
           f"((d/2 + 1)/2 = {(dim // 2 + 1) / 2}), its envelope falls over the first few hundred positions, and "
           "beyond that it oscillates around the random-phase level of about sqrt(pi d/2)/3 "
           f"({np.sqrt(np.pi * dim / 2) / 3:.3g} for d = {dim}) without decaying to zero (see the checks).")

@@ -34,7 +34,8 @@ def _rng_vec(seed: int, *shape: int) -> np.ndarray:
 
 
 def _group_proof() -> Verdict:
-    d = A.group_symbolic_d()
+    d = A.group_symbolic_d(layout="interleaved")
+    d.steps.extend(A.group_symbolic_d(layout="half").steps)
     d.steps.extend(A.group_block().steps)
     for dim in (2, 4, 8):
         for layout in R.LAYOUTS:
@@ -125,7 +126,7 @@ def _group_mpmath() -> str:
 register(
     Claim(
         id="rope.group",
-        title="R(m)R(n) = R(m+n), R(m)^T = R(-m), det R = 1, |R(m)x| = |x|: every d, both layouts",
+        title="R(m)R(n) = R(m+n), R(m)^T = R(-m), |R(m)x| = |x|: every even d, both layouts; det R = 1 for d = 2, 4, 8",
         kind="theorem",
         family="rope_forms",
         statement=_group_statement,
@@ -143,11 +144,11 @@ register(
 
 
 def _elementwise_proof() -> Verdict:
-    d = A.elementwise_form(2, "interleaved")
+    d = A.elementwise_symbolic_d("interleaved")
+    d.steps.extend(A.elementwise_symbolic_d("half").steps)
     for dim in (2, 4, 8):
         for layout in R.LAYOUTS:
-            if (dim, layout) != (2, "interleaved"):
-                d.steps.extend(A.elementwise_form(dim, layout).steps)
+            d.steps.extend(A.elementwise_form(dim, layout).steps)
     return Verdict(True, d)
 
 
@@ -188,7 +189,7 @@ def _elementwise_numeric() -> str:
 register(
     Claim(
         id="rope.elementwise_form",
-        title="x*cos(m theta) + rotate(x)*sin(m theta) = R(m) x, with each layout's rotate",
+        title="x*cos(m theta) + rotate(x)*sin(m theta) = R(m) x, with each layout's rotate: every even d",
         kind="theorem",
         family="rope_forms",
         statement=lambda: sp.Eq(
@@ -341,7 +342,7 @@ def _conjugacy_numeric() -> str:
 register(
     Claim(
         id="rope.layout_conjugacy",
-        title="R_half(m) = P R_interleaved(m) P^T: the two layouts differ by a fixed permutation",
+        title="R_half(m) = P R_interleaved(m) P^T: the two layouts differ by a fixed permutation, every even d",
         kind="theorem",
         family="rope_forms",
         statement=lambda: sp.Eq(sp.MatrixSymbol("R_half(m)", 4, 4),
@@ -361,7 +362,8 @@ register(
 
 
 def _weights_proof() -> Verdict:
-    d = A.weight_permutation(4)
+    d = A.weight_permutation_symbolic_d()
+    d.steps.extend(A.weight_permutation(4).steps)
     d.steps.extend(A.weight_permutation(8).steps)
     return Verdict(True, d)
 
@@ -403,7 +405,7 @@ def _weights_numeric() -> str:
 register(
     Claim(
         id="rope.weight_permutation",
-        title="Meta -> HF: W_hf = P W_meta per head leaves every q.k score unchanged",
+        title="Meta -> HF: W_hf = P W_meta per head leaves every q.k score unchanged, every even head dim",
         kind="theorem",
         family="rope_forms",
         statement=lambda: sp.Eq(

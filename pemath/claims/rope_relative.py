@@ -15,7 +15,8 @@ from ._tolerance import phase_bound
 
 
 def _proof() -> Verdict:
-    d = sym.relative_symbolic_d()
+    d = sym.relative_symbolic_d(layout="interleaved")
+    d.steps.extend(sym.relative_symbolic_d(layout="half").steps)
     d.steps.extend(sym.relative_block().steps)
     for dim in (2, 4, 8):
         for layout in sym.LAYOUTS:

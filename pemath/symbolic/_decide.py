@@ -14,7 +14,7 @@ from typing import Any
 
 import sympy as sp
 
-__all__ = ["ProofFailure", "Step", "Derivation", "reduce_to_zero", "CERTIFICATES"]
+__all__ = ["ProofFailure", "Step", "Derivation", "reduce_to_zero", "CERTIFICATES", "ROLES"]
 
 #: What decided a step (``Step.certificate``):
 #:
@@ -27,9 +27,22 @@ __all__ = ["ProofFailure", "Step", "Derivation", "reduce_to_zero", "CERTIFICATES
 #: * ``"assumption query"``: SymPy's assumptions system answered ``True`` from the declared
 #:   assumptions of the symbols (``method`` lists them);
 #: * ``"free symbols"``: the expression's free symbols exclude the named ones, so it is constant in them;
-#: * ``"solution set"``: ``solveset`` over a stated domain returned this finite set (complete by construction).
+#: * ``"solution set"``: ``solveset`` over a stated domain returned this finite set (complete by construction);
+#: * ``"induction"``: the base case and the step from ``n`` to ``n + 1`` each reduced to exactly zero (``method``
+#:   names the variable, the base and the rewrites);
+#: * ``"instance"``: an identity proved earlier in the same derivation for an arbitrary function, with that
+#:   function replaced by a given one (substitution into a universally quantified statement).
 CERTIFICATES = ("rewrite", "closed on construction", "exact boolean", "enumeration", "interval", "assumption query",
-                "free symbols", "solution set")
+                "free symbols", "solution set", "induction", "instance")
+
+#: What a narrated (undecided) step is. None of them carries logic a later step rests on:
+#:
+#: * ``"definition"``: notation, the objects studied, or the published text being examined;
+#: * ``"hypothesis"``: what the claim assumes (it is part of the statement, not proved);
+#: * ``"remark"``: commentary (context, a reading of what was proved); nothing later depends on it;
+#: * ``"cited"``: a standard textbook fact the argument uses without deciding it here (named, e.g. the
+#:   triangle inequality); ``pemath prove --json`` lists every one, so a reader sees exactly what is trusted.
+ROLES = ("definition", "hypothesis", "remark", "cited")
 
 
 class ProofFailure(AssertionError):
@@ -56,6 +69,50 @@ def _trig(e: sp.Expr) -> sp.Expr:
     return sp.trigsimp(sp.expand(e))
 
 
+_K = sp.Dummy("k", integer=True)
+
+
+def _reduce_summand(f: sp.Expr) -> sp.Expr:
+    for _, rewrite in REWRITES[:3]:
+        r = rewrite(f)
+        if r is sp.S.Zero or r == 0:
+            return sp.S.Zero
+    return f
+
+
+def _sums(e: sp.Expr) -> sp.Expr:
+    """Linearity and additivity of finite sums, then each summand reduced: sums over the same range are
+    combined into one (constant factors taken inside), sums with the same summand over adjacent ranges
+    are joined, and a sum whose summand reduces to exactly zero is zero."""
+    groups: dict[tuple[sp.Expr, sp.Expr], sp.Expr] = {}
+    rest = sp.S.Zero
+    for t in sp.Add.make_args(sp.expand(e)):
+        coeff, z = t.as_independent(sp.Sum, as_Add=False)
+        if isinstance(z, sp.Sum) and len(z.limits) == 1 and not coeff.has(sp.Sum):
+            (v, lo, hi), = z.limits
+            if v in coeff.free_symbols:
+                return e
+            key = (sp.expand(lo), sp.expand(hi))
+            groups[key] = groups.get(key, sp.S.Zero) + coeff * z.function.xreplace({v: _K})
+        else:
+            rest += t
+    merged = True
+    while merged:
+        merged = False
+        groups = {key: f for key, f in groups.items() if _reduce_summand(f) != 0}
+        for (lo1, hi1), f1 in list(groups.items()):
+            for (lo2, hi2), f2 in list(groups.items()):
+                if (lo1, hi1) != (lo2, hi2) and sp.expand(lo2 - hi1 - 1) == 0 and \
+                        _reduce_summand(sp.expand(f1 - f2)) == 0:
+                    del groups[(lo1, hi1)], groups[(lo2, hi2)]
+                    groups[(lo1, hi2)] = groups.get((lo1, hi2), sp.S.Zero) + f1
+                    merged = True
+                    break
+            if merged:
+                break
+    return sp.expand(rest + sp.Add(*[sp.Sum(f, (_K, lo, hi)) for (lo, hi), f in groups.items()]))
+
+
 def _powsimp(e: sp.Expr) -> sp.Expr:
     return sp.expand(sp.powsimp(sp.expand(sp.expand_power_exp(e)), force=False))
 
@@ -75,6 +132,7 @@ REWRITES: tuple[tuple[str, Callable[[sp.Expr], sp.Expr]], ...] = (
     ("expand_trig", _expand_trig),
     ("expand_trig+pythagoras", _expand_trig_pythagoras),
     ("powsimp", _powsimp),
+    ("sums", _sums),
     ("trigsimp", _trig),
     ("rewrite(exp)", _exp),
     ("rewrite(exp)+powsimp", _exp_powsimp),
@@ -170,6 +228,39 @@ def _no_floats(condition: Any, title: str, text: str) -> None:
                            condition)
 
 
+def increment(f: Callable[[Any], Any], var: sp.Symbol) -> sp.Expr:
+    """``f(var + 1) - f(var)`` with every finite sum unrolled exactly: a sum whose summand or upper limit
+    depends on ``var`` grows by the sum of its summand's change and the terms its range gains
+    (``sum_{i=a}^{U(n+1)} g(i, n+1) - sum_{i=a}^{U(n)} g(i, n) = sum_{i=a}^{U(n)} [g(i, n+1) - g(i, n)] +
+    sum_{i=U(n)+1}^{U(n+1)} g(i, n+1)``, linearity and additivity of finite sums); the gained range must have a
+    fixed number of terms, so it is written out term by term."""
+    now = sp.expand(f(var))
+
+    def grow(z: sp.Sum) -> sp.Expr:
+        if len(z.limits) != 1:
+            raise ProofFailure(f"increment: one index per sum, got {z}", z)
+        (i, lo, hi), = z.limits
+        if var in lo.free_symbols:
+            raise ProofFailure(f"increment: a sum whose lower limit depends on {var} is not unrolled: {z}", z)
+        gained = sp.expand(hi.subs(var, var + 1) - hi)
+        if not (gained.is_Integer and gained >= 0):
+            raise ProofFailure(f"increment: the range of {z} gains {gained} terms: not a fixed count", z)
+        g_next = z.function.subs(var, var + 1)
+        change = sp.Sum(sp.expand(g_next - z.function), (i, lo, hi)).doit()
+        return change + sp.Add(*[g_next.subs(i, hi + 1 + t) for t in range(int(gained))])
+
+    out = sp.S.Zero
+    for t in sp.Add.make_args(now):
+        coeff, rest = t.as_independent(sp.Sum, as_Add=False)
+        if isinstance(rest, sp.Sum) and var not in coeff.free_symbols:
+            out += coeff * grow(rest)
+        elif t.has(sp.Sum):
+            raise ProofFailure(f"increment: only plain sums are unrolled, got the term {t}", t)
+        else:
+            out += t.subs(var, var + 1) - t
+    return sp.expand(out)
+
+
 @dataclass
 class Step:
     """One line of a derivation: a claim about expressions, and how it was decided."""
@@ -179,6 +270,7 @@ class Step:
     status: str = "info"  # "info" (narration), "proved", "failed"
     method: str | None = None
     certificate: str | None = None  # what decided a proved step: one of CERTIFICATES
+    role: str | None = None  # what a narrated step is: one of ROLES
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
@@ -189,6 +281,12 @@ class Step:
             raise TypeError(f"Step method must be None or a string, got {self.method!r}")
         if self.certificate is not None and self.certificate not in CERTIFICATES:
             raise ValueError(f"Step certificate must be None or one of {CERTIFICATES}, got {self.certificate!r}")
+        if self.status == "info" and (not isinstance(self.role, str) or self.role not in ROLES):
+            raise ValueError(f"Step role must be one of {ROLES} for a narrated step (status 'info': it carries no "
+                             f"logic), got {self.role!r}")
+        if self.status != "info" and self.role is not None:
+            raise ValueError(f"Step role must be None for a step with status {self.status!r} (only narrated steps, "
+                             f"status 'info', have a role), got {self.role!r}")
         if self.status == "proved" and self.certificate is None:
             raise ValueError(f"Step status 'proved' needs a certificate saying what decided it (one of {CERTIFICATES}), "
                              "got certificate=None")
@@ -225,10 +323,68 @@ class Derivation:
         if not isinstance(self.title, str):
             raise TypeError(f"Derivation title must be a string, got {self.title!r}")
 
-    def say(self, text: str, expr: Any = None) -> Any:
-        """Narrate (no decision): a definition, a substitution, a solution found."""
-        self.steps.append(Step(text, expr, "info"))
+    def define(self, text: str, expr: Any = None) -> Any:
+        """Narrate a definition: notation, the objects studied, or the published text examined (no decision)."""
+        self.steps.append(Step(text, expr, "info", role="definition"))
         return expr
+
+    def hypothesis(self, text: str, expr: Any = None) -> Any:
+        """Narrate a hypothesis of the claim: part of its statement, assumed, not proved."""
+        self.steps.append(Step(text, expr, "info", role="hypothesis"))
+        return expr
+
+    def remark(self, text: str, expr: Any = None) -> Any:
+        """Narrate commentary: context or a reading of what was proved. No later step may rest on it."""
+        self.steps.append(Step(text, expr, "info", role="remark"))
+        return expr
+
+    def cite(self, text: str, expr: Any = None) -> Any:
+        """Use a standard textbook fact without deciding it here (say which): listed as trusted, never proved."""
+        self.steps.append(Step(text, expr, "info", role="cited"))
+        return expr
+
+    def _proved_exprs(self) -> list[Any]:
+        return [s.expr for s in self.steps if s.status == "proved" and s.expr is not None]
+
+    def instance(self, text: str, lemma: Any, function: Any, replacement: Any) -> Any:
+        """Instantiate ``lemma``, an equation proved earlier in this derivation for an arbitrary (undefined)
+        ``function``, with ``function`` replaced by ``replacement`` (a ``Lambda``). Returns the instance."""
+        if not any(lemma == e for e in self._proved_exprs()):
+            raise ProofFailure(f"{self.title}: not proved: {text} (the lemma {sp.sstr(lemma)[:200]} is not a proved "
+                               "step of this derivation)", lemma)
+        if not (isinstance(function, sp.core.function.UndefinedFunction) and isinstance(replacement, sp.Lambda)):
+            raise TypeError(f"{self.title}: {text}: instance replaces an undefined function by a Lambda, got "
+                            f"{function!r} -> {replacement!r}")
+        out = lemma.replace(function, replacement)
+        if function in {f.func for f in out.atoms(sp.core.function.AppliedUndef)}:
+            raise ProofFailure(f"{self.title}: not proved: {text} ({function} survives the substitution)", out)
+        self.steps.append(Step(text, out, "proved", f"{function} := {sp.sstr(replacement)}", "instance"))
+        return out
+
+    def induction(self, text: str, lhs: Callable[[Any], Any], rhs: Callable[[Any], Any], var: Any, base: int,
+                  *, methods: Sequence[str] | None = None) -> Any:
+        """Decide ``lhs(n) == rhs(n)`` for every integer ``n >= base`` by induction on ``var``: the base case
+        reduces to zero, and so does ``[lhs(n+1) - lhs(n)] - [rhs(n+1) - rhs(n)]`` (finite sums in ``n`` are
+        unrolled by :func:`increment`). Returns the equation proved."""
+        if not (isinstance(var, sp.Symbol) and var.is_integer):
+            raise TypeError(f"{self.title}: {text}: induction runs over an integer symbol, got {var!r}")
+        if isinstance(base, bool) or not isinstance(base, int):
+            raise TypeError(f"{self.title}: {text}: base must be an int, got {base!r}")
+        zero_base = sp.expand((lhs(sp.Integer(base)) - rhs(sp.Integer(base))).doit())
+        ok_b, how_b, res_b = reduce_to_zero(zero_base, methods=methods)
+        step = sp.expand(increment(lhs, var) - increment(rhs, var))
+        ok_s, how_s, res_s = reduce_to_zero(step, methods=methods)
+        if not (ok_b and ok_s):
+            bad = "base case" if not ok_b else "step"
+            res = res_b if not ok_b else res_s
+            self.steps.append(Step(text, res, "failed"))
+            raise ProofFailure(f"{self.title}: not proved: {text} ({bad} of the induction; residual "
+                               f"{sp.sstr(res)[:300]})", res)
+        eq = sp.Eq(lhs(var), rhs(var), evaluate=False)
+        said = {"identical": "exact evaluation"}
+        self.steps.append(Step(text, eq, "proved", f"on {var} >= {base}: base case by {said.get(how_b, how_b)}, "
+                               f"step {var} -> {var} + 1 by {said.get(how_s, how_s)}", "induction"))
+        return eq
 
     def zero(self, text: str, expr: Any, *, methods: Sequence[str] | None = None) -> None:
         """Decide ``expr == 0`` exactly, or fail."""

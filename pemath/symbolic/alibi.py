@@ -85,7 +85,7 @@ def relative(form: Callable[[sp.Expr, sp.Expr], sp.Expr] = causal) -> Derivation
     d = Derivation("ALiBi's bias is a function of i - j")
     s = sp.Symbol("s", integer=True)
     b = form(i, j)
-    d.say("Bias of query i and key j (visible, j <= i):", sp.Eq(sp.Symbol("B_ij"), b, evaluate=False))
+    d.define("Bias of query i and key j (visible, j <= i):", sp.Eq(sp.Symbol("B_ij"), b, evaluate=False))
     d.zero("shifting both positions by s leaves it unchanged: B(i+s, j+s) - B(i, j) = 0", form(i + s, j + s) - b,
            methods=("expand",))
     d.zero("the mask j > i is the sign of j - i, which the same shift leaves unchanged", ((j + s) - (i + s)) - (j - i),
@@ -133,8 +133,8 @@ def softmax_shift_symbolic_n(f: Callable[[sp.Expr], sp.Expr] = sp.exp) -> Deriva
     N = sp.Symbol("N", integer=True, positive=True)
     d.zero("each term: f(x_k + c) = e^c f(x_k)", f(x[k] + c) - sp.exp(c) * f(x[k]), methods=("expand",))
     S = sp.Sum(sp.exp(x[k]), (k, 0, N - 1))
-    d.say("so a constant factor leaves the sum: the denominator of softmax(x + c) is e^c times that of softmax(x)",
-          sp.Eq(sp.Sum(sp.exp(x[k] + c), (k, 0, N - 1)), sp.exp(c) * S, evaluate=False))
+    d.equal("so a constant factor leaves the sum: the denominator of softmax(x + c) is e^c times that of softmax(x)",
+            sp.Sum(sp.exp(x[k] + c), (k, 0, N - 1)), sp.exp(c) * S, methods=("sums",))
     d.true("e^c > 0, so it cancels from softmax(x + c)_i = e^c exp(x_i) / (e^c sum_k exp(x_k))", sp.Gt(sp.exp(c), 0))
     d.equal("leaving softmax(x)_i", sp.exp(c) * sp.exp(x[i]) / (sp.exp(c) * S), sp.exp(x[i]) / S, methods=("expand",))
     return d
@@ -145,7 +145,7 @@ def causal_equals_shifted(
 ) -> Derivation:
     """Row i of the causal and the shifted bias give the same softmax (over the visible keys j <= i)."""
     d = Derivation("causal and shifted ALiBi give the same attention")
-    d.say("Masked entries (j > i) are -oo in both forms and contribute exp(-oo) = 0; the softmax runs over j = 0..i.")
+    d.define("Masked entries (j > i) are -oo in both forms: the softmax of row i runs over the visible keys j = 0..i.")
     for row in rows:
         x = [causal(sp.Integer(row), sp.Integer(k)) for k in range(row + 1)]
         y = [other(sp.Integer(row), sp.Integer(k)) for k in range(row + 1)]
@@ -165,9 +165,12 @@ def slopes_exact(
 ) -> Derivation:
     """Decide, head by head in exact arithmetic, that the reference slopes are 2^(-8k/n)."""
     d = Derivation("ALiBi slopes for n = 1, 2, 4, ..., exact")
-    d.say("The reference get_slopes_power_of_2(n): start = 2^(-2^-(log2 n - 3)), ratio = start, "
-          "slopes start * ratio^k for k = 0..n-1. Each is a power of 2 and 2^x is injective, so the "
-          "slopes are equal iff their exponents log2(start) + k log2(ratio) are: exact rationals.")
+    d.define("The reference get_slopes_power_of_2(n): start = 2^(-2^-(log2 n - 3)), ratio = start, "
+             "slopes start * ratio^k for k = 0..n-1, each a power of 2 with exponent log2(start) + k log2(ratio).")
+    x_, y_ = sp.symbols("x y", real=True)
+    d.solved("2^x is injective on the reals (2^x = 2^y only at x = y), so two slopes are equal iff their exponents "
+             "are: exact rationals", sp.Integer(2) ** x_ - sp.Integer(2) ** y_, x_, sp.S.Reals,
+             [sp.log(sp.Integer(2) ** y_) / sp.log(2)])
     small = [n for n in ns if n <= 8]
     for n in small:
         got = reference_slopes(n, ratio=ratio)
@@ -188,12 +191,12 @@ def slopes_symbolic(ratio: Callable[[sp.Expr], sp.Expr] = lambda s: s) -> Deriva
     k = sp.Symbol("k", integer=True, positive=True)
     n = 2**jj
     start = sp.Integer(2) ** (-sp.Integer(2) ** (-(jj - 3)))
-    d.say("For n = 2^j heads, log2 n = j and the reference start is", start)
+    d.define("For n = 2^j heads, log2 n = j and the reference start is", start)
     d.equal("start = 2^(-2^(3-j)) = 2^(-8/n)", start, sp.Integer(2) ** (-8 / n), methods=("expand", "powsimp"))
     slope_k = start * ratio(start) ** (k - 1)
-    d.say("The k-th slope (k = 1..n) is start * ratio^(k-1):", slope_k)
+    d.define("The k-th slope (k = 1..n) is start * ratio^(k-1):", slope_k)
     d.equal("with ratio = start: slope_k = start^k = 2^(-8k/n)", slope_k, sp.Integer(2) ** (-8 * k / n),
             methods=("expand", "powsimp"))
-    d.say("So the slopes form the geometric sequence 2^(-8/n), 2^(-16/n), ..., 2^(-8) = 1/256: "
+    d.remark("So the slopes form the geometric sequence 2^(-8/n), 2^(-16/n), ..., 2^(-8) = 1/256: "
           "the first and the ratio are both 2^(-8/n).")
     return d

@@ -35,27 +35,27 @@ def abel_symbolic_d(shift: int = 1) -> Derivation:
     The cost does not depend on ``d``: the proof is a term identity and an induction.
     """
     d = Derivation("Abel summation of the RoPE score, every even d")
-    h, S = sp.IndexedBase("h"), sp.IndexedBase("S")
+    h, S = sp.Function("h"), sp.Function("S")
     i = _i
     e = sp.Function("e")  # e(i) = exp(i r theta_i), any complex numbers
-    d.say("Let e_i = e^{i r theta_i} with r = m - n, and define the partial sums by S_0 = 0, "
-          "S_{j+1} = S_j + e_j, i.e. S_j = sum_{i<j} e_i; then e_i = S_{i+1} - S_i, so the score is "
-          "Re sum_{i<N} h_i (S_{i+1} - S_i), with N = d/2 pairs.",
-          sp.Eq(sp.Sum(h[i] * e(i), (i, 0, N - 1)), sp.Sum(h[i] * (S[i + 1] - S[i]), (i, 0, N - 1))))
-    T = lambda j: h[j] * S[j]  # noqa: E731
+    d.define("Let e_i = e^{i r theta_i} with r = m - n, and define the partial sums by S_0 = 0, "
+             "S_{j+1} = S_j + e_j, i.e. S_j = sum_{i<j} e_i; then e_i = S_{i+1} - S_i, so the score is "
+             "Re sum_{i<N} h_i (S_{i+1} - S_i), with N = d/2 pairs.",
+             sp.Eq(sp.Sum(h(i) * e(i), (i, 0, N - 1)), sp.Sum(h(i) * (S(i + 1) - S(i)), (i, 0, N - 1))))
     d.equal("General term: h_i (S_{i+1} - S_i) + S_{i+1} (h_{i+1} - h_i) = h_{i+1} S_{i+1} - h_i S_i "
             "(a difference of consecutive terms of T_i = h_i S_i)",
-            h[i] * (S[i + 1] - S[i]) + S[i + shift] * (h[i + 1] - h[i]), T(i + 1) - T(i), methods=("expand",))
-    d.say("So sum_{i<N} h_i (S_{i+1} - S_i) = -sum_{i<N} S_{i+1} (h_{i+1} - h_i) + sum_{i<N} (T_{i+1} - T_i). "
-          "The last sum telescopes, by induction on N:")
-    d.zero("N = 0: the empty sum is 0 = T_0 - T_0", sp.Integer(0) - (T(0) - T(0)))
-    d.equal("N -> N + 1: (T_N - T_0) + (T_{N+1} - T_N) = T_{N+1} - T_0",
-            (T(N) - T(0)) + (T(N + 1) - T(N)), T(N + 1) - T(0), methods=("expand",))
-    d.zero("With h_N = 0 (h_{d/2} := 0) and S_0 = 0 the telescoped sum T_N - T_0 = h_N S_N - h_0 S_0 vanishes",
-           (T(N) - T(0)).subs({h[N]: 0, S[0]: 0}))
-    lhs = sp.Sum(h[i] * e(i), (i, 0, N - 1))
-    rhs = sp.Sum(S[i + 1] * (h[i] - h[i + 1]), (i, 0, N - 1))
-    d.say("Hence, for every number of pairs (RoFormer eq. 36):", sp.Eq(lhs, rhs, evaluate=False))
+            h(i) * (S(i + 1) - S(i)) + S(i + shift) * (h(i + 1) - h(i)), h(i + 1) * S(i + 1) - h(i) * S(i),
+            methods=("expand",))
+    identity = d.induction("summation by parts, for all sequences h, S and every N >= 0: sum_{i<N} h_i (S_{i+1} - S_i) "
+                           "= -sum_{i<N} S_{i+1} (h_{i+1} - h_i) + h_N S_N - h_0 S_0",
+                           lambda k: sp.Sum(h(i) * (S(i + 1) - S(i)), (i, 0, k - 1)),
+                           lambda k: -sp.Sum(S(i + shift) * (h(i + 1) - h(i)), (i, 0, k - 1)) + h(k) * S(k)
+                           - h(0) * S(0), N, 0)
+    lhs = sp.Sum(h(i) * (S(i + 1) - S(i)), (i, 0, N - 1))
+    rhs = sp.Sum(S(i + 1) * (h(i) - h(i + 1)), (i, 0, N - 1))
+    d.hypothesis("h_N = 0 (h_{d/2} := 0, past the last pair) and S_0 = 0 (the empty sum)")
+    d.equal("so, for every number of pairs (RoFormer eq. 36): sum_{i<N} h_i e_i = sum_{i<N} S_{i+1} (h_i - h_{i+1})",
+            identity.rhs.subs({h(N): 0, S(0): 0}), rhs, methods=("sums",))
     d.result["identity"] = sp.Eq(lhs, rhs, evaluate=False)
     return d
 
@@ -77,18 +77,18 @@ def abel_expanded(pairs: int, shift: int = 1) -> Derivation:
 def bound() -> Derivation:
     """From the Abel form to RoFormer's bound (eq. 37); the inequalities are the textbook ones."""
     d = Derivation("RoFormer's relative upper bound")
-    d.say("Take absolute values of the Abel form. The triangle inequality |sum z_i| <= sum |z_i| and "
+    d.cite("Take absolute values of the Abel form. The triangle inequality |sum z_i| <= sum |z_i| and "
           "|a b| = |a| |b| give |sum_i h_i e^{i r theta_i}| <= sum_{i<d/2} |S_{i+1}| |h_{i+1} - h_i|, and "
           "the real part (the score) is at most the modulus.")
     Sa, c, M = sp.symbols("|S_{i+1}| c_i M", nonnegative=True)
-    d.say("With c_i = |h_{i+1} - h_i| and M = max_i c_i (the maximum includes c_{d/2-1} = |h_{d/2-1}|, "
+    d.define("With c_i = |h_{i+1} - h_i| and M = max_i c_i (the maximum includes c_{d/2-1} = |h_{d/2-1}|, "
           "since h_{d/2} = 0):")
     d.equal("M sum |S_{i+1}| - sum |S_{i+1}| c_i = sum |S_{i+1}| (M - c_i)", Sa * M - Sa * c, Sa * (M - c))
     t = sp.Symbol("t_i", nonnegative=True)
-    d.say("Hypothesis (the definition of the maximum): M >= c_i for every i, i.e. M - c_i = t_i with t_i >= 0.")
+    d.hypothesis("The definition of the maximum: M >= c_i for every i, i.e. M - c_i = t_i with t_i >= 0.")
     d.equal("so |S_{i+1}| (M - c_i) = |S_{i+1}| t_i", (Sa * (M - c)).subs(M, c + t), Sa * t)
     d.assumed("each term |S_{i+1}| t_i is >= 0, as a product of two non-negative numbers", Sa * t, "nonnegative")
-    d.say("Hence |score(r)| <= (max_i |h_{i+1} - h_i|) sum_{j=1}^{d/2} |S_j(r)| = "
+    d.remark("Hence |score(r)| <= (max_i |h_{i+1} - h_i|) sum_{j=1}^{d/2} |S_j(r)| = "
           "(max_i |h_{i+1} - h_i|) (d/2) B(r), where B(r) = (1/(d/2)) sum_j |S_j(r)| is the curve of "
           "RoFormer's Figure 2 (pemath.rope.long_term_decay).")
     j = sp.Symbol("j", integer=True, positive=True)
@@ -96,5 +96,6 @@ def bound() -> Derivation:
     b0 = sp.summation(j, (j, 1, half)) / half
     d.equal("At r = 0 every e_i = 1, so |S_j| = j and B(0) = (1/(d/2)) sum_{j=1}^{d/2} j = (d/2 + 1)/2",
             b0, (half + 1) / 2, methods=("expand", "simplify"))
-    d.say("Since |S_j(r)| <= j for every r, B(r) <= B(0): the bound is largest at distance 0.")
+    d.cite("|S_j(r)| <= j for every r (triangle inequality, each |e_i| = 1), so B(r) <= B(0): the bound is largest "
+           "at distance 0.")
     return d

@@ -31,7 +31,7 @@ def _rot(angle: sp.Expr) -> sp.Matrix:
 def rotation_twice() -> Derivation:
     """(a R(phi)) (a R(phi)) = a^2 R(2 phi)."""
     d = Derivation("a rotation applied twice")
-    d.say("One pair, rotated by the angle phi = p theta and scaled by the attention factor a:", a * _rot(phi))
+    d.define("One pair, rotated by the angle phi = p theta and scaled by the attention factor a:", a * _rot(phi))
     d.equal("applied twice it is a^2 R(2 phi): the doubled angle (position 2p) with the factor squared",
             (a * _rot(phi)) * (a * _rot(phi)), a**2 * _rot(2 * phi))
     d.solved("and a^2 = a only for a = 1 (a > 0): with an attention factor the amplitude is wrong as well",
@@ -65,7 +65,7 @@ def integers_exact(fmt: str = "bfloat16", bits: int | None = None) -> Derivation
     p = bits if bits is not None else {"bfloat16": 8, "float16": 11}[fmt]
     top = 2**p
     d = Derivation(f"{fmt}: the integers it holds exactly")
-    d.say(f"{fmt} keeps {p} significant bits (its exponent range covers these integers). An integer is exact iff "
+    d.define(f"{fmt} keeps {p} significant bits (its exponent range covers these integers). An integer is exact iff "
           f"it has at most {p} significant bits.")
     d.enumerated(f"every integer 0..{top} has at most {p} significant bits: exact in {fmt}", range(top + 1),
                  lambda n: representable(n, p))
@@ -83,7 +83,7 @@ def mixed_frequencies() -> Derivation:
     q0, q1, k0, k1 = sp.symbols("q_0 q_1 k_0 k_1", real=True)
     q, k = sp.Matrix([q0, q1]), sp.Matrix([k0, k1])
     score = ((_rot(m * tq) * q).T * (_rot(n * tk) * k))[0]
-    d.say("The query at position m turned by theta_q (one base), the key at n by theta_k (another: a base "
+    d.define("The query at position m turned by theta_q (one base), the key at n by theta_k (another: a base "
           "recomputed between the steps of one KV cache):", score)
     rel = (q.T * _rot(n * tk - m * tq) * k)[0]
     d.equal("the score is q^T R(n theta_k - m theta_q) k", score, rel, methods=("expand_trig",))
@@ -117,7 +117,7 @@ def gqa_wrong_heads(head_dim: int = 4, kv_heads: int = 1, heads: int = 2) -> Der
     d = Derivation("K converted with the query head count")
     rows = head_dim * kv_heads
     right, wrong = hf_permutation(rows, kv_heads), hf_permutation(rows, heads)
-    d.say(f"One K head of dim {head_dim} ({kv_heads} KV head(s), {heads} query heads): converting Meta's rows to "
+    d.define(f"One K head of dim {head_dim} ({kv_heads} KV head(s), {heads} query heads): converting Meta's rows to "
           f"HF's layout with n_kv_heads = {kv_heads} orders them {right}; with n_heads = {heads}, {wrong}.")
     m, n = sp.Integer(0), sp.Integer(1)
 
@@ -166,7 +166,7 @@ def static_ntk(alpha: int = 4, dim: int = 128, *, digits: int = 30) -> Derivatio
     dd = sp.Symbol("d", positive=True)
     d = Derivation("dynamic NTK with a static base")
     dynamic = b * (al * sp.Symbol("L", positive=True) / L0 - (al - 1)) ** (dd / (dd - 2))
-    d.say("HF's dynamic NTK base at length L > L0 (below L0 the base is b):", dynamic)
+    d.define("HF's dynamic NTK base at length L > L0 (below L0 the base is b):", dynamic)
     at_max = dynamic.subs(sp.Symbol("L", positive=True), al * L0)
     d.equal("evaluated once at L = alpha L0 it is b (alpha^2 - alpha + 1)^(d/(d-2)), at every position",
             at_max, b * (al**2 - al + 1) ** (dd / (dd - 2)), methods=("expand", "powsimp"))
@@ -214,7 +214,7 @@ def factor_twice(s_value: int = 128, *, digits: int = 30) -> Derivation:
 def positions_rounded(bits: int = 8, top: int = 2**16) -> Derivation:
     """Positions cast to a format with ``bits`` significant bits: off by up to p 2^-bits, e.g. bf16(15962) = 15936."""
     d = Derivation("positions rounded to a low-precision dtype")
-    d.say(f"Rounding a position p to {bits} significant bits (ties to even) moves it by at most half a unit in the "
+    d.define(f"Rounding a position p to {bits} significant bits (ties to even) moves it by at most half a unit in the "
           f"last place, p 2^-{bits} for p < 2^e with 2^(e-1) <= p; for every p < {top}:")
     d.enumerated(f"|round(p) - p| <= 2^(e - {bits} - 1) <= p 2^-{bits} for every position 1..{top - 1}",
                  range(1, top), lambda p: 2 * abs(round_to_bits(p, bits) - p) * 2**bits <= 2**p.bit_length())

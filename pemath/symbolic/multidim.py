@@ -102,7 +102,7 @@ def axial_relative_symbolic(
     a, j = A, J
     th = THETA_AJ(a, j)
     ka = key_axis(a) if key_axis is not None else a
-    d.say(
+    d.define(
         "Axial RoPE rotates pair j of the group of axis a by the coordinate of that axis, p_a theta_{a,j} "
         "(theta_{a,j} any positive frequency: b^(-2j/d_a), or Pixtral's strided ones):",
         sp.Eq(sp.Symbol("phi_{a,j}"), P[a] * th, evaluate=False),
@@ -113,23 +113,41 @@ def axial_relative_symbolic(
     kv = sp.Matrix([k[a, j, 0], k[a, j, 1]])
     summand = ((blk(P[a] * th) * qv).T * (blk(PK[ka] * th) * kv))[0]
     target = (qv.T * blk((PK[a] - P[a]) * th) * kv)[0]
-    d.say("One pair of one axis contributes to the score of a query at p and a key at p':", summand)
+    d.define("One pair of one axis contributes to the score of a query at p and a key at p':", summand)
     d.equal(
         "summand: <R(p_a th) q_{a,j}, R(p'_a th) k_{a,j}> = q_{a,j}^T R((p'_a - p_a) th) k_{a,j}",
         summand, target, methods=TRIG,
     )
-    h = sp.Symbol("h_a", integer=True, positive=True)
-    n_axes = sp.Symbol("N", integer=True, positive=True)
-    score = sp.Sum(sp.Sum(target, (j, 0, h - 1)), (a, 0, n_axes - 1))
-    d.say("Summing over the N axes and the d_a/2 pairs of each (features beyond sum d_a pass through "
-          "and contribute q_f k_f, independent of the positions):", score)
     delta = sp.IndexedBase("delta", real=True)
     shifted = target.subs(PK[a], P[a] + delta[a])
     d.zero("with p' = p + delta, the summand does not depend on p: it is a function of the per-axis "
            "differences delta_a = p'_a - p_a", sp.diff(shifted, P[a]))
-    d.say("The argument never used which pairs form the group of axis a: it covers pemath's "
-          "grouping='features' and 'pairs', both layouts, and M-RoPE with frequency i driven by "
-          "component c(i).")
+    from . import pairs
+
+    axis = sp.Function("c")  # the axis (position component) of pair i: any assignment
+    i = pairs_index = sp.Symbol("i", integer=True, nonnegative=True)
+    th_i = sp.Function("theta", positive=True)(i)
+    u, v = sp.IndexedBase("u", real=True), sp.IndexedBase("v", real=True)
+    d.define("Number the rotary pairs i = 0..h-1 of the whole head in either layout (pemath's grouping='pairs', "
+             "M-RoPE's sections, interleaved or not): pair i belongs to axis c(i), any assignment, and is turned by "
+             "p_{c(i)} theta_i; features past the rotary ones pass through")
+    for layout in pairs.LAYOUTS:
+        qa, qb = pairs.features(pairs_index, layout)
+        qi, ki = sp.Matrix([q[qa], q[qb]]), sp.Matrix([k[qa], k[qb]])
+        uq, vk = blk(P[axis(i)] * th_i) * qi, blk(PK[key_axis(axis(i)) if key_axis else axis(i)] * th_i) * ki
+        whole = pairs.inner_over_pairs(d, layout, u, v, partial=True)
+        unfolded = whole.xreplace({u[qa]: uq[0], u[qb]: uq[1], v[qa]: vk[0], v[qb]: vk[1],
+                                   u[pairs.J]: q[pairs.J], v[pairs.J]: k[pairs.J]})
+        rel = (sp.Sum((qi.T * blk((PK[axis(i)] - P[axis(i)]) * th_i) * ki)[0], (i, 0, pairs.H - 1))
+               + sp.Sum(q[pairs.J] * k[pairs.J], (pairs.J, 2 * pairs.H, 2 * pairs.H + pairs.PASS - 1)))
+        d.equal(f"{layout} pairs: the score <R(p) q, R(p') k> = sum_i q_i^T B((p'_c(i) - p_c(i)) theta_i) k_i "
+                "+ sum_(pass-through) q_j k_j", unfolded, rel, methods=("sums",))
+        moved = rel.replace(lambda e: isinstance(e, sp.Indexed) and e.base == PK,
+                            lambda e: P[e.indices[0]] + delta[e.indices[0]])
+        d.free_of(f"{layout} pairs: with p' = p + delta it does not involve p: the score depends on the per-axis "
+                  "differences only, for any number of axes and any sizes", moved, [P.label])
+    d.remark("grouping='features' with the half layout inside each axis's block pairs (o_a + j, o_a + j + d_a/2): "
+             "decided on the dense matrices for the axis sizes of multidim.axial_relative, not for every size.")
     d.result["score"] = target
     return d
 
@@ -150,7 +168,7 @@ def axial_relative_expanded(
     Rq = axial_rotation(p, axis_dims, layout)
     Rk = axial_rotation([pk[perm[a]] for a in range(n)], axis_dims, layout)
     Rr = axial_rotation([pk[a] - p[a] for a in range(n)], axis_dims, layout)
-    d.say(f"The axial rotation for axis sizes {tuple(axis_dims)}, layout {layout}: block a is RoPE of size "
+    d.define(f"The axial rotation for axis sizes {tuple(axis_dims)}, layout {layout}: block a is RoPE of size "
           "d_a at p_a, frequencies b^(-2j/d_a).")
     d.equal(f"R(p)^T R(p') = R(p' - p) for axis sizes {tuple(axis_dims)} ({layout}): the score "
             "(R(p) q)^T (R(p') k) = q^T R(p' - p) k", Rq.T * Rk, Rr, methods=TRIG)
@@ -170,15 +188,22 @@ def mrope_reduces_symbolic(freq: Callable[[sp.Expr, sp.Expr], sp.Expr] | None = 
     i, c = _i, _c(_i)
     th = freq(i, c) if freq is not None else frequency(i, 2 * r2, b)
     phi = P[c] * th
-    d.say("M-RoPE rotates pair i by the component c(i) of the position assigned to it (any assignment: "
+    d.define("M-RoPE rotates pair i by the component c(i) of the position assigned to it (any assignment: "
           "contiguous sections, or Qwen3-VL's interleaved pattern), times theta_i:",
           sp.Eq(sp.Symbol("phi_i"), phi, evaluate=False))
     same = phi.replace(lambda e: isinstance(e, sp.Indexed) and e.base == P, lambda e: _m)
-    d.say("A text token has every component equal to its position m: p_t = p_h = p_w = m.", same)
+    d.hypothesis("A text token has every component equal to its position m: p_t = p_h = p_w = m.", same)
     d.equal("so phi_i = m theta_i = m b^(-2i/r): the angle of plain RoPE at position m, for every i "
             "and every assignment c", same, _m * frequency(i, 2 * r2, b), methods=("expand",))
-    d.say("Equal angles pair by pair, in the same layout, give the same rotation: M-RoPE(x, (m, m, m)) "
-          "= RoPE(x, m).")
+    from . import pairs
+
+    x, w = sp.IndexedBase("x", real=True), sp.IndexedBase("w", real=True)
+    for layout in pairs.LAYOUTS:
+        xa, xb = pairs.features(i, layout)
+        xi = sp.Matrix([x[xa], x[xb]])
+        pairs.weak_equality(d, f"{layout} layout, every even rotary dim: M-RoPE(x, (m, m, m)) = RoPE(x, m), "
+                            "pair by pair B(phi_i) x_i = B(m theta_i) x_i", layout, w, tuple(block(same) * xi),
+                            tuple(block(_m * frequency(i, 2 * r2, b)) * xi))
     return d
 
 
@@ -194,7 +219,7 @@ def mrope_reduces_expanded(
     f = freq or (lambda i, c: frequency(i, r, b))
     kind = "interleaved" if interleaved else "contiguous"
     d = Derivation(f"M-RoPE at equal components, sections {tuple(sections)} ({kind}), {layout}")
-    d.say(f"Components of the frequency indices 0..{h - 1} ({kind} sections {tuple(sections)}):", comp)
+    d.define(f"Components of the frequency indices 0..{h - 1} ({kind} sections {tuple(sections)}):", comp)
     angles = [P[c] * f(i, c) for i, c in enumerate(comp)]
     Rm = component_rotation([e.subs({P[c]: _m for c in range(len(sections))}) for e in angles], r, layout)
     Rrope = component_rotation([_m * frequency(i, r, b) for i in range(h)], r, layout)

@@ -41,16 +41,16 @@ def integer_unbounded(encoding: Callable[[sp.Expr], sp.Expr] = lambda p: p) -> D
     B = sp.Symbol("B", integer=True, nonnegative=True)
     dim = sp.Symbol("d", integer=True, positive=True)
     p = sp.Symbol("p", integer=True, nonnegative=True)
-    d.say("Every entry of the integer encoding at position p is", encoding(p))
-    d.say("Any real bound on the entries is below an integer bound B >= 0 (its ceiling), so take B an "
+    d.define("Every entry of the integer encoding at position p is", encoding(p))
+    d.hypothesis("Any real bound on the entries is below an integer bound B >= 0 (its ceiling), so take B an "
           "integer. Position p = B + 1 is a valid position (the encoding accepts every p >= 0).")
     d.true("its entries exceed B: PE(B + 1)_j > B", sp.Gt(encoding(B + 1), B))
     e = encoding(p)
-    d.say("Its squared Euclidean norm, over d equal entries, is", dim * e**2)
+    d.define("Its squared Euclidean norm, over d equal entries, is", dim * e**2)
     d.equal("|PE(p)|^2 - PE(p)_j^2 = (d - 1) PE(p)_j^2 ...", dim * e**2 - e**2, (dim - 1) * e**2, methods=("expand",))
     d.true("... >= 0 (d >= 1): the norm is at least any entry, so it exceeds B at p = B + 1 too",
            sp.Ge((dim - 1) * e**2, 0))
-    d.say("So no bound holds for all positions: against token embeddings of norm O(1), the encoding "
+    d.remark("So no bound holds for all positions: against token embeddings of norm O(1), the encoding "
           "eventually dominates.")
     return d
 
@@ -66,7 +66,7 @@ def normalized_depends_on_length(
     d = Derivation("the length-normalized encoding depends on the length")
     two, four, eight = sp.Integer(2), sp.Integer(4), sp.Integer(8)
     a, b = encoding(two, four), encoding(two, eight)
-    d.say("Position 2 in a sequence of length 4, and in one of length 8 (exact rationals):", [a, b])
+    d.define("Position 2 in a sequence of length 4, and in one of length 8 (exact rationals):", [a, b])
     d.true("the two encodings differ: position 2 has no length-independent meaning", sp.Ne(a, b))
     p = sp.Symbol("p", integer=True, positive=True)
     L = sp.Symbol("L", integer=True, positive=True)
@@ -90,7 +90,7 @@ def binary_bounded_unique(
 ) -> Derivation:
     """Entries in {0, 1}; the 2^d codes of [0, 2^d) are distinct; decoding sum_j 2^j b_j gives p back."""
     d = Derivation("the binary encoding is bounded and unique")
-    d.say("PE(p)_j = floor(p / 2^j) mod 2, j = 0..d-1: a remainder mod 2 is 0 or 1, and p = sum_j 2^j PE(p)_j "
+    d.define("PE(p)_j = floor(p / 2^j) mod 2, j = 0..d-1: a remainder mod 2 is 0 or 1, and p = sum_j 2^j PE(p)_j "
           "is p's base-2 expansion, so p is recovered from its code. Decided exhaustively, in exact "
           f"integers, for d = {min(dims)}..{max(dims)}:")
     def ok(dim: int) -> bool:
@@ -116,10 +116,10 @@ def binary_jump(
     j = sp.Symbol("j", integer=True, nonnegative=True)
     d.equal("2^j - 1 = sum_{i<j} 2^i: its bits 0..j-1 are 1, the others 0", sp.Sum(2**i, (i, 0, j - 1)).doit(),
             2**j - 1, methods=("expand",))
-    d.say("2^j has bit j alone. The two codes differ in bits 0..j, each by 1:")
+    d.cite("2^j has bit j alone. The two codes differ in bits 0..j, each by 1:")
     d.equal("|PE(2^j) - PE(2^j - 1)|^2 = sum_{i=0}^{j} 1 = j + 1", sp.Sum(1, (i, 0, j)).doit(), j + 1,
             methods=("expand",))
-    d.say("At j = d - 1 neighbouring positions are sqrt(d) apart: the diameter of {0, 1}^d, as far as any "
+    d.remark("At j = d - 1 neighbouring positions are sqrt(d) apart: the diameter of {0, 1}^d, as far as any "
           "two codes can be, while positions 0 and 2^(d-1) are 1 apart. Decided exhaustively:")
     def ok(dim: int) -> bool:
         jumps = [sum((x - y) ** 2 for x, y in zip(bits(2**j - 1, dim), bits(2**j, dim))) for j in range(dim)]
@@ -144,8 +144,13 @@ def sinusoid_step() -> Derivation:
     d.equal("with w = 2v: 2 - 2 cos w = 4 sin^2(v)", 2 - 2 * sp.cos(2 * v), 4 * sp.sin(v) ** 2, methods=TRIG)
     d.equal("and sin x <= x for x >= 0: (x - sin x)' = 1 - cos x, which at x = 2v is 1 - cos 2v = 2 sin^2 v ...",
             sp.diff(x - sp.sin(x), x).subs(x, 2 * v), 2 * sp.sin(v) ** 2, methods=TRIG)
-    d.true("... >= 0, and x - sin x = 0 at x = 0, so sin(w/2) <= w/2", sp.Ge(2 * sp.sin(v) ** 2, 0))
-    d.say("so 4 sin^2(w/2) <= 4 (w/2)^2 = w^2, and summing over the pairs, |PE(t+1) - PE(t)|^2 = sum_i (2 - 2 cos w_i) "
+    d.true("... >= 0", sp.Ge(2 * sp.sin(v) ** 2, 0))
+    d.equal("and -sin x <= x: (x + sin x)' = 1 + cos x, which at x = 2v is 1 + cos 2v = 2 cos^2 v ...",
+            sp.diff(x + sp.sin(x), x).subs(x, 2 * v), 2 * sp.cos(v) ** 2, methods=TRIG)
+    d.true("... >= 0", sp.Ge(2 * sp.cos(v) ** 2, 0))
+    d.cite("a function with a non-negative derivative on x >= 0 is non-decreasing there (mean value theorem); "
+           "x - sin x and x + sin x are 0 at x = 0, so |sin x| <= x for x >= 0, and |sin(w/2)| <= w/2")
+    d.remark("so 4 sin^2(w/2) <= 4 (w/2)^2 = w^2, and summing over the pairs, |PE(t+1) - PE(t)|^2 = sum_i (2 - 2 cos w_i) "
           "<= sum_i w_i^2 at every position t: no jumps.")
     d.result["pair_step"] = 2 - 2 * sp.cos(w)
     d.result["omega"] = w

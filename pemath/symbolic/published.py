@@ -79,14 +79,14 @@ def wavelengths(convention: str = "interleaved", *, last: sp.Expr | None = None)
     d = Derivation(f"sinusoidal wavelengths ({convention}), every even d")
     if convention == "interleaved":
         expo = 2 * i / (2 * h)  # omega_i = b^(-2i/d)
-        d.say("Frequencies omega_i = b^{-2i/d}, i = 0, ..., d/2 - 1, with d = 2h and b = 1 + beta > 1; the "
+        d.define("Frequencies omega_i = b^{-2i/d}, i = 0, ..., d/2 - 1, with d = 2h and b = 1 + beta > 1; the "
               "wavelength (positions per period) of pair i is lambda_i = 2 pi / omega_i:",
               sp.Eq(sp.Symbol("lambda_i"), 2 * sp.pi * b**expo))
         ratio_expected = b ** (sp.Integer(2) / (2 * h))
         last_expected = 2 * sp.pi * b ** ((2 * h - 2) / (2 * h))
     else:
         expo = i / (h - 1)  # omega_i = b^(-i/(h-1)), h >= 2
-        d.say("tensor2tensor's frequencies omega_i = b^{-i/(d/2 - 1)}, i = 0, ..., d/2 - 1 "
+        d.define("tensor2tensor's frequencies omega_i = b^{-i/(d/2 - 1)}, i = 0, ..., d/2 - 1 "
               "(d/2 = h >= 2, b = 1 + beta); lambda_i = 2 pi / omega_i:",
               sp.Eq(sp.Symbol("lambda_i"), 2 * sp.pi * b**expo))
         ratio_expected = b ** (1 / (h - 1))
@@ -116,7 +116,7 @@ def vaswani_end_point(dim: int = 512, base: int = 10000) -> Derivation:
     if dim % 2 or dim < 2:
         raise ValueError(f"dim must be an even integer >= 2, got {dim}")
     lam = 2 * sp.pi * sp.Integer(base) ** sp.Rational(dim - 2, dim)
-    d.say(f"With d = {dim} (the paper's d_model) and b = {base} the last pair i = {dim // 2 - 1} has wavelength",
+    d.define(f"With d = {dim} (the paper's d_model) and b = {base} the last pair i = {dim // 2 - 1} has wavelength",
           sp.Eq(sp.Symbol("lambda_last"), lam))
     d.true(f"2 pi {base}^({dim - 2}/{dim}) < {base} * 2 pi", sp.Lt(lam, 2 * sp.pi * base))
     with mpmath.workdps(30):
@@ -186,7 +186,7 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
             "Re[h_j e^{i s theta_j}] = u_j cos(s theta_j) - v_j sin(s theta_j)",
             sp.re(sp.expand_complex((u + sp.I * v) * sp.exp(sp.I * s * th))), term, methods=("expand",))
     d.zero("and its second derivative is -theta_j^2 times itself", sp.diff(term, s, 2) + th**2 * term)
-    d.say("So a''(s) = -Re sum_j h_j theta_j^2 e^{i s theta_j} and, as |Re z| <= |z|, "
+    d.cite("So a''(s) = -Re sum_j h_j theta_j^2 e^{i s theta_j} and, as |Re z| <= |z|, "
           "|a''(s)| <= sum_j |h_j| theta_j^2 <= (max_j |h_j|) sum_j theta_j^2 (PI eq. 12-13). "
           "Equality holds at s when every h_j e^{i s theta_j} is the same positive real multiple of 1.")
 
@@ -197,18 +197,18 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
     lam = (s - s1) / (s2 - s1)
     alin = (1 - lam) * as1 + lam * as2
     R = -(s - s1) * (s2 - s) / (2 * (s2 - s1)) * (A1 * (s - s1) + A2 * (s2 - s))
-    d.say("Taylor: a(s_i) = a(s) + a'(s)(s_i - s) + a''(xi_i)(s_i - s)^2 / 2 with xi_i between s and s_i "
+    d.cite("Taylor: a(s_i) = a(s) + a'(s)(s_i - s) + a''(xi_i)(s_i - s)^2 / 2 with xi_i between s and s_i "
           "(A_i := a''(xi_i); PI's eq. 10 writes a'(s)(s - s_2), a sign typo). With "
           "a_linear(s) = (1 - lambda) a(s_1) + lambda a(s_2), lambda = (s - s_1)/(s_2 - s_1):")
     d.equal("a(s) - a_linear(s) = -(s - s_1)(s_2 - s) / (2 (s_2 - s_1)) [A_1 (s - s_1) + A_2 (s_2 - s)]  (PI eq. 11)",
             a - alin, R, methods=("expand", "simplify"))
     d.zero("with |A_1|, |A_2| <= M the bracket is at most M ((s - s_1) + (s_2 - s)) = M (s_2 - s_1)",
            (s - s1) + (s2 - s) - (s2 - s1))
-    d.say("so |a(s) - a_linear(s)| <= (M / 2)(s - s_1)(s_2 - s), M = (max_j |h_j|) sum_j theta_j^2  (PI eq. 16).")
+    d.remark("so |a(s) - a_linear(s)| <= (M / 2)(s - s_1)(s_2 - s), M = (max_j |h_j|) sum_j theta_j^2  (PI eq. 16).")
 
     # the geometric sum
     q, hh = sp.Symbol("rho", positive=True), sp.Symbol("n", integer=True, nonnegative=True)
-    d.say("theta_j^2 = c^{-4j/d} = rho^j with rho = c^{-4/d}: sum_{j<d/2} theta_j^2 = (1 - rho^{d/2}) / (1 - rho) "
+    d.define("theta_j^2 = c^{-4j/d} = rho^j with rho = c^{-4/d}: sum_{j<d/2} theta_j^2 = (1 - rho^{d/2}) / (1 - rho) "
           "= (1 - c^{-2}) / (1 - c^{-4/d}). By induction on n, (1 - rho) sum_{j<n} rho^j = 1 - rho^n:")
     d.zero("n = 0: 0 = 1 - rho^0", (1 - q) * 0 - (1 - q**0))
     d.equal("n -> n + 1: (1 - rho^n) + (1 - rho) rho^n = 1 - rho^(n+1)", (1 - q**hh) + (1 - q) * q**hh,
@@ -217,13 +217,13 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
     # PI eq. 14 is the wrong way round
     y = sp.Symbol("y", real=True)
     conv = sp.exp(y) - 1 - y
-    d.say("PI eq. 14 asserts c^x <= 1 + x ln c for x < 0, c > 1, to get 1/(1 - c^{-4/d}) <= d/(4 ln c). "
+    d.cite("PI eq. 14 asserts c^x <= 1 + x ln c for x < 0, c > 1, to get 1/(1 - c^{-4/d}) <= d/(4 ln c). "
           "The inequality goes the other way: with y = x ln c, e^y - 1 - y vanishes at 0 with slope 0 "
           "and is convex, so e^y >= 1 + y for every real y:")
     d.zero("e^y - 1 - y at y = 0", conv.subs(y, 0))
     d.zero("its derivative e^y - 1 at y = 0", sp.diff(conv, y).subs(y, 0))
     d.true("its second derivative e^y is positive", sp.Gt(sp.diff(conv, y, 2), 0))
-    d.say("Hence c^{-4/d} >= 1 - (4/d) ln c, i.e. 1/(1 - c^{-4/d}) >= d/(4 ln c): eq. 14 bounds M from the "
+    d.remark("Hence c^{-4/d} >= 1 - (4/d) ln c, i.e. 1/(1 - c^{-4/d}) >= d/(4 ln c): eq. 14 bounds M from the "
           "wrong side. The same fact gives 1/(1 - e^{-x}) <= 1 + 1/x (x > 0), so the proof's own steps "
           "yield |a - a_linear| <= (max_j |h_j|)(s - s_1)(s_2 - s) (d/(8 ln c) + 1/2) instead.")
 
@@ -251,7 +251,7 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
         return PIVerdict(True, d, None, data)
     if not sharp.a > claimed.b:
         raise ProofFailure(f"{d.title}: undecided: the constants overlap at {_IV_DPS} digits")
-    d.say(f"Here (1/2) sum theta_j^2 = {mpmath.nstr(_lo(sharp), 8)} > d/({denominator} ln c) = "
+    d.remark(f"Here (1/2) sum theta_j^2 = {mpmath.nstr(_lo(sharp), 8)} > d/({denominator} ln c) = "
           f"{mpmath.nstr(_hi(claimed), 8)}: look for a counterexample where the Taylor bound is attained.")
 
     # counterexample: aligned h, midpoint of [0, L]
@@ -303,7 +303,7 @@ def gaussian_no_decay(*, independent: bool = True, claimed: sp.Expr | None = Non
     from sympy.stats import E, Normal
 
     d = Derivation("Gaussian queries and keys: the expected score" + ("" if independent else " when k = q"))
-    d.say("For any fixed d x d matrix A, q^T A k = sum_{a,b} A_ab q_a k_b; by linearity of expectation "
+    d.cite("For any fixed d x d matrix A, q^T A k = sum_{a,b} A_ab q_a k_b; by linearity of expectation "
           "E[q^T A k] = sum_{a,b} A_ab E[q_a k_b]. RoPE's A = R^r is one such matrix for each distance r.")
     q0, q1 = Normal("q_0", 0, 1), Normal("q_1", 0, 1)
     k0, k1 = (Normal("k_0", 0, 1), Normal("k_1", 0, 1)) if independent else (q0, q1)
@@ -316,7 +316,7 @@ def gaussian_no_decay(*, independent: bool = True, claimed: sp.Expr | None = Non
     d.equal("For a 2 x 2 block with arbitrary entries (sympy.stats): E[q^T A k] = " + (
         "0" if independent else "tr A when k = q"), sp.expand(expect), target, methods=("expand",))
     if independent:
-        d.say("Every one of the d^2 terms vanishes, so E[q^T R^r k] = 0 for every d and every distance r "
+        d.remark("Every one of the d^2 terms vanishes, so E[q^T R^r k] = 0 for every d and every distance r "
               "(Barbero et al., Proposition 3.2). Neither Gaussianity nor isotropy is needed: independence "
               "and a zero mean of q (or of k) suffice.")
     else:

@@ -87,7 +87,7 @@ def relative_block(blk: Callable[[sp.Expr], sp.Matrix] = block) -> Derivation:
     k = sp.Matrix(sp.symbols("k_0 k_1", real=True))
     lhs = ((blk(m * theta) * q).T * (blk(n * theta) * k))[0]
     rhs = (q.T * blk((n - m) * theta) * k)[0]
-    d.say("Score of a query at m and a key at n, one block:", lhs)
+    d.define("Score of a query at m and a key at n, one block:", lhs)
     d.equal("<R(m th) q, R(n th) k> = q^T R((n-m) th) k", lhs, rhs, methods=TRIG)
     d.zero("the score is unchanged when m and n shift together: (d/dm + d/dn) score = 0",
            sp.diff(lhs, m) + sp.diff(lhs, n))
@@ -103,35 +103,46 @@ THETA = sp.Function("theta", positive=True)  # the frequency of pair i, any posi
 def relative_symbolic_d(
     blk: Callable[[sp.Expr], sp.Matrix] = block,
     rhs_angle: Callable[[sp.Expr, sp.Expr], sp.Expr] | None = None,
+    *,
+    layout: str = "interleaved",
 ) -> Derivation:
-    """The relative property for every even d at once, by block decomposition.
+    """The relative property for every even rotary dim 2h, head_dim 2h + e (partial rotary), one layout.
 
     ``blk`` builds the rotation block and ``rhs_angle(m, n)`` the angle of the claimed
     relative form (default ``(n - m) theta_i``): the tests pass wrong ones.
 
-    The score is a sum over the d/2 blocks (in either layout: the layouts only
-    choose which features form block i). The summand is proved identical to the
-    relative form for a symbolic block index i, symbolic d and base, so the sum over
-    any number of blocks is too; the cost does not depend on d.
+    The score is the inner product over the 2h + p features. It is decided to be the sum over the
+    layout's pairs plus the pass-through features (:mod:`pemath.symbolic.pairs`: induction on h), and
+    the pair summand is decided identical to the relative form for a symbolic pair index i, symbolic h and
+    any frequencies; so the cost does not depend on d.
     """
-    d = Derivation("RoPE relative inner product, every even d")
+    from . import pairs
+
+    d = Derivation(f"RoPE relative inner product, every even rotary dim 2h and head_dim 2h + e, {layout} layout")
     i, h = I, H
     th_i = THETA(i)
     angle = rhs_angle(m, n) if rhs_angle is not None else (n - m) * th_i
-    d.say("Pair i of either layout is rotated by its own frequency theta_i (RoPE: b^(-2i/d)); "
-          "the proof holds for any frequencies, scaled ones included:", sp.Eq(th_i, frequency(i, 2 * h)))
-    q = sp.IndexedBase("q", real=True)
-    k = sp.IndexedBase("k", real=True)
-    qi = sp.Matrix([q[i, 0], q[i, 1]])
-    ki = sp.Matrix([k[i, 0], k[i, 1]])
-    summand = ((blk(m * th_i) * qi).T * (blk(n * th_i) * ki))[0]
-    target = (qi.T * blk(angle) * ki)[0]
-    d.equal("summand: <R(m th_i) q_i, R(n th_i) k_i> = q_i^T R((n-m) th_i) k_i", summand, target, methods=TRIG)
-    score = sp.Sum(summand, (i, 0, h - 1))
-    rel = sp.Sum(target, (i, 0, h - 1))
-    d.say("Hence, summing over the d/2 blocks:", sp.Eq(score, rel, evaluate=False))
-    d.zero("which depends on m and n only through n - m", sp.diff(target.subs(n, m + sp.Symbol("r", real=True)), m))
-    d.result["score"] = rel
+    a, b = pairs.features(i, layout)
+    q, k = sp.IndexedBase("q", real=True), sp.IndexedBase("k", real=True)
+    u, v = sp.IndexedBase("u", real=True), sp.IndexedBase("v", real=True)
+    qi, ki = sp.Matrix([q[a], q[b]]), sp.Matrix([k[a], k[b]])
+    uq, vk = blk(m * th_i) * qi, blk(n * th_i) * ki
+    d.define(f"u = R(m) q: pair i = ({a}, {b}) of the {layout} layout is turned by its own frequency theta_i "
+             "(any positive numbers: RoPE's b^(-2i/2h), scaled ones included); features j >= 2h pass through "
+             "(u_j = q_j); likewise v = R(n) k", sp.Eq(sp.Matrix([u[a], u[b]]), uq, evaluate=False))
+    score = pairs.inner_over_pairs(d, layout, u, v, partial=True)
+    unfolded = score.xreplace({u[a]: uq[0], u[b]: uq[1], v[a]: vk[0], v[b]: vk[1],
+                               u[pairs.J]: q[pairs.J], v[pairs.J]: k[pairs.J]})
+    target = (sp.Sum((qi.T * blk(angle) * ki)[0], (i, 0, h - 1))
+              + sp.Sum(q[pairs.J] * k[pairs.J], (pairs.J, 2 * h, 2 * h + pairs.PASS - 1)))
+    d.equal("with the definition of u and v substituted, pair by pair: <R(m) q, R(n) k> = "
+            "sum_i q_i^T B((n-m) theta_i) k_i + sum_{j >= 2h} q_j k_j", unfolded, target, methods=("sums",))
+    r = sp.Symbol("r", real=True)
+    d.free_of("which depends on m and n only through r = n - m: with n = m + r it does not involve m",
+              sp.expand(target.subs(n, m + r)), [m])
+    d.zero("so the score is unchanged when m and n shift together: (d/dm + d/dn) score = 0",
+           sp.diff(target, m) + sp.diff(target, n), methods=("sums",))
+    d.result["score"] = target
     return d
 
 
@@ -147,6 +158,6 @@ def relative_expanded(dim: int, layout: str, *, blk: Callable[[sp.Expr], sp.Matr
     k = sp.Matrix(sp.symbols(f"k_0:{dim}", real=True))
     Rm, Rn = rotation(m, dim, layout, blk=blk), rotation(n, dim, layout, blk=blk)
     Rr = rotation(n - m, dim, perm_layout or layout, blk=blk)
-    d.say(f"R(m) for d = {dim}, layout {layout}:", Rm)
+    d.define(f"R(m) for d = {dim}, layout {layout}:", Rm)
     d.equal("(R(m) q)^T (R(n) k) = q^T R(n-m) k", ((Rm * q).T * (Rn * k))[0], (q.T * Rr * k)[0], methods=TRIG)
     return d

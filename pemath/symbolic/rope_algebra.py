@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 import sympy as sp
 
+from . import pairs
 from ._decide import Derivation, reduce_to_zero
 from .rope import H, I, LAYOUTS, THETA, TRIG, block, frequency, m, n, permutation, rotation
 
@@ -35,6 +36,8 @@ __all__ = [
     "group_symbolic_d",
     "group_dense",
     "elementwise_form",
+    "elementwise_symbolic_d",
+    "weight_permutation_symbolic_d",
     "complex_form",
     "layout_symbolic_d",
     "layout_conjugacy",
@@ -115,7 +118,7 @@ def group_block(blk: Block = block) -> Derivation:
     d = Derivation("RoPE rotations form a group, one block")
     a, b = ALPHA, BETA
     x = _vec("x", 2)
-    d.say("The block of a pair rotated by the angle alpha:", sp.Eq(sp.Symbol("B(alpha)"), blk(a), evaluate=False))
+    d.define("The block of a pair rotated by the angle alpha:", sp.Eq(sp.Symbol("B(alpha)"), blk(a), evaluate=False))
     d.equal("rotating by alpha then by beta is rotating by alpha + beta: B(alpha) B(beta) = B(alpha + beta)",
             blk(a) * blk(b), blk(a + b), methods=TRIG)
     d.equal("the transpose is the rotation back: B(alpha)^T = B(-alpha)", blk(a).T, blk(-a), methods=TRIG)
@@ -128,44 +131,50 @@ def group_block(blk: Block = block) -> Derivation:
     return d
 
 
-def group_symbolic_d(blk: Block = block, rhs_angle: Callable[[sp.Expr, sp.Expr], sp.Expr] | None = None) -> Derivation:
-    """The group laws for every even d and both layouts, by the block-diagonal structure.
+def _pair(x: sp.IndexedBase, layout: str) -> sp.Matrix:
+    """Pair i of the vector ``x`` in ``layout``, as a column (its features ``(a_i, b_i)``)."""
+    a, b = pairs.features(I, layout)
+    return sp.Matrix([x[a], x[b]])
 
-    ``rhs_angle(m, n)`` is the angle of block ``i`` of the claimed product R(m)R(n)
-    (default ``(m + n) theta_i``; the tests pass a frequency off by one index). The
-    steps are decided for a symbolic block index i, so the cost does not depend on d.
+
+def _fill(expr: sp.Expr, x: sp.IndexedBase, layout: str, value: sp.Matrix) -> sp.Expr:
+    """``expr`` with pair i of ``x`` replaced by ``value`` (a definition unfolded)."""
+    a, b = pairs.features(I, layout)
+    return expr.xreplace({x[a]: value[0], x[b]: value[1]})
+
+
+def group_symbolic_d(blk: Block = block, rhs_angle: Callable[[sp.Expr, sp.Expr], sp.Expr] | None = None, *,
+                     layout: str = "interleaved") -> Derivation:
+    """The group laws for every even d = 2h in ``layout``, from the pair partition.
+
+    ``rhs_angle(m, n)`` is the angle of pair ``i`` of the claimed product R(m)R(n)
+    (default ``(m + n) theta_i``; the tests pass a frequency off by one index). Each law is decided as
+    ``<w, left> = <w, right>`` for every vector w, the inner product summed over the layout's pairs
+    (:mod:`pemath.symbolic.pairs`, induction on h) and the pair summand decided for a symbolic pair
+    index i and any frequencies, so the cost does not depend on d.
     """
-    d = Derivation("RoPE rotations form a group, every even d")
-    i, h = I, H
-    th = THETA(i)
+    d = Derivation(f"RoPE rotations form a group, every even d = 2h, {layout} layout")
+    th = THETA(I)
     angle = rhs_angle(m, n) if rhs_angle is not None else (m + n) * th
-    Bm, Bn = blk(m * th), blk(n * th)
-    d.say("In either layout R(m) = Q D(m) Q^T with D(m) = diag(B(m theta_0), ..., B(m theta_{h-1})), "
-          "d = 2h, and Q a permutation matrix (Q = I interleaved, Q = P half), so Q^T Q = I. "
-          "Hence R(m) R(n) = Q D(m) D(n) Q^T, R(m)^T = Q D(m)^T Q^T and |R(m) x| = |D(m) Q^T x|; "
-          "block i of each is the block i below, for any frequencies theta_i:",
-          sp.Eq(sp.MatrixSymbol("R(m)", 2 * h, 2 * h),
-                sp.MatMul(sp.MatrixSymbol("Q", 2 * h, 2 * h), sp.MatrixSymbol("D(m)", 2 * h, 2 * h),
-                          sp.MatrixSymbol("Q", 2 * h, 2 * h).T), evaluate=False))
-    d.equal("block i of D(m) D(n) is B(m theta_i) B(n theta_i) = B((m + n) theta_i): R(m) R(n) = R(m + n)",
-            Bm * Bn, blk(angle), methods=TRIG)
-    d.equal("block i of D(m)^T is B(m theta_i)^T = B(-m theta_i): R(m)^T = R(-m) = R(m)^(-1)",
-            Bm.T, blk(-m * th), methods=TRIG)
-    det_i = Bm.det()
-    d.equal("det B(m theta_i) = 1 for every block i", det_i, sp.S.One, methods=TRIG)
-    d.say("The determinant of a block-diagonal matrix is the product of its blocks' determinants, "
-          "and det Q det Q^T = det(Q Q^T) = 1:",
-          sp.Eq(sp.Symbol("det R(m)"), sp.Product(sp.Symbol("det B_i"), (i, 0, h - 1)), evaluate=False))
-    d.equal("each factor reduces to 1, so det R(m) = prod_{i<h} 1 = 1 for every h",
-            sp.Product(1 + _reduced(det_i - 1), (i, 0, h - 1)).doit(), sp.S.One,
-            methods=("expand",))
-    xi = sp.IndexedBase("x", real=True)
-    xv = sp.Matrix([xi[i, 0], xi[i, 1]])
-    gap = (Bm * xv).dot(Bm * xv) - xv.dot(xv)
-    d.equal("|B(m theta_i) x_i|^2 = |x_i|^2 for the pair x_i = (Q^T x)_i of every block",
-            (Bm * xv).dot(Bm * xv), xv.dot(xv), methods=TRIG)
-    d.equal("summing over the h blocks, |R(m) x|^2 - |x|^2 = sum_i (|B x_i|^2 - |x_i|^2) = sum_i 0 = 0",
-            sp.Sum(_reduced(gap), (i, 0, h - 1)).doit(), sp.S.Zero, methods=("expand",))
+    x, w = sp.IndexedBase("x", real=True), sp.IndexedBase("w", real=True)
+    xi, wi = _pair(x, layout), _pair(w, layout)
+    d.define(f"R(m) turns pair i of the {layout} layout by B(m theta_i), theta_i any positive frequencies: "
+             "(R(m) x)_i = B(m theta_i) x_i", sp.Eq(sp.Symbol("(R(m) x)_i"), blk(m * th) * xi, evaluate=False))
+    pairs.weak_equality(d, "R(m) R(n) = R(m + n): pair i of R(m) (R(n) x) is B(m theta_i) B(n theta_i) x_i, which "
+                        "equals B((m + n) theta_i) x_i, so <w, R(m) R(n) x - R(m + n) x> = 0 for every w",
+                        layout, w, tuple(blk(m * th) * blk(n * th) * xi), tuple(blk(angle) * xi))
+    u, v = sp.IndexedBase("u", real=True), sp.IndexedBase("v", real=True)
+    inner = pairs.inner_over_pairs(d, layout, u, v)
+    d.equal("R(m)^T = R(-m): <w, R(m) x> = <R(-m) w, x> for every w, x (the defining property of the transpose)",
+            _fill(_fill(inner, u, layout, wi), v, layout, blk(m * th) * xi),
+            _fill(_fill(inner, u, layout, blk(-m * th) * wi), v, layout, xi), methods=("sums",))
+    pairs.weak_equality(d, "R(-m) R(m) = R(0) = I: the transpose is the inverse", layout, w,
+                        tuple(blk(-m * th) * blk(m * th) * xi), tuple(xi))
+    d.equal("|R(m) x|^2 = |x|^2: the rotation keeps every norm",
+            _fill(_fill(inner, u, layout, blk(m * th) * xi), v, layout, blk(m * th) * xi),
+            _fill(_fill(inner, u, layout, xi), v, layout, xi), methods=("sums",))
+    d.remark("det R(m) = 1 is decided on the dense matrices (d = 2, 4, 8, both layouts); for every d it "
+             "follows from the block structure, which is not re-derived here.")
     return d
 
 
@@ -196,10 +205,32 @@ def elementwise_form(dim: int, layout: str, *, rotate: Callable[[sp.Matrix, str]
     x = _vec("x", dim)
     lhs = elementwise(x, m, layout, freq=freq, rotate=rotate)
     rhs = rotation(m, dim, layout, blk=blk) * x
-    d.say(f"rotate(x) in the {layout} layout:", rotate(x, layout).T)
+    d.define(f"rotate(x) in the {layout} layout:", rotate(x, layout).T)
     d.equal(f"d = {dim}, {layout}: x * cos(m theta) + rotate(x) * sin(m theta) = R(m) x", lhs, rhs,
             methods=("expand",))
     d.result["R"] = rotation(m, dim, layout)
+    return d
+
+
+def elementwise_symbolic_d(layout: str = "interleaved") -> Derivation:
+    """RoFormer eq. 34 equals the rotation for every even d = 2h: at pair i the cos/sin tables hold
+    cos/sin(m theta_i) at both features (interleaved: each frequency repeated; half: ``cat(freqs, freqs)``),
+    and ``rotate`` sends (x_a, x_b) to (-x_b, x_a) (``rotate_every_two`` / ``rotate_half``)."""
+    d = Derivation(f"RoPE elementwise form = matrix form, every even d = 2h, {layout} layout")
+    th = THETA(I)
+    x, w = sp.IndexedBase("x", real=True), sp.IndexedBase("w", real=True)
+    xa, xb = _pair(x, layout)
+    a, b = pairs.features(I, layout)
+    name = "rotate_every_two" if layout == "interleaved" else "rotate_half"
+    table = "repeated per pair" if layout == "interleaved" else "cat(freqs, freqs)"
+    d.define(f"at pair i = ({a}, {b}): the tables ({table}) hold cos(m theta_i) and sin(m theta_i) at both "
+             f"features, and {name}(x) holds (-x_b, x_a)",
+             sp.Eq(sp.Matrix([sp.Symbol("cos_a"), sp.Symbol("cos_b"), sp.Symbol("rot_a"), sp.Symbol("rot_b")]),
+                   sp.Matrix([sp.cos(m * th), sp.cos(m * th), -xb, xa]), evaluate=False))
+    left = (xa * sp.cos(m * th) - xb * sp.sin(m * th), xb * sp.cos(m * th) + xa * sp.sin(m * th))
+    pairs.weak_equality(d, f"x * cos(m theta) + {name}(x) * sin(m theta) = R(m) x for every d: the two agree "
+                        "at pair i, so <w, left - right> = 0 for every w", layout, w, left,
+                        tuple(block(m * th) * sp.Matrix([xa, xb])))
     return d
 
 
@@ -216,7 +247,7 @@ def complex_form(*, blk: Block = block, sign: int = 1, swap: bool = False) -> De
     lhs = z * sp.exp(sign * sp.I * m * th)
     rot = blk(m * th) * sp.Matrix([xa, xb])
     rhs = rot[0] + sp.I * rot[1]
-    d.say("Pair i of either layout, (x_a, x_b), is the complex number z_i = x_a + i x_b "
+    d.define("Pair i of either layout, (x_a, x_b), is the complex number z_i = x_a + i x_b "
           "(Meta's view_as_complex); Meta rotates it by freqs_cis = e^{i m theta_i}:", sp.Eq(sp.Symbol("z_i"), z))
     d.equal("z_i e^{i m theta_i} = (R(m) x)_a + i (R(m) x)_b, decided by Euler's formula "
             "(rewrite in exponentials, expand the complex parts)", lhs, rhs, methods=("rewrite(exp)",))
@@ -228,19 +259,29 @@ def complex_form(*, blk: Block = block, sign: int = 1, swap: bool = False) -> De
 
 
 def layout_symbolic_d(index: Callable[[sp.Expr, sp.Expr], sp.Expr] = half_index) -> Derivation:
-    """For every d, P carries the interleaved pair (2i, 2i+1) onto the half pair (i, i + h).
+    """For every even d = 2h: P permutes the features and R_half(m) P = P R_interleaved(m).
 
     ``index(j, h)`` is where P sends interleaved feature j (default :func:`half_index`;
     the tests pass wrong maps).
     """
-    d = Derivation("RoPE half layout = P (interleaved) P^T, every even d")
+    d = Derivation("RoPE half layout = P (interleaved) P^T, every even d = 2h")
     j = sp.Symbol("j", integer=True, nonnegative=True)
-    d.say("P sends interleaved feature j to half feature sigma(j) = floor(j/2) + h (j mod 2), d = 2h:",
-          sp.Eq(sp.Function("sigma")(j), index(j, H)))
-    d.equal("sigma(2i) = i and sigma(2i + 1) = i + h for a symbolic pair index i, so conjugating by P carries "
-            "the interleaved block B(m theta_i) on (2i, 2i+1) onto the half block on (i, i + h): "
-            "P R_interleaved(m) P^T = R_half(m) for every d",
-            sp.Matrix([index(2 * I, H), index(2 * I + 1, H)]), sp.Matrix([I, I + H]))
+    d.define("P sends interleaved feature j to half feature sigma(j) = floor(j/2) + h (j mod 2), d = 2h: "
+             "(P x)_{sigma(j)} = x_j", sp.Eq(sp.Function("sigma")(j), index(j, H)))
+    sig = sp.Matrix([index(2 * I, H), index(2 * I + 1, H)])
+    d.equal("sigma(2i) = i and sigma(2i + 1) = i + h for a symbolic pair index i: sigma sends interleaved pair i "
+            "onto half pair i", sig, sp.Matrix([I, I + H]))
+    inter = pairs.partition(d, "interleaved")
+    half = pairs.partition(d, "half")
+    pairs_sigma = inter.rhs.replace(pairs.F, sp.Lambda(pairs.J, pairs.F(index(pairs.J, H))))
+    d.equal("so sigma is a permutation of 0..2h-1: sum_j F(sigma(j)) = sum_j F(j) for every F (the interleaved "
+            "partition read through sigma is the half partition)", pairs_sigma, half.rhs, methods=("sums",))
+    x, w = sp.IndexedBase("x", real=True), sp.IndexedBase("w", real=True)
+    th = THETA(I)
+    px = _pair(x, "interleaved")  # (P x) at half pair i is x at interleaved pair i
+    pairs.weak_equality(d, "R_half(m) P x = P R_interleaved(m) x for every x: at half pair i both are "
+                        "B(m theta_i) (x_{2i}, x_{2i+1}), so R_half(m) = P R_interleaved(m) P^T for every d",
+                        "half", w, tuple(block(m * th) * px), tuple(block(m * th) * px))
     return d
 
 
@@ -252,7 +293,7 @@ def layout_conjugacy(dim: int, *, perm: sp.Matrix | None = None, blk: Block = bl
     """
     d = Derivation(f"RoPE half layout = P (interleaved) P^T, d = {dim}")
     P = permutation(dim) if perm is None else perm
-    d.say(f"P for d = {dim}: (P x)[i] = x[2i], (P x)[i + h] = x[2i + 1]", P)
+    d.define(f"P for d = {dim}: (P x)[i] = x[2i], (P x)[i + h] = x[2i + 1]", P)
     d.equal(f"d = {dim}: P P^T = I (P is a permutation)", P * P.T, sp.eye(dim), methods=("expand",))
     d.equal(f"d = {dim}: R_half(m) = P R_interleaved(m) P^T",
             rotation(m, dim, "half", blk=blk), P * rotation(m, dim, "interleaved", blk=blk) * P.T,
@@ -261,6 +302,29 @@ def layout_conjugacy(dim: int, *, perm: sp.Matrix | None = None, blk: Block = bl
                  [(r, col) for r in range(dim) for col in range(dim)],
                  lambda rc: sp.Eq(P[rc[0], rc[1]], 1 if rc[0] == index(rc[1], dim // 2) else 0))
     d.result["P"] = P
+    return d
+
+
+def weight_permutation_symbolic_d(perm_pair: Callable[[sp.IndexedBase], sp.Matrix] | None = None) -> Derivation:
+    """Meta -> HF for every even head dim 2h: with q_hf = P q (W_hf = P W_meta), every score is unchanged.
+
+    ``perm_pair(q)`` is pair i of the permuted query in the half layout (default ``(q_{2i}, q_{2i+1})``,
+    i.e. P; the tests pass the inverse permutation's)."""
+    d = Derivation("Meta -> HF q/k weight permutation keeps every score, every even d = 2h")
+    th = THETA(I)
+    q, k = sp.IndexedBase("q", real=True), sp.IndexedBase("k", real=True)
+    u, v = sp.IndexedBase("u", real=True), sp.IndexedBase("v", real=True)
+    pq = perm_pair(q) if perm_pair is not None else _pair(q, "interleaved")
+    pk = perm_pair(k) if perm_pair is not None else _pair(k, "interleaved")
+    d.define("HF's converter permutes the output rows of W_q and W_k per head (W_hf = P W_meta), so q_hf = P q: "
+             "half pair i of q_hf is interleaved pair i of q", sp.Eq(sp.Symbol("(q_hf)_i"), pq, evaluate=False))
+    hf = pairs.inner_over_pairs(d, "half", u, v)
+    meta = pairs.inner_over_pairs(d, "interleaved", u, v)
+    d.equal("<R_half(m) q_hf, R_half(n) k_hf> = <R_int(m) q, R_int(n) k>: pair i of both is "
+            "<B(m theta_i) (q_2i, q_2i+1), B(n theta_i) (k_2i, k_2i+1)>",
+            _fill(_fill(hf, u, "half", block(m * th) * pq), v, "half", block(n * th) * pk),
+            _fill(_fill(meta, u, "interleaved", block(m * th) * _pair(q, "interleaved")), v, "interleaved",
+                  block(n * th) * _pair(k, "interleaved")), methods=("sums",))
     return d
 
 
@@ -277,7 +341,7 @@ def weight_permutation(dim: int, *, in_features: int = 2, perm: sp.Matrix | None
     x, y = _vec("x", in_features), _vec("y", in_features)
     Rh = lambda p: rotation(p, dim, "half", blk=blk)  # noqa: E731
     Ri = lambda p: rotation(p, dim, "interleaved", blk=blk)  # noqa: E731
-    d.say("Per head, HF's checkpoint converter permutes the output rows of W_q and W_k: W_hf = P W_meta", P)
+    d.define("Per head, HF's checkpoint converter permutes the output rows of W_q and W_k: W_hf = P W_meta", P)
     hf = ((Rh(m) * P * W * x).T * (Rh(n) * P * W * y))[0]
     meta = ((Ri(m) * W * x).T * (Ri(n) * W * y))[0]
     d.equal(f"d = {dim}: (R_half(m) W_hf x)^T (R_half(n) W_hf y) = (R_int(m) W x)^T (R_int(n) W y)",
@@ -288,33 +352,31 @@ def weight_permutation(dim: int, *, in_features: int = 2, perm: sp.Matrix | None
 # --------------------------------------------------------------------------- calculus
 
 
-def translation_symbolic_d(blk: Block = block, key_shift: sp.Expr | None = None) -> Derivation:
-    """Shifting every position by c leaves every score unchanged, every even d.
+def translation_symbolic_d(blk: Block = block, key_shift: sp.Expr | None = None, *,
+                           layout: str = "interleaved") -> Derivation:
+    """Shifting every position by c leaves every score unchanged, every even d = 2h.
 
     ``key_shift`` is the shift applied to the keys (default ``c``, the same as the
     queries'; the tests pass 0: re-rotating the queries but not the cached keys).
     """
-    d = Derivation("RoPE scores are invariant under a common shift of positions, every even d")
-    i, h = I, H
-    th = THETA(i)
+    d = Derivation(f"RoPE scores are invariant under a common shift of positions, every even d = 2h, {layout}")
+    th = THETA(I)
     ks = c if key_shift is None else key_shift
     q, k = sp.IndexedBase("q", real=True), sp.IndexedBase("k", real=True)
-    qi, ki = sp.Matrix([q[i, 0], q[i, 1]]), sp.Matrix([k[i, 0], k[i, 1]])
-    score = lambda a, b: ((blk(a * th) * qi).T * (blk(b * th) * ki))[0]  # noqa: E731
-    d.say("S[i, j] = <R(m_i) q_i, R(n_j) k_j> is a sum over blocks; block i of a query at m and a key at n:",
-          sp.Eq(sp.Symbol("s_i(m, n)"), score(m, n)))
+    u, v = sp.IndexedBase("u", real=True), sp.IndexedBase("v", real=True)
+    qi, ki = _pair(q, layout), _pair(k, layout)
+    inner = pairs.inner_over_pairs(d, layout, u, v)
+    score = lambda sq, sk: _fill(_fill(inner, u, layout, blk((m + sq) * th) * qi), v, layout,  # noqa: E731
+                                 blk((n + sk) * th) * ki)
+    d.define("S[i, j] = <R(m_i) q_i, R(n_j) k_j>: one entry, a query at m and a key at n, summed over the pairs:",
+             sp.Eq(sp.Symbol("S(m, n)"), score(0, 0), evaluate=False))
     d.equal("by the group law, B((m + c) theta_i)^T B((n + c) theta_i) = B(-(m + c) theta_i) B((n + c) theta_i) "
             "= B((n - m) theta_i)", blk((m + c) * th).T * blk((n + ks) * th), blk((n - m) * th), methods=TRIG)
-    d.equal("so s_i(m + c, n + c) = s_i(m, n) for every block i and every shift c",
-            score(m + c, n + ks), score(m, n), methods=TRIG)
-    d.equal("summing over the h blocks, S(m + c, n + c) - S(m, n) = sum_i (s_i(m + c, n + c) - s_i(m, n)) "
-            "= sum_i 0 = 0 for every entry of the score matrix and every d",
-            sp.Sum(_reduced(score(m + c, n + ks) - score(m, n)), (i, 0, h - 1)).doit(), sp.S.Zero,
-            methods=("expand",))
-    d.say("So a key cached as R(n_j) k_j never needs re-rotation when positions move together: "
-          "only the offset n - m enters the score.",
-          sp.Eq(sp.Sum(score(m + c, n + c), (i, 0, h - 1)), sp.Sum(score(m, n), (i, 0, h - 1)), evaluate=False))
-    d.result["score"] = score(m, n)
+    d.equal("so S(m + c, n + c) = S(m, n) for every entry of the score matrix, every shift c and every d",
+            score(c, ks), score(0, 0), methods=("sums",))
+    d.remark("So a key cached as R(n_j) k_j never needs re-rotation when positions move together: "
+             "only the offset n - m enters the score.")
+    d.result["score"] = ((blk(m * th) * sp.Matrix([q[I, 0], q[I, 1]])).T * (blk(n * th) * sp.Matrix([k[I, 0], k[I, 1]])))[0]
     return d
 
 
@@ -335,9 +397,10 @@ def translation_dense(dim: int, layout: str, *, length: int = 2, blk: Block = bl
     return d
 
 
-def backward_symbolic_d(blk: Block = block, rhs_sign: int = -1) -> Derivation:
-    """Block i of the Jacobian of x -> R(m)x is B(m theta_i); its transpose is B(-m theta_i)."""
-    d = Derivation("RoPE backward pass is the inverse rotation, every even d")
+def backward_symbolic_d(blk: Block = block, rhs_sign: int = -1, *, layout: str = "interleaved") -> Derivation:
+    """Block i of the Jacobian of x -> R(m)x is B(m theta_i); for every even d, <v, R(m) x> = <R(-m) v, x>:
+    the vector-Jacobian product is the inverse rotation."""
+    d = Derivation(f"RoPE backward pass is the inverse rotation, every even d = 2h, {layout}")
     th = THETA(I)
     xa, xb = sp.symbols("x_a x_b", real=True)
     f = blk(m * th) * sp.Matrix([xa, xb])
@@ -346,6 +409,13 @@ def backward_symbolic_d(blk: Block = block, rhs_sign: int = -1) -> Derivation:
             J, blk(m * th), methods=("expand",))
     d.equal("and J_i^T = B(-m theta_i): the vector-Jacobian product rotates back, block by block",
             J.T, blk(rhs_sign * m * th), methods=TRIG)
+    x, v = sp.IndexedBase("x", real=True), sp.IndexedBase("v", real=True)
+    s_, t_ = sp.IndexedBase("s", real=True), sp.IndexedBase("t", real=True)
+    inner = pairs.inner_over_pairs(d, layout, s_, t_)
+    xi, vi = _pair(x, layout), _pair(v, layout)
+    d.equal("for every d: <v, R(m) x> = <R(-m) v, x>, so the gradient of x -> <v, R(m) x> is R(-m) v",
+            _fill(_fill(inner, s_, layout, vi), t_, layout, blk(m * th) * xi),
+            _fill(_fill(inner, s_, layout, blk(rhs_sign * m * th) * vi), t_, layout, xi), methods=("sums",))
     return d
 
 

@@ -63,10 +63,10 @@ def derive(
     # 1. the inner product as a complex product
     q0, q1, k0, k1 = sp.symbols("q_0 q_1 k_0 k_1", real=True)
     zq, zk = q0 + sp.I * q1, k0 + sp.I * k1
-    d.say("View a 2-D vector x = (x_0, x_1) as the complex number x_0 + i x_1.")
+    d.define("View a 2-D vector x = (x_0, x_1) as the complex number x_0 + i x_1.")
     d.equal("The inner product of two 2-D vectors is the real part of z_q conj(z_k)",
             sp.re(sp.expand(zq * sp.conjugate(zk))), q0 * k0 + q1 * k1, methods=("expand",))
-    d.say("RoFormer (eq. 21-22) asks the complex product itself to depend on q, k and the relative "
+    d.define("RoFormer (eq. 21-22) asks the complex product itself to depend on q, k and the relative "
           "position only: f(q, m) conj(f(k, n)) = g(q, k, n - m), whose real part is the score. This is a "
           "stronger requirement than on the real part alone; it is the one the derivation solves.",
           sp.Eq(sp.Symbol("f(q,m)") * sp.conjugate(sp.Symbol("f(k,n)")), sp.Symbol("g(q,k,n-m)"), evaluate=False))
@@ -74,25 +74,25 @@ def derive(
     # 2. polar forms
     Rq, Rk = R_f(q_sym, m), R_f(k_sym, n)
     Tq, Tk = Theta_f(q_sym, m), Theta_f(k_sym, n)
-    d.say("Write each quantity in polar form: f(x, m) = R_f(x, m) e^{i Theta_f(x, m)} and "
+    d.define("Write each quantity in polar form: f(x, m) = R_f(x, m) e^{i Theta_f(x, m)} and "
           "g = R_g e^{i Theta_g}, with R > 0 (q, k non-zero) and real angles.")
     d.equal("Then f(q, m) conj(f(k, n)) = R_f(q, m) R_f(k, n) e^{i (Theta_f(q, m) - Theta_f(k, n))}",
             _polar(Rq, Tq) * sp.conjugate(_polar(Rk, Tk)), Rq * Rk * sp.exp(sp.I * (Tq - Tk)), methods=_POW)
-    d.say("Two complex numbers with positive moduli are equal exactly when their moduli are equal and "
+    d.cite("Two complex numbers with positive moduli are equal exactly when their moduli are equal and "
           "their arguments agree modulo 2 pi. Only e^{i Theta} enters f, so the angles below may be taken "
           "as representatives for which the equalities hold exactly. The defining equation becomes two:",
           [sp.Eq(Rq * Rk, R_g(q_sym, k_sym, n - m)), sp.Eq(Tq - Tk, Theta_g(q_sym, k_sym, n - m))])
 
     # 3. the initial condition fixes g at relative position 0
     q_polar, k_polar = _polar(rq, aq), _polar(rk, ak)
-    d.say("Initial condition f(x, 0) = x: R_f(x, 0) = |x| and Theta_f(x, 0) = theta_x, the argument of x.")
+    d.hypothesis("Initial condition f(x, 0) = x: R_f(x, 0) = |x| and Theta_f(x, 0) = theta_x, the argument of x.")
     d.equal("At m = n = 0: g(q, k, 0) = f(q, 0) conj(f(k, 0)) = q conj(k) = |q| |k| e^{i (theta_q - theta_k)}",
             q_polar * sp.conjugate(k_polar), rq * rk * sp.exp(sp.I * (aq - ak)), methods=_POW)
-    d.say("so R_g(q, k, 0) = |q| |k| and Theta_g(q, k, 0) = theta_q - theta_k.")
+    d.cite("so R_g(q, k, 0) = |q| |k| and Theta_g(q, k, 0) = theta_q - theta_k.")
 
     # 4. the radius
     Rsym = sp.Symbol("R", positive=True)
-    d.say("Set n = m (relative position 0): R_f(q, m) R_f(k, m) = R_g(q, k, 0) = |q| |k| for all q, k, m. "
+    d.cite("Set n = m (relative position 0): R_f(q, m) R_f(k, m) = R_g(q, k, 0) = |q| |k| for all q, k, m. "
           "With k = q this reads R_f(q, m)^2 = |q|^2.")
     d.solved("R_f(q, m)^2 = |q|^2 has exactly one positive solution, R_f(q, m) = |q|: the radius does not "
              "depend on the position", sp.Eq(Rsym**2, rq**2), Rsym, sp.Interval.open(0, sp.oo), [rq])
@@ -102,7 +102,7 @@ def derive(
 
     # 5. the angle: Theta_f(x, m) = theta_x + phi(m)
     k0_sym, a0 = sp.Symbol("k_ref"), sp.Symbol("theta_ref", real=True)
-    d.say("Set n = m in the angle equation: Theta_f(q, m) - Theta_f(k, m) = Theta_g(q, k, 0) = theta_q - theta_k "
+    d.cite("Set n = m in the angle equation: Theta_f(q, m) - Theta_f(k, m) = Theta_g(q, k, 0) = theta_q - theta_k "
           "for all q, k. Fix one reference key k_ref (argument theta_ref) and solve for Theta_f(q, m):")
     unknown = sp.Symbol("Theta_f(q,m)", real=True)
     sol = sp.solve(sp.Eq(unknown - Theta_f(k0_sym, m), aq - a0), unknown)
@@ -118,31 +118,31 @@ def derive(
 
     # 6. consecutive positions: phi(m + 1) - phi(m) is a constant
     g1 = Theta_g(q_sym, k_sym, 1)
-    d.say("Set n = m + 1: Theta_f(q, m) - Theta_f(k, m + 1) = Theta_g(q, k, 1). Substitute "
+    d.define("Set n = m + 1: Theta_f(q, m) - Theta_f(k, m + 1) = Theta_g(q, k, 1). Substitute "
           "Theta_f(x, m) = theta_x + phi(m) and solve for phi(m + 1):")
     nxt = sp.solve(sp.Eq(aq + phi(m) - ak - phi(m + 1), g1), phi(m + 1))
     if len(nxt) != 1:
         d.fail(f"expected one solution for phi(m + 1), found {len(nxt)}")
     derived_step = sp.expand(nxt[0] - phi(m))
-    d.say("phi(m + 1) - phi(m) =", derived_step)
+    d.define("phi(m + 1) - phi(m) =", derived_step)
     inc = derived_step if step is None else sp.sympify(step)
     d.zero("The increment phi(m + 1) - phi(m) does not depend on m: call it theta, the rotation per position",
            sp.diff(inc, m))
-    d.say("(so Theta_g(q, k, 1) - theta_q + theta_k takes the same value for every pair q, k).")
+    d.remark("(so Theta_g(q, k, 1) - theta_q + theta_k takes the same value for every pair q, k).")
 
     # 7. solve the recurrence
     gamma = sp.Symbol("gamma", real=True)
     rec = sp.rsolve(phi(m + 1) - phi(m) - theta, phi(m), {phi(0): gamma})
     if rec is None:
         d.fail("rsolve found no solution of phi(m + 1) = phi(m) + theta")
-    d.say("Solve the first-order recurrence phi(m + 1) = phi(m) + theta with phi(0) = gamma (sympy rsolve):",
+    d.define("Solve the first-order recurrence phi(m + 1) = phi(m) + theta with phi(0) = gamma (sympy rsolve):",
           sp.Eq(phi(m), rec))
     d.zero("the solution satisfies the recurrence", rec.subs(m, m + 1) - rec - theta)
     d.zero("and the initial value", rec.subs(m, 0) - gamma)
     delta = sp.rsolve(phi(m + 1) - phi(m), phi(m), {phi(0): 0})
     if delta is None:
         d.fail("rsolve found no solution of delta(m + 1) = delta(m), delta(0) = 0")
-    d.say("It is the only one: the difference of two solutions satisfies delta(m + 1) = delta(m) with delta(0) = 0; "
+    d.cite("It is the only one: the difference of two solutions satisfies delta(m + 1) = delta(m) with delta(0) = 0; "
           "by induction up from 0 and down from 0 this covers every integer m. rsolve gives delta:", delta)
     d.zero("delta = 0", delta)
 
@@ -151,7 +151,7 @@ def derive(
              sp.Eq(aq + gamma, aq), gamma, sp.S.Reals, [0])
     start = sp.Integer(0) if initial is None else sp.sympify(initial)
     phi_m = rec.subs(gamma, start)
-    d.say("Hence phi(m) = m theta and Theta_f(x, m) = theta_x + m theta:", sp.Eq(phi(m), phi_m))
+    d.remark("Hence phi(m) = m theta and Theta_f(x, m) = theta_x + m theta:", sp.Eq(phi(m), phi_m))
 
     # 9. the solution
     r_x, a_x = sp.Symbol("|x|", positive=True), sp.Symbol("theta_x", real=True)
@@ -170,7 +170,7 @@ def derive(
     fk = _polar(rad(rk, n), ak + rec.subs({gamma: start, m: n}))
     d.equal("Conversely f(q, m) conj(f(k, n)) = q conj(k) e^{-i (n - m) theta}: a function of q, k and n - m",
             fq * sp.conjugate(fk), q_polar * sp.conjugate(k_polar) * sp.exp(-sp.I * (n - m) * theta), methods=_POW)
-    d.say("In d dimensions RoFormer applies this to every pair (x_{2i}, x_{2i+1}), each with its own "
+    d.remark("In d dimensions RoFormer applies this to every pair (x_{2i}, x_{2i+1}), each with its own "
           "theta_i = 10000^{-2i/d} (section 3.2.2): the pairs do not interact, so the derivation holds pair by pair.")
     d.result["f"] = sp.Lambda((r_x, a_x, m), f)
     d.result["phi"] = phi_m

@@ -115,7 +115,7 @@ def per_frequency_relative(
     k = sp.IndexedBase("k", real=True)
     qi = sp.Matrix([q[i, 0], q[i, 1]])
     ki = sp.Matrix([k[i, 0], k[i, 1]])
-    d.say("Hypothesis: one forward pass, so the sequence length that DynamicNTK's base and LongRoPE's regime "
+    d.hypothesis("One forward pass, so the sequence length that DynamicNTK's base and LongRoPE's regime "
           "depend on is one fixed number for queries and keys alike. A scaling then replaces RoPE's frequency of "
           "pair i by a positive number g(i), and may multiply cos and sin by an attention factor a: pair i of a "
           "vector at position m is multiplied by", a * block(m * f(i, m)))
@@ -124,13 +124,15 @@ def per_frequency_relative(
     d.equal("The factor a multiplies q and k alike, so it enters the score squared: "
             "<a R(m g_i) q_i, a R(n g_i) k_i> = a^2 q_i^T R((n-m) g_i) k_i",
             summand, target, methods=TRIG)
-    h = H
-    d.say("Summing over the d/2 pairs, for any positive g:",
-          sp.Eq(sp.Sum(sp.Symbol("<a R(m g_i) q_i, a R(n g_i) k_i>"), (i, 0, h - 1)), sp.Sum(target, (i, 0, h - 1)),
-                evaluate=False))
+    from . import pairs
+
+    for layout in pairs.LAYOUTS:
+        pairs.score_over_pairs(d, layout, f"{layout} pairs: summed over the d/2 pairs, for any positive g, the score "
+                               "is sum_i a^2 q_i^T R((n-m) g_i) k_i for every even d",
+                               a * block(m * f(i, m)) * qi, a * block(n * f(i, n)) * ki, target, q, k, i=i)
     d.zero("which depends on the positions only through n - m: the score is unchanged when m and n shift "
            "together", sp.diff(target.subs(n, m + sp.Symbol("r", real=True)), m))
-    d.say("The proof used nothing about g but that it is a number per pair, the same at every position. "
+    d.remark("The proof used nothing about g but that it is a number per pair, the same at every position. "
           "So it holds for every variant whose frequency is a function of i, d, the base and constant "
           "parameters, and never of m or n:")
     for name, expr in (variants if variants is not None else variant_frequencies()).items():
@@ -166,21 +168,21 @@ def ntk_base(claimed: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr] | None = No
     d = 2 * Q + 4
     bp = sp.Symbol("b'", positive=True)
     lowest = d / 2 - 1
-    der.say("RoPE's frequencies are theta_i = b^(-2i/d), i = 0 .. d/2 - 1, for an even d > 2 (at d = 2 the "
+    der.define("RoPE's frequencies are theta_i = b^(-2i/d), i = 0 .. d/2 - 1, for an even d > 2 (at d = 2 the "
             "lowest and highest coincide); write d = 2q + 4, q >= 0.", sp.Eq(sp.Symbol("theta_i"), frequency(I, D, b)))
     der.equal("The highest frequency, i = 0, is 1 whatever the base: it is unchanged by any b'",
               frequency(0, d, bp), sp.S.One)
     der.equal("The lowest, i = d/2 - 1, is b^(-(d-2)/d)", frequency(lowest, d, b), b ** (-(d - 2) / d),
               methods=("expand", "powsimp"))
     requirement = sp.Eq(bp ** (-(d - 2) / d), b ** (-(d - 2) / d) / s)
-    der.say("Require the new lowest frequency to be the old one divided by s:", show_d(requirement))
+    der.define("Require the new lowest frequency to be the old one divided by s:", show_d(requirement))
     sols = sp.solve(requirement, bp)
     if len(sols) != 1:
         der.fail(f"expected SymPy to find one solution b', found {len(sols)}")
     der.assumed("x -> x^(-(d-2)/d) is strictly monotone on x > 0 (its exponent is nonzero), so at most one positive "
                 "b' solves it", (d - 2) / d, "positive")
     solution = sols[0]
-    der.say("namely", sp.Eq(bp, show_d(solution)))
+    der.define("namely", sp.Eq(bp, show_d(solution)))
     target = (claimed or (lambda base, factor, dim: base * factor ** (dim / (dim - 2))))(b, s, d)
     der.equal("which is b' = b s^(d/(d-2))", solution, target, methods=_SOLVE)
     der.zero("Check: b s^(d/(d-2)) divides the lowest frequency by s",
@@ -219,12 +221,12 @@ def dynamic_continuity(ratio: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr] = d
     L = seq_len
     rho = ratio(L, L0, s)
     above = b * rho ** (d / (d - 2))
-    der.say("At sequence length L the base is b for L <= L0 (plain RoPE) and, above L0 (d = 2h),",
+    der.define("At sequence length L the base is b for L <= L0 (plain RoPE) and, above L0 (d = 2h),",
             sp.Eq(sp.Symbol("b'(L)"), above))
     der.zero("At L = L0 the ratio is exactly 1", rho.subs(L, L0) - 1, methods=("expand",))
     der.equal("so the formula gives b there: the value above L0 meets plain RoPE's base",
               above.subs(L, L0), b, methods=("expand", "powsimp"))
-    der.say("Its limit from above:", sp.Limit(above, L, L0, "+"))
+    der.define("Its limit from above:", sp.Limit(above, L, L0, "+"))
     der.equal("is b: b' is continuous at L0", sp.limit(above, L, L0, "+"), b, methods=("expand", "powsimp"))
     der.assumed("The ratio grows with L (its slope s/L0 is positive), so b' >= b for L >= L0", sp.diff(rho, L),
                 "positive")
@@ -267,9 +269,9 @@ def llama3_is_yarn(alpha: sp.Expr = low, beta: sp.Expr = high) -> Derivation:
     der = Derivation("Llama 3.1 scaling is YaRN's NTK-by-parts with alpha = l, beta = h")
     th, w = theta, lam
     r = sp.Symbol("r", positive=True)
-    der.say("Llama 3.1 (apply_scaling): with wavelength lambda = 2 pi / theta, factors l < h and "
+    der.define("Llama 3.1 (apply_scaling): with wavelength lambda = 2 pi / theta, factors l < h and "
             "original length L0,", sp.Eq(sp.Symbol("theta'"), llama3_frequency(th)))
-    der.say("YaRN (paper, NTK-by-parts): with r = L0 / lambda, the number of turns a wavelength makes in "
+    der.define("YaRN (paper, NTK-by-parts): with r = L0 / lambda, the number of turns a wavelength makes in "
             "L0, and gamma(r) = clip((r - alpha)/(beta - alpha), 0, 1),",
             sp.Eq(sp.Symbol("theta'"), yarn_ratio_frequency(th, alpha, beta)))
     r_of = L0 * th / (2 * sp.pi)
@@ -303,7 +305,7 @@ def llama3_is_yarn(alpha: sp.Expr = low, beta: sp.Expr = high) -> Derivation:
               "Llama's gamma is 1, YaRN's clip is 1", llama3_gamma(L0 / beta), sp.S.One, methods=("expand",))
     der.equal("At the edge r = alpha (lambda = L0/l) Llama's gamma is 0, YaRN's clip is 0",
               llama3_gamma(L0 / alpha), sp.S.Zero, methods=("expand",))
-    der.say("So the strict inequalities at the edges do not matter: each edge gets the value of both adjacent "
+    der.remark("So the strict inequalities at the edges do not matter: each edge gets the value of both adjacent "
             "branches (the continuity claim). Hence, frequency by frequency, "
             "Llama3(s, L0, l, h) = YaRN(s, L0, beta_fast = h, beta_slow = l, ramp = ratio, attention factor 1).")
     der.result["llama3"] = llama3_frequency(th)
@@ -323,7 +325,7 @@ def llama3_continuity(gamma: Callable[[sp.Expr], sp.Expr] = llama3_gamma) -> Der
     g = gamma(w)
     smooth = (1 - g) * th / s + g * th
     keep, interp = th, th / s
-    der.say("As a function of the wavelength lambda (theta = 2 pi / lambda) the three branches are "
+    der.define("As a function of the wavelength lambda (theta = 2 pi / lambda) the three branches are "
             "theta (lambda < L0/h), theta/s (lambda > L0/l), and in between", smooth)
     for edge, other, name, gval in ((L0 / high, keep, "L0/h", 1), (L0 / low, interp, "L0/l", 0)):
         der.equal(f"At lambda = {name} the smoothing weight is {gval}", g.subs(w, edge), sp.Integer(gval),
@@ -359,7 +361,7 @@ def proportional_limits(kept: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Basic] = 
     h = i + 1 + t  # any number of pairs h containing pair i: 0 <= i <= h - 1
     p = sp.Symbol("p", nonnegative=True)
     k_of = lambda frac, half: sp.floor(frac * 2 * half / 2)  # noqa: E731
-    der.say("Of the d/2 = h pairs, p-RoPE keeps k = floor(p d / 2) and sets the other frequencies to 0; "
+    der.define("Of the d/2 = h pairs, p-RoPE keeps k = floor(p d / 2) and sets the other frequencies to 0; "
             "take any pair i, 0 <= i <= h - 1 (h = i + 1 + t, t >= 0):",
             sp.Eq(sp.Symbol("theta'_i"), sp.Piecewise((frequency(I, 2 * H, b), kept(I, k_of(p, H), H)), (0, True))))
     k0, k1 = k_of(sp.S.Zero, h), k_of(sp.S.One, h)
@@ -371,7 +373,7 @@ def proportional_limits(kept: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Basic] = 
     der.true("so every pair is rotated with its own theta_i: RoPE", kept(i, k1, h))
     c = sp.Symbol("c", positive=True)
     base = 1 + c
-    der.say("In between, p-RoPE keeps the highest frequencies: theta_i = b^(-2i/d) falls with i for b > 1 "
+    der.remark("In between, p-RoPE keeps the highest frequencies: theta_i = b^(-2i/d) falls with i for b > 1 "
             "(b = 1 + c), as ln theta_i = -(2i/d) ln b. For concrete d:")
     for dim, frac in ((8, sp.Rational(1, 2)), (12, sp.Rational(1, 3)), (12, sp.Rational(1, 2))):
         half = dim // 2
@@ -413,7 +415,7 @@ def unit_factor(blend: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr] = _blend) 
     der.equal("and Llama's interpolated branch theta/s is theta", (th / s).subs(s, 1), th)
     mscale = sp.Rational(1, 10) * sp.log(s) + 1
     der.equal("YaRN's attention factor 0.1 ln s + 1 is 1 at s = 1", mscale.subs(s, 1), sp.S.One)
-    der.say("It multiplies q and k, so the logits by (0.1 ln s + 1)^2: the paper's 1/t with "
+    der.define("It multiplies q and k, so the logits by (0.1 ln s + 1)^2: the paper's 1/t with "
             "sqrt(1/t) = 0.1 ln s + 1.", sp.Eq(sp.Symbol("1/t"), mscale**2))
     L = seq_len
     rho = dynamic_ratio(L, L0, sp.S.One)

@@ -30,9 +30,9 @@ def shift_matrix(order: str = "sin_cos", *, encoding=pair) -> Derivation:
     d = Derivation(f"sinusoidal shift matrix ({order.replace('_', ', ')})")
     a, b, c, e = sp.symbols("a b c d")
     M = sp.Matrix([[a, b], [c, e]])
-    d.say("Unknown matrix M, independent of t by assumption to be checked:", M)
+    d.define("Unknown matrix M, independent of t by assumption to be checked:", M)
     lhs, rhs = M * encoding(order, t), encoding(order, t + k)
-    d.say("Require M PE(t) = PE(t+k) for all t:", sp.Eq(lhs, rhs, evaluate=False))
+    d.define("Require M PE(t) = PE(t+k) for all t:", sp.Eq(lhs, rhs, evaluate=False))
     resid = (lhs - rhs).applyfunc(lambda z: sp.expand(sp.expand_trig(sp.expand(z))))
     S, C = sp.sin(w * t), sp.cos(w * t)
     # Coefficients of sin(wt) and cos(wt) after expanding sin(w(t+k)), cos(w(t+k)).
@@ -49,14 +49,14 @@ def shift_matrix(order: str = "sin_cos", *, encoding=pair) -> Derivation:
         sp.Ne(sp.simplify(wronskian), 0),
     )
     system = [sp.Eq(cf, 0) for cf in coeffs]
-    d.say("Linear system in the unknowns:", system)
+    d.define("Linear system in the unknowns:", system)
     A, _ = sp.linear_eq_to_matrix(coeffs, [a, b, c, e])
     d.true("the system has a unique solution (its matrix is nonsingular)", sp.Ne(sp.simplify(A.det()), 0))
     sol = sp.solve(coeffs, [a, b, c, e], dict=True)
     if len(sol) != 1:
         d.fail(f"expected one solution, found {len(sol)}")
     Mk = M.subs(sol[0])
-    d.say("Solved:", sp.Eq(sp.Symbol("M(k)"), Mk, evaluate=False))
+    d.define("Solved:", sp.Eq(sp.Symbol("M(k)"), Mk, evaluate=False))
     d.zero("M(k) does not depend on t", sp.diff(Mk, t))
     d.equal("M(k) PE(t) = PE(t+k)", Mk * encoding(order, t), encoding(order, t + k), methods=("expand_trig",))
     d.equal("M(k) is orthogonal: M(k)^T M(k) = I", Mk.T * Mk, sp.eye(2))
@@ -88,7 +88,18 @@ def shift_block_diagonal(dim: int | None = None, order: str = "sin_cos", *, base
     b = base if base is not None else sp.Symbol("b", positive=True)
     wi = b ** (-2 * i / (2 * n))
     d.true("every frequency w_i = b^(-2i/d) is positive, so each block derivation applies", sp.Gt(wi, 0))
-    d.say("PE components (2i, 2i+1) depend on w_i alone, so the shift acts block by block: M = diag(M_i(k))")
+    if dim is None:
+        from . import pairs
+
+        wv = sp.IndexedBase("w", real=True)
+        wi_ = b ** (-pairs.I / pairs.H)
+        d.define("PE(t) holds pair i = (2i, 2i + 1) at frequency w_i = b^(-2i/d) (d = 2h); M = diag(M_i(k)) turns "
+                 "pair i by M(k) at w_i", sp.Eq(sp.Symbol("(M PE(t))_i"), Mk.subs(w, wi_) * pair(order, t, wi_),
+                                                  evaluate=False))
+        pairs.weak_equality(d, "diag(M_i(k)) PE(t) = PE(t+k) for every even d: the two agree at pair i, so "
+                            "<v, diag(M_i(k)) PE(t) - PE(t+k)> = 0 for every v", "interleaved", wv,
+                            tuple(Mk.subs(w, wi_) * pair(order, t, wi_)), tuple(pair(order, t + k, wi_)),
+                            methods=("sums", "expand_trig"))
     if dim is not None:
         if dim % 2:
             d.fail(f"d must be even, got {dim}")
@@ -111,10 +122,17 @@ def dot_product() -> Derivation:
     d.zero("which does not depend on t", sp.diff(sp.cos(w * k), t))
     d.zero("and is even in k", sp.cos(w * k) - sp.cos(w * (-k)))
     d.equal("|pair|^2 = 1, so |PE(t)|^2 = d/2 (d/2 pairs)", (a.T * a)[0], sp.Integer(1), methods=("trigsimp",))
-    i = sp.Symbol("i", integer=True, nonnegative=True)
-    n = sp.Symbol("n", integer=True, positive=True)
+    from . import pairs
+
     b = sp.Symbol("b", positive=True)
-    total = sp.Sum(sp.cos(b ** (-i / n) * k), (i, 0, n - 1))
-    d.say("Summing over the d/2 = n pairs: PE(t)·PE(t+k) =", total)
+    wi = b ** (-pairs.I / pairs.H)
+    u, v = sp.IndexedBase("u", real=True), sp.IndexedBase("v", real=True)
+    inner = pairs.inner_over_pairs(d, "interleaved", u, v)
+    a_, b_ = pairs.features(pairs.I, "interleaved")
+    pe_t, pe_tk = pair("sin_cos", t, wi), pair("sin_cos", t + k, wi)
+    total = sp.Sum(sp.cos(wi * k), (pairs.I, 0, pairs.H - 1))
+    d.equal("summing over the d/2 = h pairs (2i, 2i + 1), w_i = b^(-2i/d): PE(t)·PE(t+k) = sum_i cos(w_i k), "
+            "for every even d", inner.xreplace({u[a_]: pe_t[0], u[b_]: pe_t[1], v[a_]: pe_tk[0], v[b_]: pe_tk[1]}),
+            total, methods=("sums",))
     d.result["dot"] = total
     return d

@@ -142,12 +142,12 @@ def relative(rel: Callable[[sp.Expr, sp.Expr], sp.Expr] | None = None) -> Deriva
     b, T = sp.Function("b"), sp.Function("T")
     rel = rel or (lambda qq, kk: kk - qq)
     bias = T(b(rel(q, k)))
-    d.say("T5's bias of query i and key j looks up the learned table T at the bucket of the relative "
+    d.define("T5's bias of query i and key j looks up the learned table T at the bucket of the relative "
           "position j - i (b any bucket function):", sp.Eq(sp.Symbol("B_ij"), bias, evaluate=False))
     d.zero("shifting both positions by s: B(i+s, j+s) - B(i, j) = 0", T(b(rel(q + s, k + s))) - bias,
            methods=("expand",))
     r = sp.Symbol("r", integer=True)
-    d.say("Inside b, the distance |r| and the direction [r > 0] (bidirectional), or max(-r, 0) "
+    d.remark("Inside b, the distance |r| and the direction [r > 0] (bidirectional), or max(-r, 0) "
           "(unidirectional), are functions of r = j - i alone:", [sp.Abs(r), sp.Max(-r, 0)])
     return d
 
@@ -165,7 +165,7 @@ def exact_below_max_exact(
     d = Derivation("T5 buckets are exact below max_exact")
     t = sp.Symbol("t", integer=True, nonnegative=True)
     u = sp.Symbol("u", nonnegative=True)
-    d.say("T5's bucket of a distance n, with M = max_exact, E = h - M log buckets and D = M (1 + sigma):",
+    d.define("T5's bucket of a distance n, with M = max_exact, E = h - M log buckets and D = M (1 + sigma):",
           formula(sp.Symbol("n", integer=True, nonnegative=True), **rule))
     cut, ex, _ = _branches_in(d, M - 1 - t, **rule)
     d.true("every n = M - 1 - t (t >= 0) is below M, in the exact branch", sp.Lt(M - 1 - t, cut))
@@ -177,7 +177,7 @@ def exact_below_max_exact(
     d.true("every n = M (1 + u) with u >= 0 is in the logarithmic branch", sp.Ge(sp.expand(M * (1 + u) - cut), 0))
     d.true("where log(n/M) = log(1 + u) >= 0, so K(n) >= 0 and the bucket is >= M: no distance >= M "
            "shares an exact bucket", sp.Ge(lg - M, 0))
-    d.say("Concrete configurations, in exact integer arithmetic (K(n) >= k iff n^E M^k >= D^k M^E):")
+    d.define("Concrete configurations, in exact integer arithmetic (K(n) >= k iff n^E M^k >= D^k M^E):")
     for nb, md, bi in configs:
         h = nb // 2 if bi else nb
         me = h // 2
@@ -195,10 +195,10 @@ def monotone(**rule) -> Derivation:
     n = sp.Symbol("n", positive=True)
     log = rule.get("log", sp.log)
     arg = rule.get("e", E) * log(n / rule.get("ref", M)) / log(rule.get("top", D) / rule.get("ref", M))
-    d.say("For n >= M the bucket is M + min(floor(g(n)), E - 1) with", sp.Eq(sp.Symbol("g(n)"), arg, evaluate=False))
+    d.define("For n >= M the bucket is M + min(floor(g(n)), E - 1) with", sp.Eq(sp.Symbol("g(n)"), arg, evaluate=False))
     d.true("g is increasing: g'(n) = E / (n log(1 + sigma)) > 0 (log(D/M) = log(1 + sigma) > 0)",
            sp.Gt(sp.diff(arg, n), 0))
-    d.say("floor is non-decreasing: a <= b gives floor(a) <= a <= b, and floor(b) is the largest integer "
+    d.cite("floor is non-decreasing: a <= b gives floor(a) <= a <= b, and floor(b) is the largest integer "
           "<= b, so floor(a) <= floor(b); min(., E - 1) is non-decreasing too. Hence the logarithmic "
           "branch is non-decreasing in n.")
     _, below, _ = _branches_in(d, M - 1, **rule)
@@ -209,7 +209,7 @@ def monotone(**rule) -> Derivation:
     _, e1, _ = _branches_in(d, t, **rule)
     _, e2, _ = _branches_in(d, t + 1, **rule)
     d.zero("and the exact branch steps by one: b(n + 1) - b(n) = 1 for n + 1 < M", e2 - e1 - 1, methods=("expand",))
-    d.say("With the direction: bidirectional r > 0 adds h to b(r) (increasing in r), r < 0 uses b(-r) "
+    d.remark("With the direction: bidirectional r > 0 adds h to b(r) (increasing in r), r < 0 uses b(-r) "
           "(non-decreasing in |r|); unidirectional keys after the query (r >= 0) are all bucket 0.")
     return d
 
@@ -246,7 +246,7 @@ def bucket_count(
     d.assumed("which is at most E/(n log(1 + sigma)) (log(1 + x) <= x, x = 1/n, above) and that at most "
               "E/(M log(1 + sigma)), as n >= M: E/(M log(1 + sigma)) - E/(n log(1 + sigma)) >= 0",
               sp.factor(E / (M * sp.log(1 + SIGMA)) - E / (nn * sp.log(1 + SIGMA))), "nonnegative")
-    d.say("Hypothesis of the count: E <= M log(D/M). Under it the index grows by at most 1 per unit distance, "
+    d.hypothesis("Hypothesis of the count: E <= M log(D/M). Under it the index grows by at most 1 per unit distance, "
           "so floor steps by at most 1 and every logarithmic bucket M..h-1 is reached (the last at n = D). "
           "Without it buckets are skipped: 32 buckets with max_distance 12 both ways give 25 values, not 31, "
           "and 32 buckets with max_distance 20 one way give 21, not 32 (enumerated below).")
@@ -265,7 +265,7 @@ def bucket_count(
     _, _, lg = _branches_in(d, M * (1 + u), **rule)
     d.true("every distance n >= 1 has bucket >= 1: n in the exact branch ...", sp.Ge(ex, 1))
     d.true("... and bucket >= M >= 1 in the logarithmic branch", sp.And(sp.Ge(lg - M, 0), sp.Ge(M, 1)))
-    d.say("Hence unidirectional: r >= 0 gives bucket 0 and r < 0 gives 1..h-1: h = num_buckets buckets. "
+    d.remark("Hence unidirectional: r >= 0 gives bucket 0 and r < 0 gives 1..h-1: h = num_buckets buckets. "
           "Bidirectional: r <= 0 gives 0..h-1, r > 0 gives h + (1..h-1): bucket h is never produced, "
           "2h - 1 = num_buckets - 1 buckets (one more unused if num_buckets is odd).")
     counts = {}

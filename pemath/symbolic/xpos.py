@@ -50,7 +50,7 @@ def relative_block(key_sign: int = -1, blk: Callable[[sp.Expr], sp.Matrix] = blo
     kn = _scale(ZETA, n, key_sign) * blk(n * theta) * k
     lhs = (qm.T * kn)[0]
     rhs = ZETA ** ((m - n) / SCALE_BASE) * (q.T * blk((n - m) * theta) * k)[0]
-    d.say("A query at m is scaled by zeta^((m-c)/B), a key at n by zeta^(-(n-c)/B) (zeta, B > 0, any c):",
+    d.define("A query at m is scaled by zeta^((m-c)/B), a key at n by zeta^(-(n-c)/B) (zeta, B > 0, any c):",
           sp.Eq(sp.Symbol("score"), lhs, evaluate=False))
     d.equal("score = zeta^((m-n)/B) q^T R((n-m) theta) k: the centre c cancels", lhs, rhs, methods=TRIG)
     r = sp.Symbol("r", real=True)
@@ -65,7 +65,7 @@ def relative_symbolic_d(key_sign: int = -1, blk: Callable[[sp.Expr], sp.Matrix] 
     d = Derivation("xPos relative score, every even d")
     i, h = _I, _H
     zi, ti = ZETA_I(i), _THETA_I(i)
-    d.say("Pair i has its own rotation frequency theta_i and decay base zeta_i (xPos: "
+    d.define("Pair i has its own rotation frequency theta_i and decay base zeta_i (xPos: "
           "zeta_i = (2i/d + gamma)/(1 + gamma), in (0, 1)); any positive values:",
           sp.Eq(zi, (2 * i / (2 * h) + sp.Symbol("gamma", positive=True)) / (1 + sp.Symbol("gamma", positive=True))))
     q = sp.IndexedBase("q", real=True)
@@ -75,7 +75,13 @@ def relative_symbolic_d(key_sign: int = -1, blk: Callable[[sp.Expr], sp.Matrix] 
     summand = ((_scale(zi, m, +1) * blk(m * ti) * qi).T * (_scale(zi, n, key_sign) * blk(n * ti) * ki))[0]
     target = zi ** ((m - n) / SCALE_BASE) * (qi.T * blk((n - m) * ti) * ki)[0]
     d.equal("summand: zeta_i^((m-n)/B) q_i^T R((n-m) theta_i) k_i", summand, target, methods=TRIG)
-    d.say("Summing over the d/2 pairs:", sp.Eq(sp.Symbol("score"), sp.Sum(target, (i, 0, h - 1)), evaluate=False))
+    from . import pairs
+
+    for layout in pairs.LAYOUTS:
+        pairs.score_over_pairs(d, layout, f"{layout} pairs: the score, summed over the d/2 pairs, is "
+                               "sum_i zeta_i^((m-n)/B) q_i^T R((n-m) theta_i) k_i for every even d",
+                               _scale(zi, m, +1) * blk(m * ti) * qi, _scale(zi, n, key_sign) * blk(n * ti) * ki,
+                               target, q, k, i=i)
     r = sp.Symbol("r", real=True)
     d.zero("which depends on m and n only through n - m", sp.diff(target.subs(n, m + r), m))
     d.result["score"] = target

@@ -171,11 +171,17 @@ def _step_check(result: Any, kw: dict[str, Any]) -> None:
     result.latex()
 
 
-STEP = Spec(Step, st.just({"text": "t", "expr": x, "status": "info", "method": None, "certificate": None}),
+STEP = Spec(Step, st.just({"text": "t", "expr": x, "status": "info", "method": None, "certificate": None,
+                           "role": "definition"}),
             {"text": lambda b: st.sampled_from([valid("t"), valid(""), reject(3), reject(None)]),
-             # a proved step without a certificate is refused: it would not say what decided it
-             "status": lambda b: st.sampled_from([valid("info"), reject("proved"), valid("failed"), reject("done"),
+             # a proved step without a certificate is refused: it would not say what decided it; a role belongs to
+             # narrated steps only
+             "status": lambda b: st.sampled_from([valid("info"), reject("proved"), reject("failed"), reject("done"),
                                                   reject(None), reject(1)]),
+             # a narrated step says what it is, so no reader takes it for proof
+             "role": lambda b: st.sampled_from([valid("definition"), valid("hypothesis"), valid("remark"),
+                                                valid("cited"), reject(None), reject("proof"), reject(1),
+                                                reject(["remark"])]),
              "method": lambda b: st.sampled_from([valid(None), valid("expand"), reject(3), reject(["expand"])]),
              "certificate": lambda b: st.sampled_from([valid(None), valid("rewrite"), valid("interval"),
                                                        reject("proof"), reject("unverified boolean"), reject(1),
