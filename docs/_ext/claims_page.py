@@ -110,7 +110,9 @@ def _claim_rst(claim, outcome, latex, char: str) -> list[str]:
     except Exception as exc:  # pragma: no cover - reported, never hidden
         logger.warning("claim %s: statement() raised %s: %s", claim.id, type(exc).__name__, exc)
     if outcome.counterexample:
-        out += ["**Counterexample**", "", _text(outcome.counterexample), ""]
+        out += ["**False as stated**", "", _text(outcome.counterexample), ""]
+    if outcome.fair_reading:
+        out += ["**Fair reading**", "", _text(outcome.fair_reading), ""]
     if outcome.message:
         out += ["**Message**", ""] + _literal_block(outcome.message, "")
     steps = outcome.derivation.steps if outcome.derivation is not None else []
@@ -188,7 +190,7 @@ def generate() -> tuple[dict[str, str], list[str]]:
     outcomes = run_claims(claims)
     warnings = []
     for claim, outcome in zip(claims, outcomes):
-        if outcome.status not in ("proved", "refuted"):
+        if outcome.status not in ("proved", "imprecise", "refuted"):
             first = outcome.message.splitlines()[0] if outcome.message else ""
             warnings.append(f"claim {claim.id}: {outcome.status}: {first}")
         if _page_of(claim.family) is None:
@@ -213,10 +215,12 @@ def generate() -> tuple[dict[str, str], list[str]]:
             c.kind,
             f"**{o.status}**",
             _text(o.counterexample) if o.counterexample else "(none: it holds)" if o.status == "proved" else "",
+            _text(o.fair_reading) if o.fair_reading else "",
         ]
         for c, o in published
     ]
-    files["published_table.inc"] = "\n".join(_table(["claim", "kind", "verdict", "counterexample"], rows, "30 12 10 48")) + "\n"
+    files["published_table.inc"] = "\n".join(_table(["claim", "kind", "verdict", "false as stated", "fair reading"], rows,
+                                                     "24 10 10 30 26")) + "\n"
     return files, warnings
 
 

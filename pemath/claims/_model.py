@@ -9,7 +9,10 @@ from typing import Any
 __all__ = ["Claim", "Check", "Verdict", "Outcome", "CheckFailure", "Skip", "KINDS", "STATUSES"]
 
 KINDS = ("theorem", "published claim")
-STATUSES = ("proved", "refuted", "failed", "error")
+#: A theorem is "proved" (or "failed"); a published claim is "proved", "imprecise" (false as stated, but a fair
+#: reading of it is proved: an end point off, a word too strong) or "refuted" (false as stated, and its fair reading
+#: refuted or none exists). "error" is a defect in pemath's own proof code.
+STATUSES = ("proved", "imprecise", "refuted", "failed", "error")
 
 
 def _text(owner: str, name: str, value: Any, *, optional: bool = False) -> None:
@@ -44,12 +47,25 @@ class Verdict:
     holds: bool
     derivation: Any
     counterexample: str | None = None
+    fair_reading: str | None = None
+    fair_holds: bool | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.holds, bool):
             raise TypeError(f"Verdict holds must be True or False, got {self.holds!r}")
         if self.counterexample is not None and not isinstance(self.counterexample, str):
             raise TypeError(f"Verdict counterexample must be None or a string, got {self.counterexample!r}")
+        if self.fair_reading is not None and not isinstance(self.fair_reading, str):
+            raise TypeError(f"Verdict fair_reading must be None or a string, got {self.fair_reading!r}")
+        if self.fair_holds is not None and not isinstance(self.fair_holds, bool):
+            raise TypeError(f"Verdict fair_holds must be None, True or False, got {self.fair_holds!r}")
+        if (self.fair_reading is None) != (self.fair_holds is None):
+            raise ValueError(f"Verdict fair_reading and fair_holds come together (the reading, and whether the "
+                             f"derivation proved it), got fair_reading={self.fair_reading!r}, "
+                             f"fair_holds={self.fair_holds!r}")
+        if self.holds and self.fair_reading is not None:
+            raise ValueError(f"Verdict fair_reading is for a claim false as stated (holds=False), got holds=True and "
+                             f"fair_reading={self.fair_reading!r}")
 
 
 @dataclass(frozen=True)
@@ -124,6 +140,7 @@ class Outcome:
     counterexample: str | None = None
     derivation: Any = None
     references: tuple[str, ...] = ()
+    fair_reading: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         steps = []
@@ -141,6 +158,7 @@ class Outcome:
             "checks": self.checks,
             "message": self.message,
             "counterexample": self.counterexample,
+            "fair_reading": self.fair_reading,
             "references": list(self.references),
             "steps": steps,
         }

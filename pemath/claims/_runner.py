@@ -25,8 +25,10 @@ def run_claim(claim: Claim, *, checks: bool = True) -> Outcome:
         if verdict.holds:
             out.status = "proved"
         elif claim.kind == "published claim":
-            out.status = "refuted"
+            out.status = "imprecise" if verdict.fair_holds else "refuted"
             out.counterexample = verdict.counterexample
+            if verdict.fair_reading is not None:
+                out.fair_reading = ("proved: " if verdict.fair_holds else "refuted: ") + verdict.fair_reading
         else:
             out.status = "failed"
             out.message = f"theorem refuted: {verdict.counterexample}"
@@ -47,7 +49,7 @@ def run_claim(claim: Claim, *, checks: bool = True) -> Outcome:
                 out.checks[check.name] = f"skipped: {exc}"
             except CheckFailure as exc:
                 out.checks[check.name] = f"failed: {exc}"
-                if out.status in ("proved", "refuted"):
+                if out.status in ("proved", "imprecise", "refuted"):
                     out.status = "failed"
                     out.message = f"{check.name} check failed: {exc}"
             except Exception as exc:

@@ -47,7 +47,9 @@ def table(outcomes: Sequence[Outcome]) -> str:
         if o.status in ("failed", "error"):
             details.append(f"\n{o.id}: {o.status}\n  {o.message.strip()}")
         if o.counterexample:
-            details.append(f"\n{o.id}: refuted; counterexample: {o.counterexample}")
+            details.append(f"\n{o.id}: {o.status}; false as stated: {o.counterexample}")
+        if o.fair_reading:
+            details.append(f"  fair reading {o.fair_reading}")
         for name, result in o.checks.items():
             if result.startswith(("failed", "error")):
                 details.append(f"  {o.id} [{name}] {result}")
@@ -58,7 +60,7 @@ def summary_line(outcomes: Sequence[Outcome]) -> str:
     _outcomes(outcomes)
     counts = Counter(o.status for o in outcomes)
     total = sum(o.seconds for o in outcomes)
-    parts = [f"{counts.get(s, 0)} {s}" for s in ("proved", "refuted", "failed", "error")]
+    parts = [f"{counts.get(s, 0)} {s}" for s in ("proved", "imprecise", "refuted", "failed", "error")]
     return f"{len(outcomes)} claims: " + ", ".join(parts) + f" in {total:.1f} s"
 
 
@@ -92,7 +94,9 @@ def narrate(outcome: Outcome, *, latex: bool = False) -> str:
                 lines.extend("       " + ln for ln in body.splitlines())
     lines.append(f"  => {outcome.status}" + (f": {outcome.message.strip()}" if outcome.message else ""))
     if outcome.counterexample:
-        lines.append(f"     counterexample: {outcome.counterexample}")
+        lines.append(f"     false as stated: {outcome.counterexample}")
+    if outcome.fair_reading:
+        lines.append(f"     fair reading {outcome.fair_reading}")
     for name, result in outcome.checks.items():
         lines.append(f"     check {name}: {result}")
     return "\n".join(lines)

@@ -27,6 +27,7 @@ __all__ = [
     "vaswani_end_point",
     "PIVerdict",
     "pi_interpolation_bound",
+    "pi_corrected_constant",
     "pi_alignment_error",
     "gaussian_no_decay",
 ]
@@ -285,6 +286,49 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
             data.update(length=length, error=err, bound=bound)
             return PIVerdict(False, d, cx, data)
     raise ProofFailure(f"{d.title}: no counterexample found down to intervals of length 2^-10")
+
+
+def pi_corrected_constant(offset: sp.Expr = sp.Rational(1, 2)) -> Derivation:
+    r"""The corrected constant of PI's bound for every even d and every base c > 1:
+    :math:`\tfrac12\sum_{j<d/2}\theta_j^2 \le d/(8\ln c) + \tfrac12` with :math:`\theta_j = c^{-2j/d}`.
+
+    ``offset`` is the claimed additive term (the tests pass 0, PI's own constant, which is false)."""
+    d = Derivation("Position Interpolation's corrected constant, every even d and c > 1")
+    h = sp.Symbol("h", integer=True, positive=True)  # d = 2h
+    gam = sp.Symbol("gamma", positive=True)  # c = 1 + gamma > 1
+    c = 1 + gam
+    x = sp.Symbol("x", positive=True)
+    T = sp.Symbol("T", nonnegative=True)
+    rho, j, n = sp.Symbol("rho", positive=True), sp.Symbol("j", integer=True, nonnegative=True), \
+        sp.Symbol("n", integer=True, nonnegative=True)
+    d.define("d = 2h, c = 1 + gamma > 1, theta_j = c^(-2j/d), and x = (4/d) ln c", sp.Eq(x, 4 * sp.log(c) / (2 * h)))
+    d.assumed("x > 0", 4 * sp.log(c) / (2 * h), "positive")
+    d.equal("c^(-4/d) = e^(-x)", c ** (-sp.Integer(4) / (2 * h)), sp.exp(-4 * sp.log(c) / (2 * h)),
+            methods=("rewrite(exp)", "powsimp", "simplify"))
+    d.induction("the geometric sum, for every rho and n: (1 - rho) sum_{j<n} rho^j = 1 - rho^n",
+                lambda k: (1 - rho) * sp.Sum(rho**j, (j, 0, k - 1)), lambda k: 1 - rho**k, n, 0,
+                methods=("expand", "powsimp"))
+    d.equal("with rho = c^(-4/d) = theta_j^2 / theta_(j-1)^2 and n = h: rho^h = c^(-2), so "
+            "(1/2) sum_{j<h} theta_j^2 = (1 - c^-2) / (2 (1 - e^-x))",
+            (c ** (-sp.Integer(4) / (2 * h))) ** h, c ** -2, methods=("powsimp", "simplify"))
+    y = sp.Symbol("y", real=True)
+    conv = sp.exp(y) - 1 - y
+    d.zero("T(y) = e^y - 1 - y vanishes at y = 0", conv.subs(y, 0))
+    d.zero("so does its derivative e^y - 1", sp.diff(conv, y).subs(y, 0))
+    d.true("its second derivative e^y is positive", sp.Gt(sp.diff(conv, y, 2), 0))
+    d.cite("a twice differentiable function vanishing with its derivative at 0 and with a positive second "
+           "derivative is >= 0 (Taylor's theorem with the Lagrange remainder): T = e^x - 1 - x >= 0, "
+           "so e^x = 1 + x + T with T >= 0")
+    ex = 1 + x + T
+    sharp = (1 - c ** -2) / (2 * (1 - 1 / ex))
+    corrected = 1 / (2 * x) + offset  # d / (8 ln c) = 2h / (8 ln c) = 1 / (2x)
+    gap = (T + c ** -2 * x * (1 + x + T)) / (2 * x * (x + T))
+    d.equal("with e^-x = 1/(1 + x + T) and d/(8 ln c) = 1/(2x): (d/(8 ln c) + 1/2) - (1/2) sum theta_j^2 = "
+            "(T + c^-2 x (1 + x + T)) / (2 x (x + T))", corrected - sharp, gap, methods=("simplify",))
+    d.assumed("which is >= 0 (T >= 0, x > 0, c > 0): (1/2) sum theta_j^2 <= d/(8 ln c) + 1/2 for every even d "
+              "and every c > 1", gap, "nonnegative")
+    d.result["corrected"] = sp.Symbol("d") / (8 * sp.log(sp.Symbol("c"))) + offset
+    return d
 
 
 # ----------------------------------------------------------------------------------------------
