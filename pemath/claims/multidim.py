@@ -10,6 +10,7 @@ import sympy as sp
 
 from ..symbolic import multidim as sym
 from ..symbolic import rope as rsym
+from . import _mp
 from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
 from ._gpu import require_cupy
@@ -242,6 +243,30 @@ def _mrope_numeric() -> str:
                    layout=Choice(rsym.LAYOUTS), base=Choice([10000.0, 1e6, 5e6]), p=Ints(-2**40, 2**40))
 
 
+def _mrope_mpmath() -> str:
+    from .. import rope
+
+    worst = 0.0
+    with mpmath.workdps(_mp.DPS):
+        for config in range(len(_MROPE_CONFIGS)):
+            sections, inter = _MROPE_CONFIGS[config]
+            r = 2 * sum(sections)
+            x = np.random.default_rng(config).standard_normal(r)
+            th = _mp.thetas(r, 1e6)
+            for layout in rsym.LAYOUTS:
+                for p in (5, 10**6, 2**40):
+                    want = _mp.rotate(x, p, th, layout)  # RoPE at 60 digits
+                    got = rope.apply_mrope(x, [p] * len(sections), mrope_section=list(sections), layout=layout,
+                                           base=1e6, interleaved=inter)
+                    err = max(abs(float(g) - float(w)) for g, w in zip(got, want))
+                    tol = phase_bound(p, terms=2, scale=float(np.max(np.abs(x))))
+                    if err > tol:
+                        raise CheckFailure(f"M-RoPE at equal components off 60-digit RoPE by {err:.3g} > {tol:.3g} "
+                                           f"(sections {sections}, interleaved={inter}, {layout}, p = {p})")
+                    worst = max(worst, err / tol)
+    return f"apply_mrope(x, (p, p, p)) against 60-digit RoPE, p up to 2**40: within {worst:.2g} of the float64 bound"
+
+
 register(
     Claim(
         id="multidim.mrope_reduces",
@@ -250,7 +275,7 @@ register(
         family="multidim",
         statement=_mrope_statement,
         proof=_mrope_proof,
-        checks=(Check("numeric", _mrope_numeric),),
+        checks=(Check("numeric", _mrope_numeric), Check("mpmath", _mrope_mpmath)),
         references=(
             "Wang et al. 2024 (Qwen2-VL), Multimodal Rotary Position Embedding (M-RoPE)",
             "Qwen3-VL technical report 2025 (interleaved MRoPE)",

@@ -16,6 +16,7 @@ import sympy as sp
 
 from ..symbolic import rope as R
 from ..symbolic import rope_algebra as A
+from . import _mp
 from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
 from ._registry import register
@@ -152,6 +153,27 @@ def _elementwise_proof() -> Verdict:
     return Verdict(True, d)
 
 
+def _elementwise_mpmath() -> str:
+    from .. import rope
+
+    worst = 0.0
+    with mpmath.workdps(_mp.DPS):
+        for dim, base in ((8, 10000.0), (64, 500000.0)):
+            th = _mp.thetas(dim, base)
+            x = _rng_vec(dim, dim)
+            for layout in R.LAYOUTS:
+                for p in (-12345, 10**6, 2**40):
+                    want = _mp.rotate(x, p, th, layout)  # the matrix form, pair by pair, at 60 digits
+                    got = rope.apply(x, p, layout=layout, base=base)  # the elementwise form, float64
+                    err = max(abs(float(g) - float(w)) for g, w in zip(got, want))
+                    tol = phase_bound(abs(p), terms=2, scale=float(np.max(np.abs(x))))
+                    if err > tol:
+                        raise CheckFailure(f"rope.apply (elementwise) off the 60-digit R(p) x by {err:.3g} > {tol:.3g} "
+                                           f"(d = {dim}, {layout}, p = {p})")
+                    worst = max(worst, err / tol)
+    return f"rope.apply within {worst:.2g} of its float64 bound from the 60-digit matrix form, p up to 2**40"
+
+
 @functools.lru_cache(maxsize=None)
 def _rotate(dim: int, layout: str):
     """The layout's rotate, lambdified from its symbolic definition (not pemath's kernel)."""
@@ -197,7 +219,7 @@ register(
                       sp.HadamardProduct(sp.MatrixSymbol("rotate(x)", 4, 1), sp.MatrixSymbol("sin(m theta)", 4, 1))),
             sp.MatMul(sp.MatrixSymbol("R(m)", 4, 4), sp.MatrixSymbol("x", 4, 1)), evaluate=False),
         proof=_elementwise_proof,
-        checks=(Check("numeric", _elementwise_numeric),),
+        checks=(Check("numeric", _elementwise_numeric), Check("mpmath", _elementwise_mpmath)),
         references=(
             "Su et al. 2021 (RoFormer), section 3.4.2, eq. 34",
             "GPT-NeoX / HF transformers rotate_half (half layout); GPT-J rotate_every_two (interleaved)",
@@ -315,6 +337,27 @@ def _perm_matrix():
     return P
 
 
+def _conjugacy_mpmath() -> str:
+    from .. import rope
+
+    worst = 0.0
+    with mpmath.workdps(_mp.DPS):
+        for dim in (8, 128):
+            th = _mp.thetas(dim, 10000.0)
+            x = _rng_vec(dim + 1, dim)
+            px = rope.convert_layout(x, src="interleaved", dst="half")
+            for p in (7, 10**6, 2**40):
+                ri = _mp.rotate(x, p, th, "interleaved")
+                want = rope.convert_layout(np.array([float(v) for v in ri]), src="interleaved", dst="half")
+                got = rope.apply(px, p, layout="half")
+                err = float(np.max(np.abs(got - want)))
+                tol = phase_bound(p, terms=2, scale=float(np.max(np.abs(x))))
+                if err > tol:
+                    raise CheckFailure(f"R_half P x off P R_int x (60 digits) by {err:.3g} > {tol:.3g} (d = {dim}, p = {p})")
+                worst = max(worst, err / tol)
+    return f"R_half(p) P x = P R_int(p) x against 60 digits, within {worst:.2g} of the float64 bound, p up to 2**40"
+
+
 def _conjugacy_numeric() -> str:
     from .. import rope
 
@@ -349,7 +392,7 @@ register(
                                 sp.MatMul(R.permutation(4), sp.MatrixSymbol("R_interleaved(m)", 4, 4),
                                           R.permutation(4).T, evaluate=False), evaluate=False),
         proof=_conjugacy_proof,
-        checks=(Check("numeric", _conjugacy_numeric),),
+        checks=(Check("numeric", _conjugacy_numeric), Check("mpmath", _conjugacy_mpmath)),
         references=(
             "Su et al. 2021 (RoFormer), section 3.2.2, eq. 15 (interleaved pairs)",
             "GPT-NeoX / HF transformers rotate_half (half pairs)",
@@ -366,6 +409,34 @@ def _weights_proof() -> Verdict:
     d.steps.extend(A.weight_permutation(4).steps)
     d.steps.extend(A.weight_permutation(8).steps)
     return Verdict(True, d)
+
+
+def _weights_mpmath() -> str:
+    from .. import rope
+
+    worst = 0.0
+    rng = np.random.default_rng(3)
+    with mpmath.workdps(_mp.DPS):
+        for head_dim, n_heads, n_kv in ((8, 4, 2), (128, 8, 1)):
+            wq = rng.standard_normal((n_heads * head_dim, 16))
+            wk = rng.standard_normal((n_kv * head_dim, 16))
+            x, y = rng.standard_normal((2, 16))
+            wq_hf, wk_hf = rope.permute_qk_weights(wq, wk, n_heads=n_heads, n_kv_heads=n_kv)
+            th = _mp.thetas(head_dim, 10000.0)
+            q, k = (wq[:head_dim] @ x), (wk[:head_dim] @ y)
+            q_hf, k_hf = (wq_hf[:head_dim] @ x), (wk_hf[:head_dim] @ y)
+            for m, n in ((3, 10**6), (2**40, 2**40 - 5)):
+                want = _mp.dot(_mp.rotate(q, m, th, "interleaved"), _mp.rotate(k, n, th, "interleaved"))
+                got = rope.apply(q_hf, m, layout="half") @ rope.apply(k_hf, n, layout="half")
+                tol = phase_bound(max(m, n), terms=2 * head_dim,
+                                  scale=float(np.max(np.abs(q)) * np.max(np.abs(k)))) + 4 * head_dim * 1.2e-16 * float(
+                    np.abs(q) @ np.abs(k))
+                err = abs(got - float(want))
+                if err > tol:
+                    raise CheckFailure(f"HF score off Meta's 60-digit score by {err:.3g} > {tol:.3g} "
+                                       f"(head_dim {head_dim}, m = {m}, n = {n})")
+                worst = max(worst, err / tol)
+    return f"HF's permuted half-layout scores against Meta's at 60 digits, within {worst:.2g} of the float64 bound"
 
 
 def _weights_numeric() -> str:
@@ -412,7 +483,7 @@ register(
             sp.Symbol("(R_half(m) P W x)^T (R_half(n) P W y)"),
             sp.Symbol("(R_int(m) W x)^T (R_int(n) W y)"), evaluate=False),
         proof=_weights_proof,
-        checks=(Check("numeric", _weights_numeric),),
+        checks=(Check("numeric", _weights_numeric), Check("mpmath", _weights_mpmath)),
         references=(
             "HF transformers convert_llama_weights_to_hf.py: permute() of wq and wk",
             "Meta llama model.py (complex form, interleaved pairs)",

@@ -309,6 +309,33 @@ def _dynamic_numeric() -> str:
                    extra=Ints(1, 2**17))
 
 
+def _dynamic_mpmath() -> str:
+    from .. import scaling
+
+    der = _derived("dynamic_continuity")
+    b, s, h, L, L0 = der.result["symbols"]
+    formula = sp.lambdify((b, s, h, L, L0), der.result["base"], "mpmath")
+    worst = 0.0
+    with mpmath.workdps(50):
+        for s_, L0_, half, base in ((2.0, 4096, 64, 10000.0), (8.0, 2048, 32, 500000.0), (32.0, 8192, 4, 10000.0)):
+            # continuity at 50 digits: b'(L0 + eps) - b = O(eps), to eps = 10^-40
+            for e in (10, 20, 40):
+                eps = mpmath.mpf(10) ** -e
+                gap = abs(formula(mpmath.mpf(base), mpmath.mpf(s_), half, L0_ + eps, L0_) - base)
+                if gap > 10 * base * s_ * 2 * eps:
+                    raise CheckFailure(f"b'(L0 + 1e-{e}) - b = {mpmath.nstr(gap, 5)}: not continuous at L0 = {L0_}")
+            dyn = scaling.DynamicNTK(s_, L0_)
+            for L_ in (L0_ + 1, 2 * L0_, 64 * L0_):
+                want = formula(mpmath.mpf(base), mpmath.mpf(s_), half, L_, L0_)
+                got = dyn.scaled_base(2 * half, base, seq_len=L_)
+                err = float(abs(got / want - 1))
+                tol = _ntk_tol(2 * half, 1 + s_ * L_ / L0_)
+                if err > tol:
+                    raise CheckFailure(f"DynamicNTK base at L = {L_}: {got!r} vs 50 digits {mpmath.nstr(want, 20)}")
+                worst = max(worst, err / tol)
+    return f"continuous at L0 to eps = 1e-40 (50 digits); scaled_base within {worst:.2g} of its bound from 50 digits"
+
+
 register(
     Claim(
         id="scaling.dynamic_continuity",
@@ -320,7 +347,7 @@ register(
             sp.Limit(_derived("dynamic_continuity").result["base"], sym.seq_len, sym.L0, "+"), sym.b
         ),
         proof=lambda: Verdict(True, _derived("dynamic_continuity")),
-        checks=(Check("numeric", _dynamic_numeric),),
+        checks=(Check("numeric", _dynamic_numeric), Check("mpmath", _dynamic_mpmath)),
         references=("emozilla, 'Dynamically Scaled RoPE', r/LocalLLaMA, June 2023",
                     f"{YARN_PAPER}, section 3.3 (Dynamic NTK)", HF_ROPE + ", _compute_dynamic_ntk_parameters"),
     )
@@ -518,6 +545,24 @@ def _proportional_numeric() -> str:
                    m=Ints(-10**6, 10**6), n=Ints(-10**6, 10**6), base=Choice(BASES), p=Floats(0.0, 1.0))
 
 
+def _proportional_mpmath() -> str:
+    from .. import rope, scaling
+
+    worst = 0.0
+    with mpmath.workdps(50):
+        for dim, base, p in ((8, 10000.0, 0.5), (128, 10000.0, 0.25), (256, 1e6, 0.75)):
+            f = rope.inv_freq(dim, base=base, scaling=scaling.Proportional(p))
+            kept = math.floor(p * dim / 2)
+            for i in range(dim // 2):
+                want = mpmath.mpf(base) ** (-mpmath.mpf(2 * i) / dim) if i < kept else mpmath.mpf(0)
+                err = float(abs(f[i] - want) / (want if want else 1))
+                if err > 4 * U64:
+                    raise CheckFailure(f"p-RoPE frequency {i} (d = {dim}, p = {p}): {f[i]!r} vs 50-digit "
+                                       f"{mpmath.nstr(want, 20)}")
+                worst = max(worst, err / (4 * U64))
+    return f"p-RoPE's kept frequencies equal b^(-2i/d) at 50 digits within {worst:.2g} of 4 ulp, the others 0"
+
+
 register(
     Claim(
         id="scaling.proportional_limits",
@@ -526,7 +571,7 @@ register(
         family=FAMILY,
         statement=lambda: sp.Eq(rsym.block(rsym.m * 0), sp.eye(2)),
         proof=lambda: Verdict(True, _derived("proportional_limits")),
-        checks=(Check("numeric", _proportional_numeric),),
+        checks=(Check("numeric", _proportional_numeric), Check("mpmath", _proportional_mpmath)),
         references=("Barbero et al. 2024, 'Round and Round We Go! What makes Rotary Positional Encodings useful?' "
                     "(arXiv:2410.06205), p-RoPE", HF_ROPE + ", proportional"),
     )
@@ -563,6 +608,30 @@ def _unit_numeric() -> str:
     return for_all(check, half=Ints(2, 64), base=Choice(BASES), L0_=Ints(1, 2**17), extra=Ints(1, 2**17))
 
 
+def _unit_mpmath() -> str:
+    from .. import scaling
+
+    der = _derived("unit_factor")
+    b, D, L, L0 = der.result["symbols"]
+    dyn_base = sp.lambdify((b, D, L, L0), der.result["dynamic_at_one"], "mpmath")
+    worst = 0.0
+    with mpmath.workdps(50):
+        for dim, base, L0_ in ((128, 10000.0, 4096), (64, 500000.0, 8192), (8, 10000.0, 2048)):
+            for L_ in (L0_ + 1, 4 * L0_):
+                want = dyn_base(mpmath.mpf(base), dim, L_, L0_)
+                got = scaling.DynamicNTK(1.0, L0_).scaled_base(dim, base, seq_len=L_)
+                err = float(abs(got / want - 1))
+                tol = _ntk_tol(dim, mpmath.mpf(L_) / L0_)
+                if err > tol:
+                    raise CheckFailure(f"DynamicNTK(1) base at L = {L_}: {got!r} vs 50 digits {mpmath.nstr(want, 20)}")
+                worst = max(worst, err / tol)
+        for name, a in (("YaRN", scaling.YaRN(1.0, 4096).attention_factor),
+                        ("0.1 ln s + 1 at s = 1", mpmath.mpf("0.1") * mpmath.log(1) + 1)):
+            if a != 1:
+                raise CheckFailure(f"{name}: attention factor {a} != 1")
+    return f"DynamicNTK(1) base b (L/L0)^(d/(d-2)) against 50 digits within {worst:.2g} of its bound; factors 1"
+
+
 register(
     Claim(
         id="scaling.unit_factor",
@@ -572,7 +641,7 @@ register(
         family=FAMILY,
         statement=lambda: sp.Eq(sp.Symbol("b'_dynamic(s=1)"), _derived("unit_factor").result["dynamic_at_one"]),
         proof=lambda: Verdict(True, _derived("unit_factor")),
-        checks=(Check("numeric", _unit_numeric),),
+        checks=(Check("numeric", _unit_numeric), Check("mpmath", _unit_mpmath)),
         references=(f"{YARN_PAPER}, section 3.4 (sqrt(1/t) = 0.1 ln s + 1)", HF_ROPE),
     )
 )

@@ -237,6 +237,11 @@ register(
 
 def _count_proof() -> Verdict:
     d = sym.bucket_count()
+    d.steps.extend(sym.every_log_bucket_reached().steps)
+    d.remark("So, for every configuration with E <= M ln(D/M), one direction uses exactly the buckets 0..h-1: "
+             "0..M-1 at the distances 0..M-1 (t5.exact_below_max_exact), M..h-1 at their witnesses n_k, none "
+             "above h - 1 (the cap); with the direction, num_buckets one way and num_buckets - 1 both ways. The "
+             "standard configurations, enumerated:")
     for cfg, count in d.result["counts"].items():
         nb, _, bi = cfg
         want = nb - 1 if bi else nb

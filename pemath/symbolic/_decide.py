@@ -31,9 +31,11 @@ __all__ = ["ProofFailure", "Step", "Derivation", "reduce_to_zero", "CERTIFICATES
 #: * ``"induction"``: the base case and the step from ``n`` to ``n + 1`` each reduced to exactly zero (``method``
 #:   names the variable, the base and the rewrites);
 #: * ``"instance"``: an identity proved earlier in the same derivation for an arbitrary function, with that
-#:   function replaced by a given one (substitution into a universally quantified statement).
+#:   function replaced by a given one (substitution into a universally quantified statement);
+#: * ``"substitution"``: an equation of the same derivation (proved, or a definition, hypothesis or cited fact,
+#:   quantified over its free symbols) specialised at given values, or rewritten with another such equation.
 CERTIFICATES = ("rewrite", "closed on construction", "exact boolean", "enumeration", "interval", "assumption query",
-                "free symbols", "solution set", "induction", "instance")
+                "free symbols", "solution set", "induction", "instance", "substitution")
 
 #: What a narrated (undecided) step is. None of them carries logic a later step rests on:
 #:
@@ -136,6 +138,7 @@ REWRITES: tuple[tuple[str, Callable[[sp.Expr], sp.Expr]], ...] = (
     ("trigsimp", _trig),
     ("rewrite(exp)", _exp),
     ("rewrite(exp)+powsimp", _exp_powsimp),
+    ("rewrite(floor)", lambda e: sp.expand(e.rewrite(sp.floor))),
     ("simplify", sp.simplify),
 )
 
@@ -345,6 +348,39 @@ class Derivation:
 
     def _proved_exprs(self) -> list[Any]:
         return [s.expr for s in self.steps if s.status == "proved" and s.expr is not None]
+
+    def _premise(self, eq: Any) -> str:
+        for st in self.steps:
+            if st.status == "failed" or st.role == "remark":
+                continue
+            exprs = st.expr if isinstance(st.expr, (list, tuple)) else [st.expr]
+            if any(eq == e for e in exprs if e is not None):
+                return st.certificate or st.role or ""
+        raise ProofFailure(f"{self.title}: not proved: {sp.sstr(eq)[:200]} is not an equation of this derivation "
+                           "(proved, or a definition, hypothesis or cited fact)", eq)
+
+    def specialize(self, text: str, premise: Any, values: dict[Any, Any]) -> Any:
+        """The equation ``premise`` (a step of this derivation, quantified over its free symbols) at ``values``."""
+        if not isinstance(premise, sp.Eq):
+            raise TypeError(f"{self.title}: {text}: specialize takes a SymPy Eq, got {premise!r}")
+        kind = self._premise(premise)
+        out = sp.Eq(premise.lhs.subs(values), premise.rhs.subs(values), evaluate=False)
+        shown = ", ".join(f"{sp.sstr(k)} = {sp.sstr(v)}" for k, v in values.items())
+        self.steps.append(Step(text, out, "proved", f"{kind} equation at {shown}", "substitution"))
+        return out
+
+    def rewrite_with(self, text: str, target: Any, using: Any) -> Any:
+        """``target`` with ``using.lhs`` replaced by ``using.rhs`` (both equations of this derivation)."""
+        if not (isinstance(target, sp.Eq) and isinstance(using, sp.Eq)):
+            raise TypeError(f"{self.title}: {text}: rewrite_with takes two SymPy Eq, got {target!r}, {using!r}")
+        self._premise(target)
+        self._premise(using)
+        out = sp.Eq(target.lhs.xreplace({using.lhs: using.rhs}), target.rhs.xreplace({using.lhs: using.rhs}),
+                    evaluate=False)
+        if out == target:
+            raise ProofFailure(f"{self.title}: not proved: {text} ({sp.sstr(using.lhs)} does not occur)", target)
+        self.steps.append(Step(text, out, "proved", f"with {sp.sstr(using)}", "substitution"))
+        return out
 
     def instance(self, text: str, lemma: Any, function: Any, replacement: Any) -> Any:
         """Instantiate ``lemma``, an equation proved earlier in this derivation for an arbitrary (undefined)

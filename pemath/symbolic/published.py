@@ -21,6 +21,7 @@ import sympy as sp
 from mpmath import iv
 
 from ._decide import Derivation, ProofFailure
+from ._lemmas import exp_above_tangent
 
 __all__ = [
     "wavelengths",
@@ -288,11 +289,16 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
     raise ProofFailure(f"{d.title}: no counterexample found down to intervals of length 2^-10")
 
 
-def pi_corrected_constant(offset: sp.Expr = sp.Rational(1, 2)) -> Derivation:
+#: The additive term of the corrected PI constant, d/(8 ln c) + 1/2 (PI's own constant has none).
+CORRECTED_OFFSET = sp.Rational(1, 2)
+
+
+def pi_corrected_constant() -> Derivation:
     r"""The corrected constant of PI's bound for every even d and every base c > 1:
     :math:`\tfrac12\sum_{j<d/2}\theta_j^2 \le d/(8\ln c) + \tfrac12` with :math:`\theta_j = c^{-2j/d}`.
 
-    ``offset`` is the claimed additive term (the tests pass 0, PI's own constant, which is false)."""
+    The additive term is :data:`CORRECTED_OFFSET` (the mutation tests patch it to 0, PI's own constant: false)."""
+    offset = CORRECTED_OFFSET
     d = Derivation("Position Interpolation's corrected constant, every even d and c > 1")
     h = sp.Symbol("h", integer=True, positive=True)  # d = 2h
     gam = sp.Symbol("gamma", positive=True)  # c = 1 + gamma > 1
@@ -311,14 +317,7 @@ def pi_corrected_constant(offset: sp.Expr = sp.Rational(1, 2)) -> Derivation:
     d.equal("with rho = c^(-4/d) = theta_j^2 / theta_(j-1)^2 and n = h: rho^h = c^(-2), so "
             "(1/2) sum_{j<h} theta_j^2 = (1 - c^-2) / (2 (1 - e^-x))",
             (c ** (-sp.Integer(4) / (2 * h))) ** h, c ** -2, methods=("powsimp", "simplify"))
-    y = sp.Symbol("y", real=True)
-    conv = sp.exp(y) - 1 - y
-    d.zero("T(y) = e^y - 1 - y vanishes at y = 0", conv.subs(y, 0))
-    d.zero("so does its derivative e^y - 1", sp.diff(conv, y).subs(y, 0))
-    d.true("its second derivative e^y is positive", sp.Gt(sp.diff(conv, y, 2), 0))
-    d.cite("a twice differentiable function vanishing with its derivative at 0 and with a positive second "
-           "derivative is >= 0 (Taylor's theorem with the Lagrange remainder): T = e^x - 1 - x >= 0, "
-           "so e^x = 1 + x + T with T >= 0")
+    exp_above_tangent(d)
     ex = 1 + x + T
     sharp = (1 - c ** -2) / (2 * (1 - 1 / ex))
     corrected = 1 / (2 * x) + offset  # d / (8 ln c) = 2h / (8 ln c) = 1 / (2x)

@@ -38,6 +38,7 @@ __all__ = [
     "elementwise_form",
     "elementwise_symbolic_d",
     "weight_permutation_symbolic_d",
+    "hf_pair",
     "complex_form",
     "layout_symbolic_d",
     "layout_conjugacy",
@@ -305,17 +306,20 @@ def layout_conjugacy(dim: int, *, perm: sp.Matrix | None = None, blk: Block = bl
     return d
 
 
-def weight_permutation_symbolic_d(perm_pair: Callable[[sp.IndexedBase], sp.Matrix] | None = None) -> Derivation:
+def hf_pair(q: sp.IndexedBase) -> sp.Matrix:
+    """Half pair i of P q, HF's permuted head: interleaved pair i of q, ``(q_{2i}, q_{2i+1})``."""
+    return _pair(q, "interleaved")
+
+
+def weight_permutation_symbolic_d() -> Derivation:
     """Meta -> HF for every even head dim 2h: with q_hf = P q (W_hf = P W_meta), every score is unchanged.
 
-    ``perm_pair(q)`` is pair i of the permuted query in the half layout (default ``(q_{2i}, q_{2i+1})``,
-    i.e. P; the tests pass the inverse permutation's)."""
+    Half pair i of q_hf is :func:`hf_pair` (the mutation tests patch it with other permutations)."""
     d = Derivation("Meta -> HF q/k weight permutation keeps every score, every even d = 2h")
     th = THETA(I)
     q, k = sp.IndexedBase("q", real=True), sp.IndexedBase("k", real=True)
     u, v = sp.IndexedBase("u", real=True), sp.IndexedBase("v", real=True)
-    pq = perm_pair(q) if perm_pair is not None else _pair(q, "interleaved")
-    pk = perm_pair(k) if perm_pair is not None else _pair(k, "interleaved")
+    pq, pk = hf_pair(q), hf_pair(k)
     d.define("HF's converter permutes the output rows of W_q and W_k per head (W_hf = P W_meta), so q_hf = P q: "
              "half pair i of q_hf is interleaved pair i of q", sp.Eq(sp.Symbol("(q_hf)_i"), pq, evaluate=False))
     hf = pairs.inner_over_pairs(d, "half", u, v)

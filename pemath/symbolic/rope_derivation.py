@@ -78,22 +78,26 @@ def derive(
           "g = R_g e^{i Theta_g}, with R > 0 (q, k non-zero) and real angles.")
     d.equal("Then f(q, m) conj(f(k, n)) = R_f(q, m) R_f(k, n) e^{i (Theta_f(q, m) - Theta_f(k, n))}",
             _polar(Rq, Tq) * sp.conjugate(_polar(Rk, Tk)), Rq * Rk * sp.exp(sp.I * (Tq - Tk)), methods=_POW)
+    modulus = sp.Eq(Rq * Rk, R_g(q_sym, k_sym, n - m))
+    angle = sp.Eq(Tq - Tk, Theta_g(q_sym, k_sym, n - m))
     d.cite("Two complex numbers with positive moduli are equal exactly when their moduli are equal and "
           "their arguments agree modulo 2 pi. Only e^{i Theta} enters f, so the angles below may be taken "
-          "as representatives for which the equalities hold exactly. The defining equation becomes two:",
-          [sp.Eq(Rq * Rk, R_g(q_sym, k_sym, n - m)), sp.Eq(Tq - Tk, Theta_g(q_sym, k_sym, n - m))])
+          "as representatives for which the equalities hold exactly. The defining equation becomes two, for all "
+          "q, k, m, n:", [modulus, angle])
 
     # 3. the initial condition fixes g at relative position 0
     q_polar, k_polar = _polar(rq, aq), _polar(rk, ak)
     d.hypothesis("Initial condition f(x, 0) = x: R_f(x, 0) = |x| and Theta_f(x, 0) = theta_x, the argument of x.")
     d.equal("At m = n = 0: g(q, k, 0) = f(q, 0) conj(f(k, 0)) = q conj(k) = |q| |k| e^{i (theta_q - theta_k)}",
             q_polar * sp.conjugate(k_polar), rq * rk * sp.exp(sp.I * (aq - ak)), methods=_POW)
-    d.cite("so R_g(q, k, 0) = |q| |k| and Theta_g(q, k, 0) = theta_q - theta_k.")
+    g0 = [sp.Eq(R_g(q_sym, k_sym, 0), rq * rk), sp.Eq(Theta_g(q_sym, k_sym, 0), aq - ak)]
+    d.cite("by the same fact, R_g(q, k, 0) = |q| |k| and Theta_g(q, k, 0) = theta_q - theta_k", g0)
 
     # 4. the radius
     Rsym = sp.Symbol("R", positive=True)
-    d.cite("Set n = m (relative position 0): R_f(q, m) R_f(k, m) = R_g(q, k, 0) = |q| |k| for all q, k, m. "
-          "With k = q this reads R_f(q, m)^2 = |q|^2.")
+    at0 = d.specialize("set n = m (relative position 0) in the modulus equation", modulus, {n: m})
+    at0 = d.rewrite_with("with R_g(q, k, 0) = |q| |k|: R_f(q, m) R_f(k, m) = |q| |k| for all q, k, m", at0, g0[0])
+    d.specialize("with k = q (|k| = |q|): R_f(q, m)^2 = |q|^2", at0, {k_sym: q_sym, rk: rq})
     d.solved("R_f(q, m)^2 = |q|^2 has exactly one positive solution, R_f(q, m) = |q|: the radius does not "
              "depend on the position", sp.Eq(Rsym**2, rq**2), Rsym, sp.Interval.open(0, sp.oo), [rq])
     rad = radius if radius is not None else (lambda r, pos: r)
@@ -102,8 +106,10 @@ def derive(
 
     # 5. the angle: Theta_f(x, m) = theta_x + phi(m)
     k0_sym, a0 = sp.Symbol("k_ref"), sp.Symbol("theta_ref", real=True)
-    d.cite("Set n = m in the angle equation: Theta_f(q, m) - Theta_f(k, m) = Theta_g(q, k, 0) = theta_q - theta_k "
-          "for all q, k. Fix one reference key k_ref (argument theta_ref) and solve for Theta_f(q, m):")
+    a0_eq = d.specialize("set n = m in the angle equation", angle, {n: m})
+    d.rewrite_with("with Theta_g(q, k, 0) = theta_q - theta_k: Theta_f(q, m) - Theta_f(k, m) = theta_q - theta_k for "
+                   "all q, k; fix one reference key k_ref (argument theta_ref) and solve for Theta_f(q, m):",
+                   a0_eq, g0[1])
     unknown = sp.Symbol("Theta_f(q,m)", real=True)
     sol = sp.solve(sp.Eq(unknown - Theta_f(k0_sym, m), aq - a0), unknown)
     phi_def = Theta_f(k0_sym, m) - a0
@@ -118,8 +124,8 @@ def derive(
 
     # 6. consecutive positions: phi(m + 1) - phi(m) is a constant
     g1 = Theta_g(q_sym, k_sym, 1)
-    d.define("Set n = m + 1: Theta_f(q, m) - Theta_f(k, m + 1) = Theta_g(q, k, 1). Substitute "
-          "Theta_f(x, m) = theta_x + phi(m) and solve for phi(m + 1):")
+    d.specialize("set n = m + 1 in the angle equation; substitute Theta_f(x, m) = theta_x + phi(m) and solve for "
+                 "phi(m + 1):", angle, {n: m + 1})
     nxt = sp.solve(sp.Eq(aq + phi(m) - ak - phi(m + 1), g1), phi(m + 1))
     if len(nxt) != 1:
         d.fail(f"expected one solution for phi(m + 1), found {len(nxt)}")

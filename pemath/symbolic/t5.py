@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 import sympy as sp
 
 from ._decide import Derivation
+from ._lemmas import exp_above_tangent, increasing
 
 __all__ = [
     "STANDARD",
@@ -42,6 +43,8 @@ __all__ = [
     "exact_below_max_exact",
     "monotone",
     "bucket_count",
+    "every_log_bucket_reached",
+    "count_hypothesis",
 ]
 
 #: (num_buckets, max_distance, bidirectional): T5's 32/128 for the encoder and the decoder (also mT5,
@@ -246,8 +249,8 @@ def bucket_count(
     d.assumed("which is at most E/(n log(1 + sigma)) (log(1 + x) <= x, x = 1/n, above) and that at most "
               "E/(M log(1 + sigma)), as n >= M: E/(M log(1 + sigma)) - E/(n log(1 + sigma)) >= 0",
               sp.factor(E / (M * sp.log(1 + SIGMA)) - E / (nn * sp.log(1 + SIGMA))), "nonnegative")
-    d.hypothesis("Hypothesis of the count: E <= M log(D/M). Under it the index grows by at most 1 per unit distance, "
-          "so floor steps by at most 1 and every logarithmic bucket M..h-1 is reached (the last at n = D). "
+    d.hypothesis("Hypothesis of the count: E <= M log(D/M); under it every logarithmic bucket M..h-1 is reached "
+          "(decided below for every configuration, with a witness distance per bucket). "
           "Without it buckets are skipped: 32 buckets with max_distance 12 both ways give 25 values, not 31, "
           "and 32 buckets with max_distance 20 one way give 21, not 32 (enumerated below).")
     for nb, md, bi, got_count in ((32, 12, True, 25), (32, 20, False, 21)):
@@ -283,4 +286,58 @@ def bucket_count(
                      + f" (every bucket 0..{nb - 1} checked against the {2 * span * md + 1} relative positions)",
                      list(range(max(nb, max(seen) + 1))), lambda b: (b in seen) == (b in want))
     d.result["counts"] = counts
+    return d
+
+
+def count_hypothesis(e: sp.Expr, v: sp.Expr, log_ratio: sp.Expr) -> dict[sp.Expr, sp.Expr]:
+    """E <= M log(D/M), written as M = (E + v)/log(D/M) with v >= 0 (the mutation tests drop it)."""
+    return {M: (e + v) / log_ratio}
+
+
+def every_log_bucket_reached() -> Derivation:
+    r"""Under E <= M log(D/M), every logarithmic bucket M + k, k = 0..E-1, is reached, for every configuration.
+
+    The witness of bucket M + k is the distance :math:`n_k = \lfloor x_k \rfloor + 1` with
+    :math:`x_k = M (D/M)^{k/E}`, where the real index :math:`g(x) = E \log(x/M)/\log(D/M)` equals k; as g
+    grows by less than :math:`E/(M \log(D/M)) \le 1` over one unit of distance, :math:`k \le g(n_k) < k + 1`.
+    The hypothesis is :func:`count_hypothesis` (the mutation tests drop it: the derivation must then fail).
+    """
+    d = Derivation("T5: every logarithmic bucket is reached when E <= M log(D/M), every configuration")
+    k = sp.Symbol("k", integer=True, nonnegative=True)
+    w = sp.Symbol("w", integer=True, nonnegative=True)
+    x = sp.Symbol("x", positive=True)
+    y, T = sp.Symbol("y", nonnegative=True), sp.Symbol("T", nonnegative=True)
+    v = sp.Symbol("v", nonnegative=True)
+    L = sp.log(1 + SIGMA)  # log(D/M)
+    g = lambda z: E * sp.log(z / M) / L  # noqa: E731
+    d.define("The logarithmic index of a distance x >= M is floor(g(x)) with g(x) = E log(x/M) / log(D/M), "
+             "D = M (1 + sigma); bucket M + min(floor(g(x)), E - 1). Take a bucket M + k with k = 0..E-1, i.e. "
+             "E = k + 1 + w, w >= 0", sp.Eq(sp.Symbol("g(x)"), g(x), evaluate=False))
+    d.hypothesis("E <= M log(D/M): M log(1 + sigma) = E + v with v >= 0")
+    increasing(d, "g is increasing", sp.diff(g(x), x))
+    xk = M * (1 + SIGMA) ** (k / E)
+    d.equal("x_k = M (D/M)^(k/E) has g(x_k) = k", g(xk), k, methods=("expand", "simplify"))
+    d.assumed("y = (k/E) log(D/M) >= 0", k / E * L, "nonnegative")
+    exp_above_tangent(d)
+    d.equal("so (D/M)^(k/E) = e^y = 1 + y + T with T >= 0, and x_k = M (1 + y + T)",
+            (1 + SIGMA) ** (k / E), sp.exp(k / E * L), methods=("rewrite(exp)", "simplify"))
+    xk_ = M * (1 + y + T)
+    d.assumed("x_k - M = M (y + T) >= 0: x_k >= M", sp.expand(xk_ - M), "nonnegative")
+    nk = sp.floor(xk_) + 1
+    d.equal("the witness n_k = floor(x_k) + 1 is x_k + 1 - frac(x_k)", nk, xk_ + 1 - sp.frac(xk_),
+            methods=("rewrite(floor)",))
+    z = sp.Symbol("z", positive=True)
+    d.true("and 0 <= frac(z) < 1 for every z > 0, x_k among them: x_k < n_k <= x_k + 1, so g(x_k) = k < g(n_k) <= "
+           "g(x_k + 1) (g increasing)", sp.And(sp.frac(z) < 1, sp.frac(z) >= 0))
+    d.equal("g(x_k + 1) - g(x_k) = E log(1 + 1/x_k) / log(D/M)", sp.expand_log(g(xk_ + 1) - g(xk_), force=True),
+            sp.expand_log(E * sp.log(1 + 1 / xk_) / L, force=True), methods=("expand", "simplify"))
+    bound = E / (xk_ * L)
+    d.cite("log(1 + z) < z for z > 0 (above, with z = 1/x_k): the increase g(x_k + 1) - g(x_k) is below "
+           "E/(x_k log(D/M))")
+    d.assumed("which is at most E/(M log(D/M)) = E/(E + v) <= 1: 1 - E/(x_k log(D/M)) >= 0 with "
+              "M log(D/M) = E + v and x_k = M (1 + y + T)",
+              sp.factor(1 - bound.subs(count_hypothesis(E, v, L))), "nonnegative")
+    d.cite("the definition of floor: k <= g(n_k) < g(x_k) + 1 <= k + 1 gives floor(g(n_k)) = k")
+    d.equal("and min(k, E - 1) = k for k <= E - 1: distance n_k is in bucket M + k",
+            sp.Min(k, (k + 1 + w) - 1), k, methods=("expand",))
     return d

@@ -45,6 +45,7 @@ from pemath.symbolic import alibi as AL
 from pemath.symbolic import decay as DC
 from pemath.symbolic import failures as FL
 from pemath.symbolic import multidim as MD
+from pemath.symbolic import pairs as PR
 from pemath.symbolic import pedagogy as PD
 from pemath.symbolic import published as PB
 from pemath.symbolic import rope as R
@@ -215,7 +216,51 @@ def _round_half_up(n, bits):
     return ((n + 2 ** (shift - 1)) >> shift) << shift
 
 
+def _half_pairs_off_by_one(i, layout, h=PR.H):
+    """The half split taken one feature early, (i, i + h - 1): a pair map that is no partition."""
+    return (2 * i, 2 * i + 1) if layout == "interleaved" else (i, i + h - 1)
+
+
+def _interleaved_pairs_shifted(i, layout, h=PR.H):
+    """Interleaved pairs (2i + 1, 2i + 2): feature 0 never visited, feature 2h visited."""
+    return (2 * i + 1, 2 * i + 2) if layout == "interleaved" else (i, i + h)
+
+
+def _pass_through_overlap(d):
+    """The pass-through features start one early, overlapping the rotary ones."""
+    lhs = sp.Sum(PR.F(PR.J), (PR.J, 0, 2 * PR.H + PR.PASS - 1))
+    rhs = sp.Sum(PR.F(PR.J), (PR.J, 0, 2 * PR.H - 1)) + sp.Sum(PR.F(PR.J), (PR.J, 2 * PR.H - 1, 2 * PR.H + PR.PASS - 1))
+    d.equal("overlapping split", lhs, rhs, methods=("sums",))
+    return sp.Eq(lhs, rhs, evaluate=False)
+
+
 CATALOGUE: list[Mutant] = [
+    # --- the pair partition every "every even d" proof rests on ----------------------------------------
+    _m("pairs: half split at i + h - 1", "rope.relative", "position",
+       _patched(PR, "features", _half_pairs_off_by_one, lambda: R.relative_symbolic_d(layout="half"))),
+    _m("pairs: interleaved pairs shifted by one feature", "rope.relative", "position",
+       _patched(PR, "features", _interleaved_pairs_shifted, lambda: R.relative_symbolic_d(layout="interleaved"))),
+    _m("pairs: pass-through overlapping the rotary features", "rope.relative", "position",
+       _patched(PR, "pass_through", _pass_through_overlap, lambda: R.relative_symbolic_d(layout="half"))),
+    _m("group, every d: half split at i + h - 1", "rope.group", "position",
+       _patched(PR, "features", _half_pairs_off_by_one, lambda: RA.group_symbolic_d(layout="half"))),
+    _m("weights, every d: P read as the identity", "rope.weight_permutation", "permutation",
+       _patched(RA, "hf_pair", lambda q: sp.Matrix([q[R.I], q[R.I + R.H]]), RA.weight_permutation_symbolic_d)),
+    _m("weights, every d: P^T instead of P (pairs swapped)", "rope.weight_permutation", "permutation",
+       _patched(RA, "hf_pair", lambda q: sp.Matrix([q[2 * R.I + 1], q[2 * R.I]]), RA.weight_permutation_symbolic_d)),
+    _m("elementwise, every d: clockwise block", "rope.elementwise_form", "sign",
+       _patched(RA, "block", clockwise_block, lambda: RA.elementwise_symbolic_d("half"))),
+    _m("layout, every d: sigma sends 2i + 1 to i + h - 1", "rope.layout_conjugacy", "position",
+       lambda: RA.layout_symbolic_d(lambda j, h: sp.floor(j / 2) + (h - 1) * sp.Mod(j, 2))),
+    _m("sinusoidal dot product, every d: pairs shifted", "sinusoidal.dot_product", "position",
+       _patched(PR, "features", _interleaved_pairs_shifted, SN.dot_product)),
+    _m("xpos, every d: half split at i + h - 1", "xpos.relative", "position",
+       _patched(PR, "features", _half_pairs_off_by_one, XP.relative_symbolic_d)),
+    _m("t5 count: hypothesis E <= M log(D/M) dropped", "t5.bucket_count", "statement",
+       _patched(T5, "count_hypothesis", lambda e, v, log_ratio: {}, T5.every_log_bucket_reached)),
+    _m("PI: PI's own constant d/(8 ln c), no + 1/2", "pi.theorem_2_1", "constant",
+       _patched(PB, "CORRECTED_OFFSET", sp.Integer(0), PB.pi_corrected_constant)),
+
     # --- failures ------------------------------------------------------------------------------
     _m("rotation twice: cos and sin swapped", "failures.rotation_twice", "statement",
        _patched(FL, "_rot", _swapped_rotation, FL.rotation_twice)),
