@@ -125,3 +125,22 @@ def test_the_verdict_scale_tells_false_as_stated_from_imprecise():
         "vaswani.wavelengths", "roformer.long_term_decay", "pi.theorem_2_1")], checks=False)}
     assert status == {"vaswani.wavelengths": "imprecise", "roformer.long_term_decay": "imprecise",
                       "pi.theorem_2_1": "refuted"}
+
+
+def test_production_derivations_take_no_mutation_parameters():
+    """Wrong ingredients are patched in by the mutation tests (tests/mutation/_patch.py), never passed in."""
+    import importlib
+    import inspect
+
+    from tests.mutation._patch import CALLS
+
+    for where, old in CALLS.items():
+        mod, name = where.split(".")
+        fn = getattr(importlib.import_module(f"pemath.symbolic.{mod}"), name)
+        hooks = {"blk", "rhs_angle", "perm_layout", "rotate", "perm", "index", "key_shift", "rhs_sign", "vjp", "sign",
+                 "swap", "encoding", "max_exact", "rel", "key_sign", "key_axis", "key_perm", "form", "shift", "f",
+                 "other", "ratio", "power", "variants", "claimed", "gamma", "kept", "blend", "last", "initial", "step",
+                 "radius", "bits", "alpha", "beta"}
+        params = set(inspect.signature(fn).parameters)
+        assert not params & hooks, f"{where} still takes {sorted(params & hooks)}"
+        assert not any(p.kind is p.VAR_KEYWORD for p in inspect.signature(fn).parameters.values()), where

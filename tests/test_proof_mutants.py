@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
+from tests.mutation._patch import mutate
 from pemath.symbolic import ProofFailure
 from pemath.symbolic import rope as R
 from pemath.symbolic import sinusoidal as S
@@ -35,17 +36,17 @@ def test_true_statements_are_proved():
 @pytest.mark.parametrize(
     "mutant",
     [
-        pytest.param(lambda: R.relative_block(seed_block), id="seed-block"),
-        pytest.param(lambda: R.relative_block(flipped_block), id="sign-flipped-block"),
-        pytest.param(lambda: R.relative_symbolic_d(seed_block), id="symbolic-d-seed-block"),
-        pytest.param(lambda: R.relative_symbolic_d(rhs_angle=lambda m, n: (m - n) * R.THETA(R.I)),
+        pytest.param(lambda: mutate(R.relative_block, seed_block)(), id="seed-block"),
+        pytest.param(lambda: mutate(R.relative_block, flipped_block)(), id="sign-flipped-block"),
+        pytest.param(lambda: mutate(R.relative_symbolic_d, seed_block)(), id="symbolic-d-seed-block"),
+        pytest.param(lambda: mutate(R.relative_symbolic_d, rhs_angle=lambda m, n: (m - n) * R.THETA(R.I))(),
                      id="symbolic-d-sign-flipped"),
-        pytest.param(lambda: R.relative_symbolic_d(rhs_angle=lambda m, n: (n - m) * R.THETA(R.I + 1)),
+        pytest.param(lambda: mutate(R.relative_symbolic_d, rhs_angle=lambda m, n: (n - m) * R.THETA(R.I + 1))(),
                      id="symbolic-d-frequency-off-by-one"),
-        pytest.param(lambda: R.relative_symbolic_d(rhs_angle=lambda m, n: (n - m + 1) * R.THETA(R.I)),
+        pytest.param(lambda: mutate(R.relative_symbolic_d, rhs_angle=lambda m, n: (n - m + 1) * R.THETA(R.I))(),
                      id="symbolic-d-position-off-by-one"),
-        pytest.param(lambda: R.relative_expanded(4, "half", perm_layout="interleaved"), id="other-layout"),
-        pytest.param(lambda: R.relative_expanded(4, "interleaved", blk=seed_block), id="expanded-seed-block"),
+        pytest.param(lambda: mutate(R.relative_expanded, 4, "half", perm_layout="interleaved")(), id="other-layout"),
+        pytest.param(lambda: mutate(R.relative_expanded, 4, "interleaved", blk=seed_block)(), id="expanded-seed-block"),
     ],
 )
 def test_rope_mutants_are_not_proved(mutant):
@@ -68,4 +69,4 @@ def _not_periodic(order, x, freq=S.w):
 @pytest.mark.parametrize("encoding", [_bad_cos_order, _bad_frequency, _not_periodic])
 def test_sinusoidal_mutants_are_not_proved(encoding):
     with pytest.raises(ProofFailure):
-        S.shift_matrix("sin_cos", encoding=encoding)
+        mutate(S.shift_matrix, "sin_cos", encoding=encoding)()

@@ -14,6 +14,7 @@ import pytest
 import sympy as sp
 
 from pemath.claims import get, run_claim
+from tests.mutation._patch import mutate
 from pemath.symbolic import ProofFailure
 from pemath.symbolic import decay as D
 from pemath.symbolic import published as P
@@ -37,11 +38,11 @@ def test_true_statements_are_proved():
 @pytest.mark.parametrize(
     "mutant",
     [
-        pytest.param(lambda: RD.derive(initial=RD.theta), id="recurrence-initial-value-theta"),
-        pytest.param(lambda: RD.derive(initial=1), id="recurrence-initial-value-1"),
-        pytest.param(lambda: RD.derive(step=RD.m * RD.theta), id="increment-depends-on-m"),
-        pytest.param(lambda: RD.derive(radius=lambda r, m: r * (1 + m**2)), id="radius-grows-with-position"),
-        pytest.param(lambda: RD.derive(radius=lambda r, m: r**2), id="radius-squared"),
+        pytest.param(lambda: mutate(RD.derive, initial=RD.theta)(), id="recurrence-initial-value-theta"),
+        pytest.param(lambda: mutate(RD.derive, initial=1)(), id="recurrence-initial-value-1"),
+        pytest.param(lambda: mutate(RD.derive, step=RD.m * RD.theta)(), id="increment-depends-on-m"),
+        pytest.param(lambda: mutate(RD.derive, radius=lambda r, m: r * (1 + m**2))(), id="radius-grows-with-position"),
+        pytest.param(lambda: mutate(RD.derive, radius=lambda r, m: r**2)(), id="radius-squared"),
     ],
 )
 def test_derivation_mutants_are_not_proved(mutant):
@@ -52,10 +53,10 @@ def test_derivation_mutants_are_not_proved(mutant):
 @pytest.mark.parametrize(
     "mutant",
     [
-        pytest.param(lambda: D.abel_symbolic_d(shift=0), id="symbolic-d-S_i-for-S_i+1"),
-        pytest.param(lambda: D.abel_symbolic_d(shift=2), id="symbolic-d-S_i+2"),
-        pytest.param(lambda: D.abel_expanded(4, shift=0), id="d8-S_i-for-S_i+1"),
-        pytest.param(lambda: D.abel_expanded(2, shift=2), id="d4-S_i+2"),
+        pytest.param(lambda: mutate(D.abel_symbolic_d, shift=0)(), id="symbolic-d-S_i-for-S_i+1"),
+        pytest.param(lambda: mutate(D.abel_symbolic_d, shift=2)(), id="symbolic-d-S_i+2"),
+        pytest.param(lambda: mutate(D.abel_expanded, 4, shift=0)(), id="d8-S_i-for-S_i+1"),
+        pytest.param(lambda: mutate(D.abel_expanded, 2, shift=2)(), id="d4-S_i+2"),
     ],
 )
 def test_abel_mutants_are_not_proved(mutant):
@@ -66,17 +67,17 @@ def test_abel_mutants_are_not_proved(mutant):
 def test_wavelength_end_point_mutants_are_not_proved():
     b = 1 + P._beta
     with pytest.raises(ProofFailure):  # Vaswani's end point for the paper's formula
-        P.wavelengths("interleaved", last=2 * sp.pi * b)
+        mutate(P.wavelengths, "interleaved", last=2 * sp.pi * b)()
     with pytest.raises(ProofFailure):  # the paper's end point for tensor2tensor's formula
-        P.wavelengths("tensor2tensor", last=2 * sp.pi * b ** ((2 * P._h - 2) / (2 * P._h)))
-    P.wavelengths("tensor2tensor", last=2 * sp.pi * b)  # where 2 pi b is right
+        mutate(P.wavelengths, "tensor2tensor", last=2 * sp.pi * b ** ((2 * P._h - 2) / (2 * P._h)))()
+    mutate(P.wavelengths, "tensor2tensor", last=2 * sp.pi * b)()  # where 2 pi b is right
 
 
 def test_expectation_with_k_equal_q_is_not_zero():
     with pytest.raises(ProofFailure):
-        P.gaussian_no_decay(independent=False, claimed=0)
+        mutate(P.gaussian_no_decay, independent=False, claimed=0)()
     with pytest.raises(ProofFailure):
-        P.gaussian_no_decay(claimed=sp.Symbol("A_00"))
+        mutate(P.gaussian_no_decay, claimed=sp.Symbol("A_00"))()
 
 
 def test_pi_bound_verdicts():

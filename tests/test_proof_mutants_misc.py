@@ -13,6 +13,7 @@ import pytest
 import sympy as sp
 
 from pemath.claims import get, run_claim
+from tests.mutation._patch import mutate
 from pemath.symbolic import ProofFailure
 from pemath.symbolic import alibi as A
 from pemath.symbolic import multidim as MD
@@ -27,9 +28,12 @@ def seed_block(x):
     return sp.Matrix([[sp.cos(x), -sp.sin(x)], [0, sp.cos(x)]])
 
 
+_BITS = PD.binary_bits  # the true bits, captured before a patch replaces them
+
+
 def gray_bits(p, d):
     """The reflected Gray code: one bit flips per step (continuous, unlike binary)."""
-    return PD.binary_bits(p ^ (p >> 1), d)
+    return _BITS(p ^ (p >> 1), d)
 
 
 def test_true_statements_are_proved():
@@ -62,51 +66,51 @@ _b = sp.Symbol("b", positive=True)
 
 MUTANTS = [
     # axial: the key's group a rotated by another axis' coordinate
-    pytest.param(lambda: MD.axial_relative_symbolic(key_axis=lambda a: a + 1), id="axial-wrong-axis-pairing"),
-    pytest.param(lambda: MD.axial_relative_expanded((4, 4), "half", key_perm=[1, 0]), id="axial-axes-swapped"),
-    pytest.param(lambda: MD.axial_relative_expanded((2, 2, 2), "interleaved", key_perm=[1, 2, 0]),
+    pytest.param(lambda: mutate(MD.axial_relative_symbolic, key_axis=lambda a: a + 1)(), id="axial-wrong-axis-pairing"),
+    pytest.param(lambda: mutate(MD.axial_relative_expanded, (4, 4), "half", key_perm=[1, 0])(), id="axial-axes-swapped"),
+    pytest.param(lambda: mutate(MD.axial_relative_expanded, (2, 2, 2), "interleaved", key_perm=[1, 2, 0])(),
                  id="axial-axes-cycled"),
-    pytest.param(lambda: MD.axial_relative_symbolic(blk=seed_block), id="axial-seed-block"),
+    pytest.param(lambda: mutate(MD.axial_relative_symbolic, blk=seed_block)(), id="axial-seed-block"),
     # M-RoPE with frequencies restarted in each section (axial-style) does not reduce to RoPE
-    pytest.param(lambda: MD.mrope_reduces_symbolic(freq=lambda i, c: MD.THETA_AJ(c, i)), id="mrope-per-component-freq"),
-    pytest.param(lambda: MD.mrope_reduces_expanded(
+    pytest.param(lambda: mutate(MD.mrope_reduces_symbolic, freq=lambda i, c: MD.THETA_AJ(c, i))(), id="mrope-per-component-freq"),
+    pytest.param(lambda: mutate(MD.mrope_reduces_expanded, 
         (2, 1, 1), "half",
-        freq=lambda i, c: _b ** (-2 * sp.Integer(i - _SECTION_START[c]) / (2 * _SECTION_SIZE[c]))),
+        freq=lambda i, c: _b ** (-2 * sp.Integer(i - _SECTION_START[c]) / (2 * _SECTION_SIZE[c])))(),
         id="mrope-per-section-freq"),
     # xPos with the same sign of exponent for queries and keys: not relative
-    pytest.param(lambda: X.relative_block(key_sign=+1), id="xpos-same-sign"),
-    pytest.param(lambda: X.relative_symbolic_d(key_sign=+1), id="xpos-same-sign-symbolic-d"),
-    pytest.param(lambda: X.relative_expanded(4, "interleaved", key_sign=+1), id="xpos-same-sign-expanded"),
-    pytest.param(lambda: X.relative_block(blk=seed_block), id="xpos-seed-block"),
+    pytest.param(lambda: mutate(X.relative_block, key_sign=+1)(), id="xpos-same-sign"),
+    pytest.param(lambda: mutate(X.relative_symbolic_d, key_sign=+1)(), id="xpos-same-sign-symbolic-d"),
+    pytest.param(lambda: mutate(X.relative_expanded, 4, "interleaved", key_sign=+1)(), id="xpos-same-sign-expanded"),
+    pytest.param(lambda: mutate(X.relative_block, blk=seed_block)(), id="xpos-seed-block"),
     # ALiBi
-    pytest.param(lambda: A.relative(A.shifted), id="alibi-shifted-is-not-relative"),
-    pytest.param(lambda: A.softmax_shift(shift=lambda k: A.c * k), id="softmax-shift-varies-with-key"),
-    pytest.param(lambda: A.softmax_shift(f=lambda v: v), id="plain-normalisation-not-invariant"),
-    pytest.param(lambda: A.softmax_shift_symbolic_n(f=lambda v: v**2), id="softmax-n-squares"),
-    pytest.param(lambda: A.causal_equals_shifted(other=lambda q, k: A.slope * k * k), id="alibi-quadratic-bias"),
-    pytest.param(lambda: A.slopes_exact(ratio=lambda s: s**2), id="slopes-ratio-start-squared"),
-    pytest.param(lambda: A.slopes_exact((1024,), ratio=lambda s: s**2), id="slopes-ratio-squared-1024"),
-    pytest.param(lambda: A.slopes_exact(ratio=lambda s: 2 * s), id="slopes-ratio-doubled"),
-    pytest.param(lambda: A.slopes_symbolic(ratio=lambda s: s**2), id="slopes-symbolic-ratio-squared"),
+    pytest.param(lambda: mutate(A.relative, A.shifted)(), id="alibi-shifted-is-not-relative"),
+    pytest.param(lambda: mutate(A.softmax_shift, shift=lambda k: A.c * k)(), id="softmax-shift-varies-with-key"),
+    pytest.param(lambda: mutate(A.softmax_shift, f=lambda v: v)(), id="plain-normalisation-not-invariant"),
+    pytest.param(lambda: mutate(A.softmax_shift_symbolic_n, f=lambda v: v**2)(), id="softmax-n-squares"),
+    pytest.param(lambda: mutate(A.causal_equals_shifted, other=lambda q, k: A.slope * k * k)(), id="alibi-quadratic-bias"),
+    pytest.param(lambda: mutate(A.slopes_exact, ratio=lambda s: s**2)(), id="slopes-ratio-start-squared"),
+    pytest.param(lambda: mutate(A.slopes_exact, (1024,), ratio=lambda s: s**2)(), id="slopes-ratio-squared-1024"),
+    pytest.param(lambda: mutate(A.slopes_exact, ratio=lambda s: 2 * s)(), id="slopes-ratio-doubled"),
+    pytest.param(lambda: mutate(A.slopes_symbolic, ratio=lambda s: s**2)(), id="slopes-symbolic-ratio-squared"),
     # T5
-    pytest.param(lambda: T.relative(lambda q, k: k), id="t5-absolute-key-position"),
-    pytest.param(lambda: T.exact_below_max_exact(max_exact=lambda h: h // 2 + 1), id="t5-max-exact-plus-one"),
-    pytest.param(lambda: T.exact_below_max_exact(max_exact=lambda h: h // 2 - 1), id="t5-max-exact-minus-one"),
-    pytest.param(lambda: T.exact_below_max_exact(ref=T.M + 1), id="t5-log-reference-off-by-one"),
-    pytest.param(lambda: T.exact_below_max_exact(exact=lambda n: n + 1), id="t5-exact-branch-shifted"),
-    pytest.param(lambda: T.monotone(offset=T.M - 2), id="t5-log-offset-too-low"),
-    pytest.param(lambda: T.monotone(log=lambda x: 1 / x), id="t5-decreasing-index"),
-    pytest.param(lambda: T.bucket_count(cap=T.E), id="t5-cap-one-too-high"),
-    pytest.param(lambda: T.bucket_count(top=T.D + 1), id="t5-max-distance-off-by-one"),
-    pytest.param(lambda: T.bucket_count(exact=lambda n: n - 1), id="t5-distance-one-in-bucket-zero"),
+    pytest.param(lambda: mutate(T.relative, lambda q, k: k)(), id="t5-absolute-key-position"),
+    pytest.param(lambda: mutate(T.exact_below_max_exact, max_exact=lambda h: h // 2 + 1)(), id="t5-max-exact-plus-one"),
+    pytest.param(lambda: mutate(T.exact_below_max_exact, max_exact=lambda h: h // 2 - 1)(), id="t5-max-exact-minus-one"),
+    pytest.param(lambda: mutate(T.exact_below_max_exact, ref=T.M + 1)(), id="t5-log-reference-off-by-one"),
+    pytest.param(lambda: mutate(T.exact_below_max_exact, exact=lambda n: n + 1)(), id="t5-exact-branch-shifted"),
+    pytest.param(lambda: mutate(T.monotone, offset=T.M - 2)(), id="t5-log-offset-too-low"),
+    pytest.param(lambda: mutate(T.monotone, log=lambda x: 1 / x)(), id="t5-decreasing-index"),
+    pytest.param(lambda: mutate(T.bucket_count, cap=T.E)(), id="t5-cap-one-too-high"),
+    pytest.param(lambda: mutate(T.bucket_count, top=T.D + 1)(), id="t5-max-distance-off-by-one"),
+    pytest.param(lambda: mutate(T.bucket_count, exact=lambda n: n - 1)(), id="t5-distance-one-in-bucket-zero"),
     # pedagogy
-    pytest.param(lambda: PD.integer_unbounded(lambda p: p / (p + 1)), id="integer-squashed"),
-    pytest.param(lambda: PD.integer_unbounded(lambda p: sp.Integer(7)), id="integer-constant"),
-    pytest.param(lambda: PD.normalized_depends_on_length(lambda p, L: p / 1024), id="normalized-fixed-length"),
-    pytest.param(lambda: PD.binary_jump(bits=gray_bits), id="gray-code-does-not-jump"),
-    pytest.param(lambda: PD.binary_bounded_unique(bits=lambda p, d: PD.binary_bits(p, d - 1) + [0]),
+    pytest.param(lambda: mutate(PD.integer_unbounded, lambda p: p / (p + 1))(), id="integer-squashed"),
+    pytest.param(lambda: mutate(PD.integer_unbounded, lambda p: sp.Integer(7))(), id="integer-constant"),
+    pytest.param(lambda: mutate(PD.normalized_depends_on_length, lambda p, L: p / 1024)(), id="normalized-fixed-length"),
+    pytest.param(lambda: mutate(PD.binary_jump, bits=gray_bits)(), id="gray-code-does-not-jump"),
+    pytest.param(lambda: mutate(PD.binary_bounded_unique, bits=lambda p, d: _BITS(p, d - 1) + [0])(),
                  id="binary-top-bit-dropped"),
-    pytest.param(lambda: PD.binary_bounded_unique(bits=lambda p, d: [2 * v for v in PD.binary_bits(p, d)]),
+    pytest.param(lambda: mutate(PD.binary_bounded_unique, bits=lambda p, d: [2 * v for v in _BITS(p, d)])(),
                  id="binary-entries-not-bits"),
 ]
 

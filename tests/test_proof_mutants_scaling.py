@@ -17,6 +17,7 @@ import sympy as sp
 
 from pemath import scaling
 from pemath.claims import CheckFailure, get, run_claim
+from tests.mutation._patch import mutate
 from pemath.symbolic import ProofFailure
 from pemath.symbolic import scaling as S
 
@@ -51,32 +52,32 @@ def _dynamic_at_position(name):
 @pytest.mark.parametrize(
     "mutant",
     [
-        pytest.param(lambda: S.per_frequency_relative(lambda i, pos: S.G(i) * (1 + pos / S.L0)),
+        pytest.param(lambda: mutate(S.per_frequency_relative, lambda i, pos: S.G(i) * (1 + pos / S.L0))(),
                      id="frequency-moves-with-position"),
-        pytest.param(lambda: S.per_frequency_relative(power=1), id="attention-factor-counted-once"),
-        pytest.param(lambda: S.per_frequency_relative(power=0), id="attention-factor-forgotten"),
-        pytest.param(lambda: S.per_frequency_relative(variants=_dynamic_at_position("dynamic-per-token")),
+        pytest.param(lambda: mutate(S.per_frequency_relative, power=1)(), id="attention-factor-counted-once"),
+        pytest.param(lambda: mutate(S.per_frequency_relative, power=0)(), id="attention-factor-forgotten"),
+        pytest.param(lambda: mutate(S.per_frequency_relative, variants=_dynamic_at_position("dynamic-per-token"))(),
                      id="variant-driven-by-position"),
-        pytest.param(lambda: S.per_frequency_relative(
-            variants={"LongRoPE-per-token": S.frequency(S.I, 2 * S.H, S.b) / sp.IndexedBase("f")[S.n]}),
+        pytest.param(lambda: mutate(S.per_frequency_relative, 
+            variants={"LongRoPE-per-token": S.frequency(S.I, 2 * S.H, S.b) / sp.IndexedBase("f")[S.n]})(),
             id="longrope-factor-indexed-by-position"),
-        pytest.param(lambda: S.ntk_base(lambda b, s, d: b * s ** (d / (d - 1))), id="ntk-exponent-d/(d-1)"),
-        pytest.param(lambda: S.ntk_base(lambda b, s, d: b * s), id="ntk-base-times-s"),
-        pytest.param(lambda: S.ntk_base(lambda b, s, d: b * s ** (d / (d - 2)) ** 2), id="ntk-squared"),
-        pytest.param(lambda: S.dynamic_continuity(lambda L, L0, s: s * L / L0), id="dynamic-without-(s-1)"),
-        pytest.param(lambda: S.dynamic_continuity(lambda L, L0, s: L / L0 - (s - 1)), id="dynamic-without-s-slope"),
-        pytest.param(lambda: S.llama3_is_yarn(S.high, S.low), id="llama-alpha-beta-swapped"),
-        pytest.param(lambda: S.llama3_is_yarn(S.low, 2 * S.high), id="llama-beta-doubled"),
-        pytest.param(lambda: S.llama3_continuity(lambda w: (S.L0 / w - S.high) / (S.low - S.high)),
+        pytest.param(lambda: mutate(S.ntk_base, lambda b, s, d: b * s ** (d / (d - 1)))(), id="ntk-exponent-d/(d-1)"),
+        pytest.param(lambda: mutate(S.ntk_base, lambda b, s, d: b * s)(), id="ntk-base-times-s"),
+        pytest.param(lambda: mutate(S.ntk_base, lambda b, s, d: b * s ** (d / (d - 2)) ** 2)(), id="ntk-squared"),
+        pytest.param(lambda: mutate(S.dynamic_continuity, lambda L, L0, s: s * L / L0)(), id="dynamic-without-(s-1)"),
+        pytest.param(lambda: mutate(S.dynamic_continuity, lambda L, L0, s: L / L0 - (s - 1))(), id="dynamic-without-s-slope"),
+        pytest.param(lambda: mutate(S.llama3_is_yarn, S.high, S.low)(), id="llama-alpha-beta-swapped"),
+        pytest.param(lambda: mutate(S.llama3_is_yarn, S.low, 2 * S.high)(), id="llama-beta-doubled"),
+        pytest.param(lambda: mutate(S.llama3_continuity, lambda w: (S.L0 / w - S.high) / (S.low - S.high))(),
                      id="llama-smoothing-l-h-swapped"),
-        pytest.param(lambda: S.llama3_continuity(lambda w: (S.L0 / w) / (S.high - S.low)),
+        pytest.param(lambda: mutate(S.llama3_continuity, lambda w: (S.L0 / w) / (S.high - S.low))(),
                      id="llama-smoothing-without-l"),
-        pytest.param(lambda: S.llama3_continuity(lambda w: (w / S.L0 - S.low) / (S.high - S.low)),
+        pytest.param(lambda: mutate(S.llama3_continuity, lambda w: (w / S.L0 - S.low) / (S.high - S.low))(),
                      id="llama-smoothing-in-lambda-not-r"),
-        pytest.param(lambda: S.proportional_limits(lambda i, k, h: sp.GreaterThan(i, h - k)),
+        pytest.param(lambda: mutate(S.proportional_limits, lambda i, k, h: sp.GreaterThan(i, h - k))(),
                      id="p-rope-keeps-lowest"),
-        pytest.param(lambda: S.proportional_limits(lambda i, k, h: sp.LessThan(i, k)), id="p-rope-keeps-k+1"),
-        pytest.param(lambda: S.unit_factor(lambda g, th, s: (1 - g) * th / s + th), id="blend-weight-forgotten"),
+        pytest.param(lambda: mutate(S.proportional_limits, lambda i, k, h: sp.LessThan(i, k))(), id="p-rope-keeps-k+1"),
+        pytest.param(lambda: mutate(S.unit_factor, lambda g, th, s: (1 - g) * th / s + th)(), id="blend-weight-forgotten"),
     ],
 )
 def test_scaling_mutants_are_not_proved(mutant):
@@ -87,7 +88,7 @@ def test_scaling_mutants_are_not_proved(mutant):
 def test_p_rope_keeping_lowest_agrees_at_the_limits():
     """The 'keeps the lowest' mutant is caught only where p is strictly between 0 and 1."""
     with pytest.raises(ProofFailure) as exc:
-        S.proportional_limits(lambda i, k, h: sp.GreaterThan(i, h - k))
+        mutate(S.proportional_limits, lambda i, k, h: sp.GreaterThan(i, h - k))()
     assert "p = 1/2" in str(exc.value)
 
 

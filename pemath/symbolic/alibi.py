@@ -9,7 +9,7 @@ r"""ALiBi (Press, Smith and Lewis 2022): relative biases, the softmax's row inva
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import sympy as sp
 
@@ -56,37 +56,48 @@ def _lg(n: int) -> int:
     return lg
 
 
-def reference_slopes(n: int, *, ratio: Callable[[sp.Expr], sp.Expr] = lambda s: s) -> list[sp.Expr]:
+def slope_ratio(start: sp.Expr) -> sp.Expr:
+    """The reference's ratio between consecutive slopes: the start itself."""
+    return start
+
+
+def reference_slopes(n: int) -> list[sp.Expr]:
     """The reference ``get_slopes_power_of_2(n)`` in exact arithmetic.
 
     ``start = 2**(-2**-(log2(n) - 3))``, ``ratio = start``, slopes ``start * ratio**k`` for
-    ``k = 0 .. n-1``. ``ratio(start)`` is a parameter so the tests can pass wrong ones.
+    ``k = 0 .. n-1``; the ratio is :func:`slope_ratio` (the mutation tests patch wrong ones).
     """
     start = sp.Integer(2) ** (-sp.Integer(2) ** (-(sp.Integer(_lg(n)) - 3)))
-    r = ratio(start)
+    r = slope_ratio(start)
     return [start * r**k for k in range(n)]
 
 
-def reference_exponents(n: int, *, ratio: Callable[[sp.Expr], sp.Expr] = lambda s: s) -> list[sp.Expr]:
+def reference_exponents(n: int) -> list[sp.Expr]:
     """The base-2 logarithms of :func:`reference_slopes`, exactly: log2(start) + k log2(ratio).
 
     Cheaper than the powers themselves for large n (rational arithmetic only).
     """
     e_start = -sp.Integer(2) ** (-(sp.Integer(_lg(n)) - 3))
-    e_ratio = sp.expand_log(sp.log(ratio(sp.Integer(2) ** e_start)), force=True, factor=True) / sp.log(2)
+    e_ratio = sp.expand_log(sp.log(slope_ratio(sp.Integer(2) ** e_start)), force=True, factor=True) / sp.log(2)
     return [e_start + k * e_ratio for k in range(n)]
 
 
-def relative(form: Callable[[sp.Expr, sp.Expr], sp.Expr] = causal) -> Derivation:
+def claimed_bias(q: sp.Expr, k: sp.Expr) -> sp.Expr:
+    """The bias the claim calls relative: the causal form -m (i - j)."""
+    return causal(q, k)
+
+
+def relative() -> Derivation:
     """The causal and symmetric biases, and the mask, depend on i - j only.
 
-    ``form(q, k)`` is the bias claimed relative (the tests pass :func:`shifted`, which is not).
+    The bias claimed relative is :func:`claimed_bias` (the mutation tests patch :func:`shifted` in, which is
+    not).
     """
     d = Derivation("ALiBi's bias is a function of i - j")
     s = sp.Symbol("s", integer=True)
-    b = form(i, j)
+    b = claimed_bias(i, j)
     d.define("Bias of query i and key j (visible, j <= i):", sp.Eq(sp.Symbol("B_ij"), b, evaluate=False))
-    d.zero("shifting both positions by s leaves it unchanged: B(i+s, j+s) - B(i, j) = 0", form(i + s, j + s) - b,
+    d.zero("shifting both positions by s leaves it unchanged: B(i+s, j+s) - B(i, j) = 0", claimed_bias(i + s, j + s) - b,
            methods=("expand",))
     d.zero("the mask j > i is the sign of j - i, which the same shift leaves unchanged", ((j + s) - (i + s)) - (j - i),
            methods=("expand",))
@@ -98,26 +109,31 @@ def relative(form: Callable[[sp.Expr, sp.Expr], sp.Expr] = causal) -> Derivation
     return d
 
 
-def softmax_shift(
-    lengths: Sequence[int] = (3, 4, 5),
-    *,
-    shift: Callable[[int], sp.Expr] = lambda k: c,
-    f: Callable[[sp.Expr], sp.Expr] = sp.exp,
-) -> Derivation:
+def logit_shift(k: int) -> sp.Expr:
+    """The constant added to logit k: the same c for every k."""
+    return c
+
+
+def normaliser(v: sp.Expr) -> sp.Expr:
+    """softmax's function of each logit: exp."""
+    return sp.exp(v)
+
+
+def softmax_shift(lengths: Sequence[int] = (3, 4, 5)) -> Derivation:
     """softmax(x + c) = softmax(x) for symbolic x of each length and symbolic c.
 
     Decided by cross-multiplication: both denominators are sums of exponentials of reals,
     hence positive (decided), so the fractions are equal iff the cross products are
-    (decided by expanding exp(x + c) = exp(x) exp(c)). ``shift(k)`` is the constant
-    added to entry k, ``f`` the normaliser's function: the tests pass a shift that varies
-    with k and ``f`` = identity (plain normalisation), which are not invariant.
+    (decided by expanding exp(x + c) = exp(x) exp(c)). Entry k gets :func:`logit_shift` and the
+    normaliser is :func:`normaliser`: the mutation tests patch a shift that varies with k and plain
+    normalisation, which are not invariant.
     """
     d = Derivation("softmax is invariant to adding a constant to every logit")
     for L in lengths:
         x = sp.symbols(f"x_0:{L}", real=True)
-        y = [x[k] + shift(k) for k in range(L)]
-        num_x, den_x = [f(v) for v in x], sp.Add(*[f(v) for v in x])
-        num_y, den_y = [f(v) for v in y], sp.Add(*[f(v) for v in y])
+        y = [x[k] + logit_shift(k) for k in range(L)]
+        num_x, den_x = [normaliser(v) for v in x], sp.Add(*[normaliser(v) for v in x])
+        num_y, den_y = [normaliser(v) for v in y], sp.Add(*[normaliser(v) for v in y])
         d.true(f"length {L}: both denominators are positive", sp.And(den_x > 0, den_y > 0))
         cross = sp.Matrix([num_y[k] * den_x - num_x[k] * den_y for k in range(L)])
         d.zero(f"length {L}: softmax(x + c)_k = softmax(x)_k for every k, as the cross products "
@@ -125,13 +141,13 @@ def softmax_shift(
     return d
 
 
-def softmax_shift_symbolic_n(f: Callable[[sp.Expr], sp.Expr] = sp.exp) -> Derivation:
+def softmax_shift_symbolic_n() -> Derivation:
     """Any length N at once: sum_j f(x_j + c) = e^c sum_j f(x_j), so the e^c cancels."""
     d = Derivation("softmax is invariant to a constant, any length")
     x = sp.IndexedBase("x", real=True)
     k = sp.Symbol("k", integer=True, nonnegative=True)
     N = sp.Symbol("N", integer=True, positive=True)
-    d.zero("each term: f(x_k + c) = e^c f(x_k)", f(x[k] + c) - sp.exp(c) * f(x[k]), methods=("expand",))
+    d.zero("each term: f(x_k + c) = e^c f(x_k)", normaliser(x[k] + c) - sp.exp(c) * normaliser(x[k]), methods=("expand",))
     S = sp.Sum(sp.exp(x[k]), (k, 0, N - 1))
     d.equal("so a constant factor leaves the sum: the denominator of softmax(x + c) is e^c times that of softmax(x)",
             sp.Sum(sp.exp(x[k] + c), (k, 0, N - 1)), sp.exp(c) * S, methods=("sums",))
@@ -141,14 +157,14 @@ def softmax_shift_symbolic_n(f: Callable[[sp.Expr], sp.Expr] = sp.exp) -> Deriva
 
 
 def causal_equals_shifted(
-    rows: Sequence[int] = (2, 3, 4), *, other: Callable[[sp.Expr, sp.Expr], sp.Expr] = shifted
+    rows: Sequence[int] = (2, 3, 4)
 ) -> Derivation:
     """Row i of the causal and the shifted bias give the same softmax (over the visible keys j <= i)."""
     d = Derivation("causal and shifted ALiBi give the same attention")
     d.define("Masked entries (j > i) are -oo in both forms: the softmax of row i runs over the visible keys j = 0..i.")
     for row in rows:
         x = [causal(sp.Integer(row), sp.Integer(k)) for k in range(row + 1)]
-        y = [other(sp.Integer(row), sp.Integer(k)) for k in range(row + 1)]
+        y = [shifted(sp.Integer(row), sp.Integer(k)) for k in range(row + 1)]
         d.enumerated(f"row {row}: the shifted logits are the causal ones plus one constant, m i = {row} m",
                      list(zip(x, y)), lambda ab: sp.Eq(sp.expand(ab[1] - ab[0] - slope * row), 0))
         den_x, den_y = sp.Add(*[sp.exp(v) for v in x]), sp.Add(*[sp.exp(v) for v in y])
@@ -158,11 +174,7 @@ def causal_equals_shifted(
     return d
 
 
-def slopes_exact(
-    ns: Sequence[int] = tuple(2**e for e in range(11)),
-    *,
-    ratio: Callable[[sp.Expr], sp.Expr] = lambda s: s,
-) -> Derivation:
+def slopes_exact(ns: Sequence[int] = tuple(2**e for e in range(11))) -> Derivation:
     """Decide, head by head in exact arithmetic, that the reference slopes are 2^(-8k/n)."""
     d = Derivation("ALiBi slopes for n = 1, 2, 4, ..., exact")
     d.define("The reference get_slopes_power_of_2(n): start = 2^(-2^-(log2 n - 3)), ratio = start, "
@@ -173,18 +185,18 @@ def slopes_exact(
              [sp.log(sp.Integer(2) ** y_) / sp.log(2)])
     small = [n for n in ns if n <= 8]
     for n in small:
-        got = reference_slopes(n, ratio=ratio)
+        got = reference_slopes(n)
         want = [sp.Integer(2) ** sp.Rational(-8 * k, n) for k in range(1, n + 1)]
         d.enumerated(f"n = {n}: the slopes {sp.sstr(got)} are 2^(-8k/n), k = 1..{n}",
                      list(zip(got, want)), lambda gw: sp.Eq(sp.expand(gw[0] - gw[1]), 0))
     for n in ns:
-        got = reference_exponents(n, ratio=ratio)
+        got = reference_exponents(n)
         d.enumerated(f"n = {n}: every exponent is -8k/n, k = 1..{n}", list(enumerate(got, 1)),
                      lambda kg: sp.Eq(kg[1], sp.Rational(-8 * kg[0], n)))
     return d
 
 
-def slopes_symbolic(ratio: Callable[[sp.Expr], sp.Expr] = lambda s: s) -> Derivation:
+def slopes_symbolic() -> Derivation:
     """For n = 2^j (j symbolic): start = 2^(-8/n) and slope_k = start * ratio^(k-1) = 2^(-8k/n)."""
     d = Derivation("ALiBi slopes for n = 2^j, every j")
     jj = sp.Symbol("j", integer=True, nonnegative=True)
@@ -193,7 +205,7 @@ def slopes_symbolic(ratio: Callable[[sp.Expr], sp.Expr] = lambda s: s) -> Deriva
     start = sp.Integer(2) ** (-sp.Integer(2) ** (-(jj - 3)))
     d.define("For n = 2^j heads, log2 n = j and the reference start is", start)
     d.equal("start = 2^(-2^(3-j)) = 2^(-8/n)", start, sp.Integer(2) ** (-8 / n), methods=("expand", "powsimp"))
-    slope_k = start * ratio(start) ** (k - 1)
+    slope_k = start * slope_ratio(start) ** (k - 1)
     d.define("The k-th slope (k = 1..n) is start * ratio^(k-1):", slope_k)
     d.equal("with ratio = start: slope_k = start^k = 2^(-8k/n)", slope_k, sp.Integer(2) ** (-8 * k / n),
             methods=("expand", "powsimp"))

@@ -27,11 +27,15 @@ N = sp.Symbol("N", integer=True, nonnegative=True)  # the number of pairs, d/2
 _i = sp.Symbol("i", integer=True, nonnegative=True)
 
 
-def abel_symbolic_d(shift: int = 1) -> Derivation:
+#: The index offset of the partial sum in RoFormer's Abel form, S_{i+1} (h_i - h_{i+1}).
+PARTIAL_SUM_SHIFT = 1
+
+
+def abel_symbolic_d() -> Derivation:
     """Summation by parts for any number of pairs N = d/2, decided on the general term.
 
-    ``shift`` is the index of the partial sum in the claimed form,
-    ``S_{i+shift} (h_i - h_{i+1})`` (RoFormer: 1; the tests pass 0, a common slip).
+    The claimed form is ``S_{i+s} (h_i - h_{i+1})`` with s = :data:`PARTIAL_SUM_SHIFT` (RoFormer: 1; the
+    mutation tests patch 0, a common slip).
     The cost does not depend on ``d``: the proof is a term identity and an induction.
     """
     d = Derivation("Abel summation of the RoPE score, every even d")
@@ -44,12 +48,12 @@ def abel_symbolic_d(shift: int = 1) -> Derivation:
              sp.Eq(sp.Sum(h(i) * e(i), (i, 0, N - 1)), sp.Sum(h(i) * (S(i + 1) - S(i)), (i, 0, N - 1))))
     d.equal("General term: h_i (S_{i+1} - S_i) + S_{i+1} (h_{i+1} - h_i) = h_{i+1} S_{i+1} - h_i S_i "
             "(a difference of consecutive terms of T_i = h_i S_i)",
-            h(i) * (S(i + 1) - S(i)) + S(i + shift) * (h(i + 1) - h(i)), h(i + 1) * S(i + 1) - h(i) * S(i),
+            h(i) * (S(i + 1) - S(i)) + S(i + PARTIAL_SUM_SHIFT) * (h(i + 1) - h(i)), h(i + 1) * S(i + 1) - h(i) * S(i),
             methods=("expand",))
     identity = d.induction("summation by parts, for all sequences h, S and every N >= 0: sum_{i<N} h_i (S_{i+1} - S_i) "
                            "= -sum_{i<N} S_{i+1} (h_{i+1} - h_i) + h_N S_N - h_0 S_0",
                            lambda k: sp.Sum(h(i) * (S(i + 1) - S(i)), (i, 0, k - 1)),
-                           lambda k: -sp.Sum(S(i + shift) * (h(i + 1) - h(i)), (i, 0, k - 1)) + h(k) * S(k)
+                           lambda k: -sp.Sum(S(i + PARTIAL_SUM_SHIFT) * (h(i + 1) - h(i)), (i, 0, k - 1)) + h(k) * S(k)
                            - h(0) * S(0), N, 0)
     lhs = sp.Sum(h(i) * (S(i + 1) - S(i)), (i, 0, N - 1))
     rhs = sp.Sum(S(i + 1) * (h(i) - h(i + 1)), (i, 0, N - 1))
@@ -60,7 +64,7 @@ def abel_symbolic_d(shift: int = 1) -> Derivation:
     return d
 
 
-def abel_expanded(pairs: int, shift: int = 1) -> Derivation:
+def abel_expanded(pairs: int) -> Derivation:
     """The identity expanded in full for ``pairs`` = d/2 concrete pairs, with complex ``h_i``."""
     d = Derivation(f"Abel summation of the RoPE score, d = {2 * pairs}")
     hs = [sp.Symbol(f"h_{j}") for j in range(pairs)] + [sp.Integer(0)]  # h_{d/2} = 0
@@ -68,7 +72,7 @@ def abel_expanded(pairs: int, shift: int = 1) -> Derivation:
     es = [sp.exp(sp.I * r * t) for t in th]
     S = [sp.Add(*es[:j]) for j in range(pairs + 2)]  # S_0 = 0, S_j = e_0 + ... + e_{j-1}
     lhs = sp.Add(*[hs[j] * es[j] for j in range(pairs)])
-    rhs = sp.Add(*[S[j + shift] * (hs[j] - hs[j + 1]) for j in range(pairs)])
+    rhs = sp.Add(*[S[j + PARTIAL_SUM_SHIFT] * (hs[j] - hs[j + 1]) for j in range(pairs)])
     d.equal(f"sum_(i<{pairs}) h_i e^(i r theta_i) = sum_(i<{pairs}) S_(i+1) (h_i - h_(i+1)), h_{pairs} = 0",
             lhs, rhs, methods=("expand",))
     return d

@@ -9,7 +9,7 @@ interleaved pattern).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import sympy as sp
 
@@ -47,12 +47,12 @@ _c = sp.Function("c", integer=True, nonnegative=True)  # the component of freque
 
 
 def component_rotation(
-    angles: Sequence[sp.Expr], d: int, layout: str, *, blk: Callable[[sp.Expr], sp.Matrix] = block
+    angles: Sequence[sp.Expr], d: int, layout: str
 ) -> sp.Matrix:
     """The dense d x d matrix rotating pair i of ``layout`` by ``angles[i]``."""
     R = sp.zeros(d, d)
     for i, (a, b) in enumerate(pair_indices(d, layout)):
-        B = blk(angles[i])
+        B = block(angles[i])
         R[a, a], R[a, b], R[b, a], R[b, b] = B[0, 0], B[0, 1], B[1, 0], B[1, 1]
     return R
 
@@ -87,21 +87,23 @@ def interleaved_components(sections: Sequence[int]) -> list[int]:
     return out
 
 
-def axial_relative_symbolic(
-    key_axis: Callable[[sp.Expr], sp.Expr] | None = None,
-    blk: Callable[[sp.Expr], sp.Matrix] = block,
-) -> Derivation:
+def key_axis(a: sp.Expr) -> sp.Expr:
+    """The position component that turns the key's group of axis ``a``: ``a`` itself."""
+    return a
+
+
+def axial_relative_symbolic() -> Derivation:
     """The axial score depends on the per-axis differences p'_a - p_a only, for any number of axes and sizes.
 
-    ``key_axis(a)`` says which position component rotates the key's group ``a``
-    (``a`` itself for axial RoPE; the tests pass a wrong pairing, e.g. ``a + 1``).
+    :func:`key_axis` says which position component rotates the key's group ``a`` (``a`` itself; the
+    mutation tests patch a wrong pairing, e.g. ``a + 1``).
     The summand of one pair of one axis is proved for a symbolic axis index, pair index
     and frequency, so the proof costs the same for any number of axes and any sizes.
     """
     d = Derivation("axial RoPE relative inner product, any number of axes")
     a, j = A, J
     th = THETA_AJ(a, j)
-    ka = key_axis(a) if key_axis is not None else a
+    ka = key_axis(a)
     d.define(
         "Axial RoPE rotates pair j of the group of axis a by the coordinate of that axis, p_a theta_{a,j} "
         "(theta_{a,j} any positive frequency: b^(-2j/d_a), or Pixtral's strided ones):",
@@ -111,8 +113,8 @@ def axial_relative_symbolic(
     k = sp.IndexedBase("k", real=True)
     qv = sp.Matrix([q[a, j, 0], q[a, j, 1]])
     kv = sp.Matrix([k[a, j, 0], k[a, j, 1]])
-    summand = ((blk(P[a] * th) * qv).T * (blk(PK[ka] * th) * kv))[0]
-    target = (qv.T * blk((PK[a] - P[a]) * th) * kv)[0]
+    summand = ((block(P[a] * th) * qv).T * (block(PK[ka] * th) * kv))[0]
+    target = (qv.T * block((PK[a] - P[a]) * th) * kv)[0]
     d.define("One pair of one axis contributes to the score of a query at p and a key at p':", summand)
     d.equal(
         "summand: <R(p_a th) q_{a,j}, R(p'_a th) k_{a,j}> = q_{a,j}^T R((p'_a - p_a) th) k_{a,j}",
@@ -134,11 +136,11 @@ def axial_relative_symbolic(
     for layout in pairs.LAYOUTS:
         qa, qb = pairs.features(pairs_index, layout)
         qi, ki = sp.Matrix([q[qa], q[qb]]), sp.Matrix([k[qa], k[qb]])
-        uq, vk = blk(P[axis(i)] * th_i) * qi, blk(PK[key_axis(axis(i)) if key_axis else axis(i)] * th_i) * ki
+        uq, vk = block(P[axis(i)] * th_i) * qi, block(PK[key_axis(axis(i))] * th_i) * ki
         whole = pairs.inner_over_pairs(d, layout, u, v, partial=True)
         unfolded = whole.xreplace({u[qa]: uq[0], u[qb]: uq[1], v[qa]: vk[0], v[qb]: vk[1],
                                    u[pairs.J]: q[pairs.J], v[pairs.J]: k[pairs.J]})
-        rel = (sp.Sum((qi.T * blk((PK[axis(i)] - P[axis(i)]) * th_i) * ki)[0], (i, 0, pairs.H - 1))
+        rel = (sp.Sum((qi.T * block((PK[axis(i)] - P[axis(i)]) * th_i) * ki)[0], (i, 0, pairs.H - 1))
                + sp.Sum(q[pairs.J] * k[pairs.J], (pairs.J, 2 * pairs.H, 2 * pairs.H + pairs.PASS - 1)))
         d.equal(f"{layout} pairs: the score <R(p) q, R(p') k> = sum_i q_i^T B((p'_c(i) - p_c(i)) theta_i) k_i "
                 "+ sum_(pass-through) q_j k_j", unfolded, rel, methods=("sums",))
@@ -153,18 +155,18 @@ def axial_relative_symbolic(
 
 
 def axial_relative_expanded(
-    axis_dims: Sequence[int], layout: str, *, key_perm: Sequence[int] | None = None
+    axis_dims: Sequence[int], layout: str
 ) -> Derivation:
     """Dense check for concrete axis sizes: R(p)^T R(p') = R(p' - p), so q^T R(p)^T R(p') k is relative.
 
-    ``key_perm`` rotates the key's group ``a`` by component ``key_perm[a]`` (a mutant: the wrong
-    axis pairing).
+    The key's group ``a`` is rotated by component :func:`key_axis` ``(a)`` (the mutation tests patch a
+    permutation of the axes).
     """
     n = len(axis_dims)
     d = Derivation(f"axial RoPE relative inner product, axis sizes {tuple(axis_dims)}, {layout}")
     p = [P[a] for a in range(n)]
     pk = [PK[a] for a in range(n)]
-    perm = list(key_perm) if key_perm is not None else list(range(n))
+    perm = [int(key_axis(a)) for a in range(n)]
     Rq = axial_rotation(p, axis_dims, layout)
     Rk = axial_rotation([pk[perm[a]] for a in range(n)], axis_dims, layout)
     Rr = axial_rotation([pk[a] - p[a] for a in range(n)], axis_dims, layout)
@@ -175,18 +177,23 @@ def axial_relative_expanded(
     return d
 
 
-def mrope_reduces_symbolic(freq: Callable[[sp.Expr, sp.Expr], sp.Expr] | None = None) -> Derivation:
+def mrope_frequency(i: sp.Expr, c: sp.Expr, r: sp.Expr, b: sp.Expr) -> sp.Expr:
+    """M-RoPE's frequency of index i driven by component c: b^(-2i/r), whatever c is."""
+    return frequency(i, r, b)
+
+
+def mrope_reduces_symbolic() -> Derivation:
     """With every position component equal to m, M-RoPE's angle of frequency index i is RoPE's m theta_i.
 
-    ``freq(i, c)`` is the frequency of index ``i`` driven by component ``c`` (M-RoPE:
-    b^(-2i/r), the same as plain RoPE over the rotary dimension r, whatever c is); the
-    tests pass per-section frequencies, which do not reduce.
+    The frequency of index ``i`` driven by component ``c`` is :func:`mrope_frequency` (b^(-2i/r), the same as
+    plain RoPE over the rotary dimension r, whatever c is; the mutation tests patch per-section
+    frequencies, which do not reduce).
     """
     d = Derivation("M-RoPE reduces to RoPE when the position components are equal")
     r2 = sp.Symbol("h", integer=True, positive=True)  # r = 2h
     b = sp.Symbol("b", positive=True)
     i, c = _i, _c(_i)
-    th = freq(i, c) if freq is not None else frequency(i, 2 * r2, b)
+    th = mrope_frequency(i, c, 2 * r2, b)
     phi = P[c] * th
     d.define("M-RoPE rotates pair i by the component c(i) of the position assigned to it (any assignment: "
           "contiguous sections, or Qwen3-VL's interleaved pattern), times theta_i:",
@@ -209,14 +216,13 @@ def mrope_reduces_symbolic(freq: Callable[[sp.Expr, sp.Expr], sp.Expr] | None = 
 
 def mrope_reduces_expanded(
     sections: Sequence[int], layout: str, *, interleaved: bool = False,
-    freq: Callable[[int, int], sp.Expr] | None = None,
 ) -> Derivation:
     """Dense check for concrete sections: the M-RoPE matrix at (m, ..., m) equals RoPE's R(m)."""
     comp = interleaved_components(sections) if interleaved else contiguous_components(sections)
     h = len(comp)
     r = 2 * h
     b = sp.Symbol("b", positive=True)
-    f = freq or (lambda i, c: frequency(i, r, b))
+    f = lambda i, c: mrope_frequency(i, c, r, b)  # noqa: E731
     kind = "interleaved" if interleaved else "contiguous"
     d = Derivation(f"M-RoPE at equal components, sections {tuple(sections)} ({kind}), {layout}")
     d.define(f"Components of the frequency indices 0..{h - 1} ({kind} sections {tuple(sections)}):", comp)

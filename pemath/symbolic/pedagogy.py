@@ -9,7 +9,7 @@ r"""The teaching encodings before the sinusoid, and the faults the introductions
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import sympy as sp
 
@@ -31,12 +31,22 @@ def binary_bits(p: int, d: int) -> list[int]:
     return [(p // 2**j) % 2 for j in range(d)]
 
 
-def integer_unbounded(encoding: Callable[[sp.Expr], sp.Expr] = lambda p: p) -> Derivation:
+def integer_entry(p: sp.Expr) -> sp.Expr:
+    """Every entry of the integer encoding at position p: p."""
+    return p
+
+
+def normalized_entry(p: sp.Expr, L: sp.Expr) -> sp.Expr:
+    """Every entry of the length-normalized encoding at position p of a sequence of length L: p/L."""
+    return p / L
+
+
+def integer_unbounded() -> Derivation:
     """For every bound B, the position B + 1 has entries above B.
 
-    ``encoding(p)`` is every entry at position p (the integer encoding: p); the tests pass
-    bounded ones.
+    The entries are :func:`integer_entry` (the mutation tests patch bounded ones).
     """
+    encoding = integer_entry
     d = Derivation("the integer encoding is unbounded")
     B = sp.Symbol("B", integer=True, nonnegative=True)
     dim = sp.Symbol("d", integer=True, positive=True)
@@ -55,14 +65,12 @@ def integer_unbounded(encoding: Callable[[sp.Expr], sp.Expr] = lambda p: p) -> D
     return d
 
 
-def normalized_depends_on_length(
-    encoding: Callable[[sp.Expr, sp.Expr], sp.Expr] = lambda p, L: p / L,
-) -> Derivation:
+def normalized_depends_on_length() -> Derivation:
     """The same position gets different encodings in sequences of different lengths.
 
-    ``encoding(p, L)`` is every entry at position p of a sequence of length L (p/L); the
-    tests pass a length-independent one.
+    The entries are :func:`normalized_entry` (the mutation tests patch a length-independent one).
     """
+    encoding = normalized_entry
     d = Derivation("the length-normalized encoding depends on the length")
     two, four, eight = sp.Integer(2), sp.Integer(4), sp.Integer(8)
     a, b = encoding(two, four), encoding(two, eight)
@@ -83,18 +91,14 @@ def normalized_depends_on_length(
     return d
 
 
-def binary_bounded_unique(
-    dims: Sequence[int] = tuple(range(1, 13)),
-    *,
-    bits: Callable[[int, int], list[int]] = binary_bits,
-) -> Derivation:
+def binary_bounded_unique(dims: Sequence[int] = tuple(range(1, 13))) -> Derivation:
     """Entries in {0, 1}; the 2^d codes of [0, 2^d) are distinct; decoding sum_j 2^j b_j gives p back."""
     d = Derivation("the binary encoding is bounded and unique")
     d.define("PE(p)_j = floor(p / 2^j) mod 2, j = 0..d-1: a remainder mod 2 is 0 or 1, and p = sum_j 2^j PE(p)_j "
           "is p's base-2 expansion, so p is recovered from its code. Decided exhaustively, in exact "
           f"integers, for d = {min(dims)}..{max(dims)}:")
     def ok(dim: int) -> bool:
-        codes = [tuple(bits(p, dim)) for p in range(2**dim)]
+        codes = [tuple(binary_bits(p, dim)) for p in range(2**dim)]
         bounded = all(v in (0, 1) for code in codes for v in code)
         unique = len(set(codes)) == 2**dim
         decodes = all(sum(v << j for j, v in enumerate(code)) == p for p, code in enumerate(codes))
@@ -105,11 +109,7 @@ def binary_bounded_unique(
     return d
 
 
-def binary_jump(
-    dims: Sequence[int] = tuple(range(1, 13)),
-    *,
-    bits: Callable[[int, int], list[int]] = binary_bits,
-) -> Derivation:
+def binary_jump(dims: Sequence[int] = tuple(range(1, 13))) -> Derivation:
     """From 2^j - 1 to 2^j, j + 1 bits flip: |PE(2^j) - PE(2^j - 1)| = sqrt(j + 1)."""
     d = Derivation("the binary encoding jumps")
     i = sp.Symbol("i", integer=True, nonnegative=True)
@@ -122,8 +122,8 @@ def binary_jump(
     d.remark("At j = d - 1 neighbouring positions are sqrt(d) apart: the diameter of {0, 1}^d, as far as any "
           "two codes can be, while positions 0 and 2^(d-1) are 1 apart. Decided exhaustively:")
     def ok(dim: int) -> bool:
-        jumps = [sum((x - y) ** 2 for x, y in zip(bits(2**j - 1, dim), bits(2**j, dim))) for j in range(dim)]
-        steps = [sum((x - y) ** 2 for x, y in zip(bits(p, dim), bits(p + 1, dim))) for p in range(2**dim - 1)]
+        jumps = [sum((x - y) ** 2 for x, y in zip(binary_bits(2**j - 1, dim), binary_bits(2**j, dim))) for j in range(dim)]
+        steps = [sum((x - y) ** 2 for x, y in zip(binary_bits(p, dim), binary_bits(p + 1, dim))) for p in range(2**dim - 1)]
         return jumps == list(range(1, dim + 1)) and max(steps, default=dim) == dim
 
     d.enumerated(f"for every d = {min(dims)}..{max(dims)}: the squared step from 2^j - 1 to 2^j is j + 1 (j < d), and "

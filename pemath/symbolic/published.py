@@ -65,13 +65,18 @@ _i = sp.Symbol("i", integer=True, nonnegative=True)
 _beta = sp.Symbol("beta", positive=True)
 
 
-def wavelengths(convention: str = "interleaved", *, last: sp.Expr | None = None) -> Derivation:
+def claimed_last_wavelength(convention: str, derived: sp.Expr) -> sp.Expr:
+    """The largest wavelength the derivation checks: the derived one (the mutation tests patch 2 pi b,
+    Vaswani et al.'s stated end point, which holds only for tensor2tensor)."""
+    return derived
+
+
+def wavelengths(convention: str = "interleaved") -> Derivation:
     r"""The wavelengths :math:`\lambda_i = 2\pi/\omega_i` are geometric; their exact end points.
 
     ``convention`` is ``"interleaved"`` (Vaswani et al.: :math:`\omega_i = b^{-2i/d}`, also
     HF's "concat" layout) or ``"tensor2tensor"`` (:math:`\omega_i = b^{-i/(d/2-1)}`).
-    ``last`` is the claimed largest wavelength (default: the derived one); the tests pass
-    :math:`2\pi b`, Vaswani et al.'s stated end point, which holds only for tensor2tensor.
+    The largest wavelength is checked against :func:`claimed_last_wavelength`.
     Symbolic ``d = 2h`` and base ``b = 1 + beta > 1``.
     """
     if convention not in ("interleaved", "tensor2tensor"):
@@ -98,7 +103,7 @@ def wavelengths(convention: str = "interleaved", *, last: sp.Expr | None = None)
             ratio_expected, methods=("powsimp", "simplify"))
     d.zero("which does not depend on i: a geometric progression", sp.diff(ratio_expected, i))
     d.equal("the first wavelength is lambda_0 = 2 pi", lam(0), 2 * sp.pi)
-    claimed = last_expected if last is None else sp.sympify(last)
+    claimed = claimed_last_wavelength(convention, last_expected)
     d.equal("the last (i = d/2 - 1) is", lam(h - 1), claimed, methods=("powsimp", "simplify"))
     if convention == "interleaved":
         gap = sp.log(last_expected / (2 * sp.pi * b))
@@ -335,13 +340,17 @@ def pi_corrected_constant() -> Derivation:
 # ----------------------------------------------------------------------------------------------
 
 
-def gaussian_no_decay(*, independent: bool = True, claimed: sp.Expr | None = None) -> Derivation:
+def claimed_expectation(independent: bool, A: sp.Matrix) -> sp.Expr:
+    """The expectation of q^T A k claimed for a 2 x 2 block: 0 for independent q, k; tr A for k = q."""
+    return sp.Integer(0) if independent else A.trace()
+
+
+def gaussian_no_decay(*, independent: bool = True) -> Derivation:
     """E[q^T A k] = 0 for independent standard Gaussian q, k and every fixed matrix A (so A = R^r).
 
     ``independent=False`` decides the contrasting case k = q, where E[q^T A q] = tr A
-    (for A = R^r: 2 sum_i cos(r theta_i), the all-ones decay curve). ``claimed`` is the
-    claimed expectation for a 2 x 2 block (default: 0, or tr A when k = q); the tests
-    claim 0 for k = q and see the proof fail.
+    (for A = R^r: 2 sum_i cos(r theta_i), the all-ones decay curve). The claimed expectation for a 2 x 2
+    block is :func:`claimed_expectation` (the mutation tests claim 0 for k = q and see the proof fail).
     """
     from sympy.stats import E, Normal
 
@@ -355,7 +364,7 @@ def gaussian_no_decay(*, independent: bool = True, claimed: sp.Expr | None = Non
         d.zero("including a = b: E[q_a k_a] = 0", E(q0 * k0))
     A = sp.Matrix(2, 2, sp.symbols("A_00 A_01 A_10 A_11", real=True))
     expect = E((sp.Matrix([q0, q1]).T * A * sp.Matrix([k0, k1]))[0])
-    target = (sp.Integer(0) if independent else A.trace()) if claimed is None else sp.sympify(claimed)
+    target = claimed_expectation(independent, A)
     d.equal("For a 2 x 2 block with arbitrary entries (sympy.stats): E[q^T A k] = " + (
         "0" if independent else "tr A when k = q"), sp.expand(expect), target, methods=("expand",))
     if independent:

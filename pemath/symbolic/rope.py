@@ -18,6 +18,8 @@ __all__ = [
     "relative_block",
     "relative_symbolic_d",
     "relative_expanded",
+    "relative_angle",
+    "difference_rotation",
 ]
 
 LAYOUTS = ("interleaved", "half")
@@ -62,31 +64,29 @@ def rotation(
     layout: str,
     *,
     freq: Callable[[int], sp.Expr] | None = None,
-    blk: Callable[[sp.Expr], sp.Matrix] = block,
 ) -> sp.Matrix:
     """The dense d x d RoPE matrix R(pos) in ``layout``.
 
-    ``freq(i)`` gives the i-th frequency (default b^(-2i/d) with a positive symbol b);
-    ``blk`` builds the 2x2 block (tests pass wrong blocks, e.g. the seed's matrix
-    without its lower sin entry, to show the proofs reject them).
+    ``freq(i)`` gives the i-th frequency (default b^(-2i/d) with a positive symbol b); the 2x2
+    blocks are :func:`block`.
     """
     if d % 2:
         raise ValueError(f"d must be even, got {d}")
     freq = freq or (lambda i: frequency(i, d))
     R = sp.zeros(d, d)
     for i, (a, b) in enumerate(pair_indices(d, layout)):
-        B = blk(pos * freq(i))
+        B = block(pos * freq(i))
         R[a, a], R[a, b], R[b, a], R[b, b] = B[0, 0], B[0, 1], B[1, 0], B[1, 1]
     return R
 
 
-def relative_block(blk: Callable[[sp.Expr], sp.Matrix] = block) -> Derivation:
+def relative_block() -> Derivation:
     """<R(m theta) q, R(n theta) k> = q^T R((n-m) theta) k for one 2-D block."""
     d = Derivation("RoPE relative inner product, one block")
     q = sp.Matrix(sp.symbols("q_0 q_1", real=True))
     k = sp.Matrix(sp.symbols("k_0 k_1", real=True))
-    lhs = ((blk(m * theta) * q).T * (blk(n * theta) * k))[0]
-    rhs = (q.T * blk((n - m) * theta) * k)[0]
+    lhs = ((block(m * theta) * q).T * (block(n * theta) * k))[0]
+    rhs = (q.T * block((n - m) * theta) * k)[0]
     d.define("Score of a query at m and a key at n, one block:", lhs)
     d.equal("<R(m th) q, R(n th) k> = q^T R((n-m) th) k", lhs, rhs, methods=TRIG)
     d.zero("the score is unchanged when m and n shift together: (d/dm + d/dn) score = 0",
@@ -100,16 +100,16 @@ I = sp.Symbol("i", integer=True, nonnegative=True)
 THETA = sp.Function("theta", positive=True)  # the frequency of pair i, any positive function
 
 
-def relative_symbolic_d(
-    blk: Callable[[sp.Expr], sp.Matrix] = block,
-    rhs_angle: Callable[[sp.Expr, sp.Expr], sp.Expr] | None = None,
-    *,
-    layout: str = "interleaved",
-) -> Derivation:
+def relative_angle(m_: sp.Expr, n_: sp.Expr) -> sp.Expr:
+    """The angle of pair i in the relative form: (n - m) theta_i."""
+    return (n_ - m_) * THETA(I)
+
+
+def relative_symbolic_d(*, layout: str = "interleaved") -> Derivation:
     """The relative property for every even rotary dim 2h, head_dim 2h + e (partial rotary), one layout.
 
-    ``blk`` builds the rotation block and ``rhs_angle(m, n)`` the angle of the claimed
-    relative form (default ``(n - m) theta_i``): the tests pass wrong ones.
+    The claimed relative form turns pair i by :func:`relative_angle` (the mutation tests patch it, and
+    :func:`block`, with wrong ones).
 
     The score is the inner product over the 2h + p features. It is decided to be the sum over the
     layout's pairs plus the pass-through features (:mod:`pemath.symbolic.pairs`: induction on h), and
@@ -121,19 +121,19 @@ def relative_symbolic_d(
     d = Derivation(f"RoPE relative inner product, every even rotary dim 2h and head_dim 2h + e, {layout} layout")
     i, h = I, H
     th_i = THETA(i)
-    angle = rhs_angle(m, n) if rhs_angle is not None else (n - m) * th_i
+    angle = relative_angle(m, n)
     a, b = pairs.features(i, layout)
     q, k = sp.IndexedBase("q", real=True), sp.IndexedBase("k", real=True)
     u, v = sp.IndexedBase("u", real=True), sp.IndexedBase("v", real=True)
     qi, ki = sp.Matrix([q[a], q[b]]), sp.Matrix([k[a], k[b]])
-    uq, vk = blk(m * th_i) * qi, blk(n * th_i) * ki
+    uq, vk = block(m * th_i) * qi, block(n * th_i) * ki
     d.define(f"u = R(m) q: pair i = ({a}, {b}) of the {layout} layout is turned by its own frequency theta_i "
              "(any positive numbers: RoPE's b^(-2i/2h), scaled ones included); features j >= 2h pass through "
              "(u_j = q_j); likewise v = R(n) k", sp.Eq(sp.Matrix([u[a], u[b]]), uq, evaluate=False))
     score = pairs.inner_over_pairs(d, layout, u, v, partial=True)
     unfolded = score.xreplace({u[a]: uq[0], u[b]: uq[1], v[a]: vk[0], v[b]: vk[1],
                                u[pairs.J]: q[pairs.J], v[pairs.J]: k[pairs.J]})
-    target = (sp.Sum((qi.T * blk(angle) * ki)[0], (i, 0, h - 1))
+    target = (sp.Sum((qi.T * block(angle) * ki)[0], (i, 0, h - 1))
               + sp.Sum(q[pairs.J] * k[pairs.J], (pairs.J, 2 * h, 2 * h + pairs.PASS - 1)))
     d.equal("with the definition of u and v substituted, pair by pair: <R(m) q, R(n) k> = "
             "sum_i q_i^T B((n-m) theta_i) k_i + sum_{j >= 2h} q_j k_j", unfolded, target, methods=("sums",))
@@ -146,18 +146,21 @@ def relative_symbolic_d(
     return d
 
 
-def relative_expanded(dim: int, layout: str, *, blk: Callable[[sp.Expr], sp.Matrix] = block,
-                      perm_layout: str | None = None) -> Derivation:
+def difference_rotation(pos: sp.Expr, dim: int, layout: str) -> sp.Matrix:
+    """R(n - m) in the claimed relative form: the rotation of the same layout."""
+    return rotation(pos, dim, layout)
+
+
+def relative_expanded(dim: int, layout: str) -> Derivation:
     """Full expansion for a concrete d: (R(m) q)^T (R(n) k) = q^T R(n-m) k.
 
-    ``perm_layout`` builds R(n-m) in another layout than R(m), R(n) (a mutation used
-    by the tests; the proof must fail then).
+    R(n-m) is :func:`difference_rotation` (the mutation tests build it in the other layout).
     """
     d = Derivation(f"RoPE relative inner product, d = {dim}, {layout}")
     q = sp.Matrix(sp.symbols(f"q_0:{dim}", real=True))
     k = sp.Matrix(sp.symbols(f"k_0:{dim}", real=True))
-    Rm, Rn = rotation(m, dim, layout, blk=blk), rotation(n, dim, layout, blk=blk)
-    Rr = rotation(n - m, dim, perm_layout or layout, blk=blk)
+    Rm, Rn = rotation(m, dim, layout), rotation(n, dim, layout)
+    Rr = difference_rotation(n - m, dim, layout)
     d.define(f"R(m) for d = {dim}, layout {layout}:", Rm)
     d.equal("(R(m) q)^T (R(n) k) = q^T R(n-m) k", ((Rm * q).T * (Rn * k))[0], (q.T * Rr * k)[0], methods=TRIG)
     return d

@@ -4,7 +4,8 @@ Every function returns a :class:`~pemath.symbolic.Derivation` whose decided step
 reduce to exactly zero, or raises :class:`~pemath.symbolic.ProofFailure`. The parts a
 mistaken implementation would change (the 2x2 block, the frequencies, the layout's
 ``rotate``, the permutation, the sign of the inverse, the vector-Jacobian product) are
-parameters, so the tests can feed wrong statements and watch them fail.
+module-level functions and constants; the mutation tests (``tests/mutation``) patch them with
+wrong ones and watch the derivations fail.
 
 Conventions (as in :mod:`pemath.symbolic.rope`): the block is
 :math:`B(x) = \begin{pmatrix}\cos x & -\sin x\\ \sin x & \cos x\end{pmatrix}`, pair ``i`` of
@@ -97,13 +98,12 @@ def feature_table(f: Callable[[sp.Expr], sp.Expr], pos: sp.Expr, d: int, layout:
     return sp.Matrix([v for v in vals for _ in range(2)])
 
 
-def elementwise(x: sp.Matrix, pos: sp.Expr, layout: str, *, freq: Freq | None = None,
-                rotate: Callable[[sp.Matrix, str], sp.Matrix] = rotate_features) -> sp.Matrix:
+def elementwise(x: sp.Matrix, pos: sp.Expr, layout: str, *, freq: Freq | None = None) -> sp.Matrix:
     """RoFormer eq. 34: ``x * cos(pos theta) + rotate(x) * sin(pos theta)``, elementwise."""
     d = len(x)
     cos = feature_table(sp.cos, pos, d, layout, freq)
     sin = feature_table(sp.sin, pos, d, layout, freq)
-    return x.multiply_elementwise(cos) + rotate(x, layout).multiply_elementwise(sin)
+    return x.multiply_elementwise(cos) + rotate_features(x, layout).multiply_elementwise(sin)
 
 
 def half_index(j: sp.Expr, h: sp.Expr) -> sp.Expr:
@@ -114,21 +114,21 @@ def half_index(j: sp.Expr, h: sp.Expr) -> sp.Expr:
 # --------------------------------------------------------------------------- the group
 
 
-def group_block(blk: Block = block) -> Derivation:
+def group_block() -> Derivation:
     """One 2x2 block: B(a)B(b) = B(a+b), B(a)^T = B(-a), det B = 1, |B(a)x| = |x|."""
     d = Derivation("RoPE rotations form a group, one block")
     a, b = ALPHA, BETA
     x = _vec("x", 2)
-    d.define("The block of a pair rotated by the angle alpha:", sp.Eq(sp.Symbol("B(alpha)"), blk(a), evaluate=False))
+    d.define("The block of a pair rotated by the angle alpha:", sp.Eq(sp.Symbol("B(alpha)"), block(a), evaluate=False))
     d.equal("rotating by alpha then by beta is rotating by alpha + beta: B(alpha) B(beta) = B(alpha + beta)",
-            blk(a) * blk(b), blk(a + b), methods=TRIG)
-    d.equal("the transpose is the rotation back: B(alpha)^T = B(-alpha)", blk(a).T, blk(-a), methods=TRIG)
+            block(a) * block(b), block(a + b), methods=TRIG)
+    d.equal("the transpose is the rotation back: B(alpha)^T = B(-alpha)", block(a).T, block(-a), methods=TRIG)
     d.equal("so B(alpha)^T B(alpha) = B(-alpha) B(alpha) = B(0) = I: the block is orthogonal",
-            blk(a).T * blk(a), sp.eye(2), methods=TRIG)
-    d.equal("its determinant is cos^2 alpha + sin^2 alpha = 1", blk(a).det(), sp.S.One, methods=TRIG)
+            block(a).T * block(a), sp.eye(2), methods=TRIG)
+    d.equal("its determinant is cos^2 alpha + sin^2 alpha = 1", block(a).det(), sp.S.One, methods=TRIG)
     d.equal("hence it preserves the norm: |B(alpha) x|^2 = |x|^2",
-            (blk(a) * x).dot(blk(a) * x), x.dot(x), methods=TRIG)
-    d.result["product"] = blk(a + b)
+            (block(a) * x).dot(block(a) * x), x.dot(x), methods=TRIG)
+    d.result["product"] = block(a + b)
     return d
 
 
@@ -144,45 +144,49 @@ def _fill(expr: sp.Expr, x: sp.IndexedBase, layout: str, value: sp.Matrix) -> sp
     return expr.xreplace({x[a]: value[0], x[b]: value[1]})
 
 
-def group_symbolic_d(blk: Block = block, rhs_angle: Callable[[sp.Expr, sp.Expr], sp.Expr] | None = None, *,
-                     layout: str = "interleaved") -> Derivation:
+def product_angle(m_: sp.Expr, n_: sp.Expr) -> sp.Expr:
+    """The angle of pair i of R(m) R(n) in the group law: (m + n) theta_i."""
+    return (m_ + n_) * THETA(I)
+
+
+def group_symbolic_d(*, layout: str = "interleaved") -> Derivation:
     """The group laws for every even d = 2h in ``layout``, from the pair partition.
 
-    ``rhs_angle(m, n)`` is the angle of pair ``i`` of the claimed product R(m)R(n)
-    (default ``(m + n) theta_i``; the tests pass a frequency off by one index). Each law is decided as
+    The claimed product turns pair ``i`` by :func:`product_angle` (the mutation tests patch it, and
+    :func:`~pemath.symbolic.rope.block`). Each law is decided as
     ``<w, left> = <w, right>`` for every vector w, the inner product summed over the layout's pairs
     (:mod:`pemath.symbolic.pairs`, induction on h) and the pair summand decided for a symbolic pair
     index i and any frequencies, so the cost does not depend on d.
     """
     d = Derivation(f"RoPE rotations form a group, every even d = 2h, {layout} layout")
     th = THETA(I)
-    angle = rhs_angle(m, n) if rhs_angle is not None else (m + n) * th
+    angle = product_angle(m, n)
     x, w = sp.IndexedBase("x", real=True), sp.IndexedBase("w", real=True)
     xi, wi = _pair(x, layout), _pair(w, layout)
     d.define(f"R(m) turns pair i of the {layout} layout by B(m theta_i), theta_i any positive frequencies: "
-             "(R(m) x)_i = B(m theta_i) x_i", sp.Eq(sp.Symbol("(R(m) x)_i"), blk(m * th) * xi, evaluate=False))
+             "(R(m) x)_i = B(m theta_i) x_i", sp.Eq(sp.Symbol("(R(m) x)_i"), block(m * th) * xi, evaluate=False))
     pairs.weak_equality(d, "R(m) R(n) = R(m + n): pair i of R(m) (R(n) x) is B(m theta_i) B(n theta_i) x_i, which "
                         "equals B((m + n) theta_i) x_i, so <w, R(m) R(n) x - R(m + n) x> = 0 for every w",
-                        layout, w, tuple(blk(m * th) * blk(n * th) * xi), tuple(blk(angle) * xi))
+                        layout, w, tuple(block(m * th) * block(n * th) * xi), tuple(block(angle) * xi))
     u, v = sp.IndexedBase("u", real=True), sp.IndexedBase("v", real=True)
     inner = pairs.inner_over_pairs(d, layout, u, v)
     d.equal("R(m)^T = R(-m): <w, R(m) x> = <R(-m) w, x> for every w, x (the defining property of the transpose)",
-            _fill(_fill(inner, u, layout, wi), v, layout, blk(m * th) * xi),
-            _fill(_fill(inner, u, layout, blk(-m * th) * wi), v, layout, xi), methods=("sums",))
+            _fill(_fill(inner, u, layout, wi), v, layout, block(m * th) * xi),
+            _fill(_fill(inner, u, layout, block(-m * th) * wi), v, layout, xi), methods=("sums",))
     pairs.weak_equality(d, "R(-m) R(m) = R(0) = I: the transpose is the inverse", layout, w,
-                        tuple(blk(-m * th) * blk(m * th) * xi), tuple(xi))
+                        tuple(block(-m * th) * block(m * th) * xi), tuple(xi))
     d.equal("|R(m) x|^2 = |x|^2: the rotation keeps every norm",
-            _fill(_fill(inner, u, layout, blk(m * th) * xi), v, layout, blk(m * th) * xi),
+            _fill(_fill(inner, u, layout, block(m * th) * xi), v, layout, block(m * th) * xi),
             _fill(_fill(inner, u, layout, xi), v, layout, xi), methods=("sums",))
     d.remark("det R(m) = 1 is decided on the dense matrices (d = 2, 4, 8, both layouts); for every d it "
              "follows from the block structure, which is not re-derived here.")
     return d
 
 
-def group_dense(dim: int, layout: str, *, blk: Block = block, freq: Freq | None = None) -> Derivation:
+def group_dense(dim: int, layout: str) -> Derivation:
     """The group laws on the dense d x d matrix of ``layout`` (small d, every entry expanded)."""
     d = Derivation(f"RoPE rotations form a group, d = {dim}, {layout}")
-    R = lambda p: rotation(p, dim, layout, freq=freq, blk=blk)  # noqa: E731
+    R = lambda p: rotation(p, dim, layout)  # noqa: E731
     x = _vec("x", dim)
     Rm = R(m)
     d.equal(f"d = {dim}, {layout}: R(m) R(n) = R(m + n)", Rm * R(n), R(m + n), methods=TRIG)
@@ -195,18 +199,22 @@ def group_dense(dim: int, layout: str, *, blk: Block = block, freq: Freq | None 
 # --------------------------------------------------------------------------- forms
 
 
-def elementwise_form(dim: int, layout: str, *, rotate: Callable[[sp.Matrix, str], sp.Matrix] = rotate_features,
-                     freq: Freq | None = None, blk: Block = block) -> Derivation:
+def table_frequency(i: int, dim: int) -> sp.Expr:
+    """The frequency the cos/sin tables of the elementwise form hold for pair i: b^(-2i/d)."""
+    return frequency(i, dim)
+
+
+def elementwise_form(dim: int, layout: str) -> Derivation:
     """RoFormer eq. 34 equals the block-diagonal matrix form: x*cos + rotate(x)*sin = R(m) x.
 
-    ``freq`` feeds the elementwise tables only (the matrix keeps b^(-2i/d)); ``rotate``
-    and ``blk`` are the parts a mutant changes.
+    The tables hold :func:`table_frequency` (the matrix keeps b^(-2i/d)); the mutation tests patch it,
+    :func:`rotate_features` and the block.
     """
     d = Derivation(f"RoPE elementwise form = matrix form, d = {dim}, {layout}")
     x = _vec("x", dim)
-    lhs = elementwise(x, m, layout, freq=freq, rotate=rotate)
-    rhs = rotation(m, dim, layout, blk=blk) * x
-    d.define(f"rotate(x) in the {layout} layout:", rotate(x, layout).T)
+    lhs = elementwise(x, m, layout, freq=lambda i: table_frequency(i, dim))
+    rhs = rotation(m, dim, layout) * x
+    d.define(f"rotate(x) in the {layout} layout:", rotate_features(x, layout).T)
     d.equal(f"d = {dim}, {layout}: x * cos(m theta) + rotate(x) * sin(m theta) = R(m) x", lhs, rhs,
             methods=("expand",))
     d.result["R"] = rotation(m, dim, layout)
@@ -235,18 +243,27 @@ def elementwise_symbolic_d(layout: str = "interleaved") -> Derivation:
     return d
 
 
-def complex_form(*, blk: Block = block, sign: int = 1, swap: bool = False) -> Derivation:
+#: The sign of the exponent of Meta's ``freqs_cis = e^{+i m theta}``.
+COMPLEX_SIGN = 1
+
+
+def complex_pair(xa: sp.Expr, xb: sp.Expr) -> sp.Expr:
+    """Meta's ``view_as_complex`` reading of a pair: x_a + i x_b."""
+    return xa + sp.I * xb
+
+
+def complex_form() -> Derivation:
     """(x_a + i x_b) e^{i m theta_i} is the pair B(m theta_i)(x_a, x_b) read as a + i b.
 
-    ``sign`` is the sign of the exponent (Meta's ``freqs_cis``: +1) and ``swap`` reads
-    the pair as x_b + i x_a; both are mutants.
+    The exponent's sign is :data:`COMPLEX_SIGN` and the reading :func:`complex_pair` (the mutation tests
+    flip one or swap the other).
     """
     d = Derivation("RoPE complex form = real form")
     th = THETA(I)
     xa, xb = sp.symbols("x_a x_b", real=True)
-    z = (xb + sp.I * xa) if swap else (xa + sp.I * xb)
-    lhs = z * sp.exp(sign * sp.I * m * th)
-    rot = blk(m * th) * sp.Matrix([xa, xb])
+    z = complex_pair(xa, xb)
+    lhs = z * sp.exp(COMPLEX_SIGN * sp.I * m * th)
+    rot = block(m * th) * sp.Matrix([xa, xb])
     rhs = rot[0] + sp.I * rot[1]
     d.define("Pair i of either layout, (x_a, x_b), is the complex number z_i = x_a + i x_b "
           "(Meta's view_as_complex); Meta rotates it by freqs_cis = e^{i m theta_i}:", sp.Eq(sp.Symbol("z_i"), z))
@@ -259,22 +276,21 @@ def complex_form(*, blk: Block = block, sign: int = 1, swap: bool = False) -> De
     return d
 
 
-def layout_symbolic_d(index: Callable[[sp.Expr, sp.Expr], sp.Expr] = half_index) -> Derivation:
+def layout_symbolic_d() -> Derivation:
     """For every even d = 2h: P permutes the features and R_half(m) P = P R_interleaved(m).
 
-    ``index(j, h)`` is where P sends interleaved feature j (default :func:`half_index`;
-    the tests pass wrong maps).
+    P sends interleaved feature j to :func:`half_index` (the mutation tests patch it with wrong maps).
     """
     d = Derivation("RoPE half layout = P (interleaved) P^T, every even d = 2h")
     j = sp.Symbol("j", integer=True, nonnegative=True)
     d.define("P sends interleaved feature j to half feature sigma(j) = floor(j/2) + h (j mod 2), d = 2h: "
-             "(P x)_{sigma(j)} = x_j", sp.Eq(sp.Function("sigma")(j), index(j, H)))
-    sig = sp.Matrix([index(2 * I, H), index(2 * I + 1, H)])
+             "(P x)_{sigma(j)} = x_j", sp.Eq(sp.Function("sigma")(j), half_index(j, H)))
+    sig = sp.Matrix([half_index(2 * I, H), half_index(2 * I + 1, H)])
     d.equal("sigma(2i) = i and sigma(2i + 1) = i + h for a symbolic pair index i: sigma sends interleaved pair i "
             "onto half pair i", sig, sp.Matrix([I, I + H]))
     inter = pairs.partition(d, "interleaved")
     half = pairs.partition(d, "half")
-    pairs_sigma = inter.rhs.replace(pairs.F, sp.Lambda(pairs.J, pairs.F(index(pairs.J, H))))
+    pairs_sigma = inter.rhs.replace(pairs.F, sp.Lambda(pairs.J, pairs.F(half_index(pairs.J, H))))
     d.equal("so sigma is a permutation of 0..2h-1: sum_j F(sigma(j)) = sum_j F(j) for every F (the interleaved "
             "partition read through sigma is the half partition)", pairs_sigma, half.rhs, methods=("sums",))
     x, w = sp.IndexedBase("x", real=True), sp.IndexedBase("w", real=True)
@@ -286,22 +302,26 @@ def layout_symbolic_d(index: Callable[[sp.Expr, sp.Expr], sp.Expr] = half_index)
     return d
 
 
-def layout_conjugacy(dim: int, *, perm: sp.Matrix | None = None, blk: Block = block,
-                     index: Callable[[sp.Expr, sp.Expr], sp.Expr] = half_index) -> Derivation:
+def layout_permutation(dim: int) -> sp.Matrix:
+    """P, interleaved to half, as :func:`~pemath.symbolic.rope.permutation` builds it."""
+    return permutation(dim)
+
+
+def layout_conjugacy(dim: int) -> Derivation:
     """R_half(m) = P R_interleaved(m) P^T with P = :func:`pemath.symbolic.rope.permutation`, d = ``dim``.
 
-    ``perm`` replaces P (the tests pass the inverse permutation P^T, the other direction).
+    P is :func:`layout_permutation` (the mutation tests patch it with P^T, the other direction).
     """
     d = Derivation(f"RoPE half layout = P (interleaved) P^T, d = {dim}")
-    P = permutation(dim) if perm is None else perm
+    P = layout_permutation(dim)
     d.define(f"P for d = {dim}: (P x)[i] = x[2i], (P x)[i + h] = x[2i + 1]", P)
     d.equal(f"d = {dim}: P P^T = I (P is a permutation)", P * P.T, sp.eye(dim), methods=("expand",))
     d.equal(f"d = {dim}: R_half(m) = P R_interleaved(m) P^T",
-            rotation(m, dim, "half", blk=blk), P * rotation(m, dim, "interleaved", blk=blk) * P.T,
+            rotation(m, dim, "half"), P * rotation(m, dim, "interleaved") * P.T,
             methods=("expand",))
     d.enumerated(f"d = {dim}: P has its 1s exactly at (sigma(j), j)",
                  [(r, col) for r in range(dim) for col in range(dim)],
-                 lambda rc: sp.Eq(P[rc[0], rc[1]], 1 if rc[0] == index(rc[1], dim // 2) else 0))
+                 lambda rc: sp.Eq(P[rc[0], rc[1]], 1 if rc[0] == half_index(rc[1], dim // 2) else 0))
     d.result["P"] = P
     return d
 
@@ -332,19 +352,18 @@ def weight_permutation_symbolic_d() -> Derivation:
     return d
 
 
-def weight_permutation(dim: int, *, in_features: int = 2, perm: sp.Matrix | None = None,
-                       blk: Block = block) -> Derivation:
+def weight_permutation(dim: int, *, in_features: int = 2) -> Derivation:
     """Meta -> HF: with W_hf = P W_meta, every q.k score is unchanged.
 
     (R_half(m) W_hf x)^T (R_half(n) W_hf y) = (R_int(m) W x)^T (R_int(n) W y) for a
-    symbolic head weight W (dim x in_features) and inputs x, y. ``perm`` replaces P.
+    symbolic head weight W (dim x in_features) and inputs x, y; P is :func:`layout_permutation`.
     """
     d = Derivation(f"Meta -> HF q/k weight permutation keeps every score, d = {dim}")
-    P = permutation(dim) if perm is None else perm
+    P = layout_permutation(dim)
     W = sp.Matrix(dim, in_features, lambda r, s: sp.Symbol(f"W_{r}{s}", real=True))
     x, y = _vec("x", in_features), _vec("y", in_features)
-    Rh = lambda p: rotation(p, dim, "half", blk=blk)  # noqa: E731
-    Ri = lambda p: rotation(p, dim, "interleaved", blk=blk)  # noqa: E731
+    Rh = lambda p: rotation(p, dim, "half")  # noqa: E731
+    Ri = lambda p: rotation(p, dim, "interleaved")  # noqa: E731
     d.define("Per head, HF's checkpoint converter permutes the output rows of W_q and W_k: W_hf = P W_meta", P)
     hf = ((Rh(m) * P * W * x).T * (Rh(n) * P * W * y))[0]
     meta = ((Ri(m) * W * x).T * (Ri(n) * W * y))[0]
@@ -356,44 +375,47 @@ def weight_permutation(dim: int, *, in_features: int = 2, perm: sp.Matrix | None
 # --------------------------------------------------------------------------- calculus
 
 
-def translation_symbolic_d(blk: Block = block, key_shift: sp.Expr | None = None, *,
-                           layout: str = "interleaved") -> Derivation:
+def key_shift(shift: sp.Expr) -> sp.Expr:
+    """The shift a cached key's position gets when every position moves by ``shift``: the same."""
+    return shift
+
+
+def translation_symbolic_d(*, layout: str = "interleaved") -> Derivation:
     """Shifting every position by c leaves every score unchanged, every even d = 2h.
 
-    ``key_shift`` is the shift applied to the keys (default ``c``, the same as the
-    queries'; the tests pass 0: re-rotating the queries but not the cached keys).
+    The keys move by :func:`key_shift` (the mutation tests patch it to 0: re-rotating the queries but
+    not the cached keys).
     """
     d = Derivation(f"RoPE scores are invariant under a common shift of positions, every even d = 2h, {layout}")
     th = THETA(I)
-    ks = c if key_shift is None else key_shift
+    ks = key_shift(c)
     q, k = sp.IndexedBase("q", real=True), sp.IndexedBase("k", real=True)
     u, v = sp.IndexedBase("u", real=True), sp.IndexedBase("v", real=True)
     qi, ki = _pair(q, layout), _pair(k, layout)
     inner = pairs.inner_over_pairs(d, layout, u, v)
-    score = lambda sq, sk: _fill(_fill(inner, u, layout, blk((m + sq) * th) * qi), v, layout,  # noqa: E731
-                                 blk((n + sk) * th) * ki)
+    score = lambda sq, sk: _fill(_fill(inner, u, layout, block((m + sq) * th) * qi), v, layout,  # noqa: E731
+                                 block((n + sk) * th) * ki)
     d.define("S[i, j] = <R(m_i) q_i, R(n_j) k_j>: one entry, a query at m and a key at n, summed over the pairs:",
              sp.Eq(sp.Symbol("S(m, n)"), score(0, 0), evaluate=False))
     d.equal("by the group law, B((m + c) theta_i)^T B((n + c) theta_i) = B(-(m + c) theta_i) B((n + c) theta_i) "
-            "= B((n - m) theta_i)", blk((m + c) * th).T * blk((n + ks) * th), blk((n - m) * th), methods=TRIG)
+            "= B((n - m) theta_i)", block((m + c) * th).T * block((n + ks) * th), block((n - m) * th), methods=TRIG)
     d.equal("so S(m + c, n + c) = S(m, n) for every entry of the score matrix, every shift c and every d",
             score(c, ks), score(0, 0), methods=("sums",))
     d.remark("So a key cached as R(n_j) k_j never needs re-rotation when positions move together: "
              "only the offset n - m enters the score.")
-    d.result["score"] = ((blk(m * th) * sp.Matrix([q[I, 0], q[I, 1]])).T * (blk(n * th) * sp.Matrix([k[I, 0], k[I, 1]])))[0]
+    d.result["score"] = ((block(m * th) * sp.Matrix([q[I, 0], q[I, 1]])).T * (block(n * th) * sp.Matrix([k[I, 0], k[I, 1]])))[0]
     return d
 
 
-def translation_dense(dim: int, layout: str, *, length: int = 2, blk: Block = block,
-                      key_shift: sp.Expr | None = None) -> Derivation:
+def translation_dense(dim: int, layout: str, *, length: int = 2) -> Derivation:
     """The whole ``length x length`` score matrix at symbolic positions, dense d x d rotations."""
     d = Derivation(f"RoPE score matrix under a shift, d = {dim}, {layout}")
-    ks = c if key_shift is None else key_shift
+    ks = key_shift(c)
     ms = sp.symbols(f"m_0:{length}", real=True)
     ns = sp.symbols(f"n_0:{length}", real=True)
     qs = [_vec(f"q{r}", dim) for r in range(length)]
     ks_ = [_vec(f"k{s}", dim) for s in range(length)]
-    R = lambda p: rotation(p, dim, layout, blk=blk)  # noqa: E731
+    R = lambda p: rotation(p, dim, layout)  # noqa: E731
     S = lambda sq, sk: sp.Matrix(length, length,  # noqa: E731
                                  lambda r, s: ((R(ms[r] + sq) * qs[r]).T * (R(ns[s] + sk) * ks_[s]))[0])
     d.equal(f"d = {dim}, {layout}: S(m + c, n + c) = S(m, n) for a {length} x {length} score matrix",
@@ -401,49 +423,55 @@ def translation_dense(dim: int, layout: str, *, length: int = 2, blk: Block = bl
     return d
 
 
-def backward_symbolic_d(blk: Block = block, rhs_sign: int = -1, *, layout: str = "interleaved") -> Derivation:
+#: The sign of the rotation the backward pass applies: R(-m), the inverse.
+INVERSE_SIGN = -1
+
+
+def vjp(J: sp.Matrix, v: sp.Matrix) -> sp.Matrix:
+    """The claimed vector-Jacobian product as a column: (v^T J)^T = J^T v."""
+    return J.T * v
+
+
+def backward_symbolic_d(*, layout: str = "interleaved") -> Derivation:
     """Block i of the Jacobian of x -> R(m)x is B(m theta_i); for every even d, <v, R(m) x> = <R(-m) v, x>:
     the vector-Jacobian product is the inverse rotation."""
     d = Derivation(f"RoPE backward pass is the inverse rotation, every even d = 2h, {layout}")
     th = THETA(I)
     xa, xb = sp.symbols("x_a x_b", real=True)
-    f = blk(m * th) * sp.Matrix([xa, xb])
+    f = block(m * th) * sp.Matrix([xa, xb])
     J = f.jacobian([xa, xb])
     d.equal("R(m) is linear, so its Jacobian is itself, block by block: d(B x_i)/d x_i = B(m theta_i)",
-            J, blk(m * th), methods=("expand",))
+            J, block(m * th), methods=("expand",))
     d.equal("and J_i^T = B(-m theta_i): the vector-Jacobian product rotates back, block by block",
-            J.T, blk(rhs_sign * m * th), methods=TRIG)
+            J.T, block(INVERSE_SIGN * m * th), methods=TRIG)
     x, v = sp.IndexedBase("x", real=True), sp.IndexedBase("v", real=True)
     s_, t_ = sp.IndexedBase("s", real=True), sp.IndexedBase("t", real=True)
     inner = pairs.inner_over_pairs(d, layout, s_, t_)
     xi, vi = _pair(x, layout), _pair(v, layout)
     d.equal("for every d: <v, R(m) x> = <R(-m) v, x>, so the gradient of x -> <v, R(m) x> is R(-m) v",
-            _fill(_fill(inner, s_, layout, vi), t_, layout, blk(m * th) * xi),
-            _fill(_fill(inner, s_, layout, blk(rhs_sign * m * th) * vi), t_, layout, xi), methods=("sums",))
+            _fill(_fill(inner, s_, layout, vi), t_, layout, block(m * th) * xi),
+            _fill(_fill(inner, s_, layout, block(INVERSE_SIGN * m * th) * vi), t_, layout, xi), methods=("sums",))
     return d
 
 
-def backward_dense(dim: int, layout: str, *, rotate: Callable[[sp.Matrix, str], sp.Matrix] = rotate_features,
-                   vjp: Callable[[sp.Matrix, sp.Matrix], sp.Matrix] | None = None, rhs_sign: int = -1,
-                   blk: Block = block) -> Derivation:
+def backward_dense(dim: int, layout: str) -> Derivation:
     """Jacobian of the elementwise form is R(m); the VJP v^T J is R(-m) v: ``apply(v, m, inverse=True)``.
 
-    ``vjp(J, v)`` is the claimed vector-Jacobian product as a column (default ``J^T v``;
-    the tests pass ``J v``, the Jacobian transposed wrongly) and ``rhs_sign`` the sign
-    of the claimed inverse rotation (the tests pass +1, the forward rotation).
+    The claimed product is :func:`vjp` and the claimed inverse rotation's sign :data:`INVERSE_SIGN` (the
+    mutation tests patch them: ``J v``, the forward rotation).
     """
     d = Derivation(f"RoPE backward pass, d = {dim}, {layout}")
     x, v = _vec("x", dim), _vec("v", dim)
-    f = elementwise(x, m, layout, rotate=rotate)
+    f = elementwise(x, m, layout)
     J = f.jacobian(list(x))
-    R = rotation(m, dim, layout, blk=blk)
+    R = rotation(m, dim, layout)
     d.equal(f"d = {dim}, {layout}: the Jacobian of x -> x cos + rotate(x) sin (sympy jacobian) is R(m)",
             J, R, methods=("expand",))
     grad = sp.Matrix([sp.diff(v.dot(f), xj) for xj in x])
-    claimed = (J.T * v) if vjp is None else vjp(J, v)
+    claimed = vjp(J, v)
     d.equal(f"d = {dim}, {layout}: the gradient of <v, f(x)> with respect to x, differentiated entry by entry, "
             "is the claimed vector-Jacobian product (v^T J)^T = J^T v", grad, claimed, methods=("expand",))
     d.equal(f"d = {dim}, {layout}: J^T v = R(m)^T v = R(-m) v, the inverse rotation",
-            claimed, rotation(rhs_sign * m, dim, layout, blk=blk) * v, methods=TRIG)
+            claimed, rotation(INVERSE_SIGN * m, dim, layout) * v, methods=TRIG)
     d.result["J"] = J
     return d

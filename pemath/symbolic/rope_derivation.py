@@ -11,7 +11,6 @@ moduli and arguments, "this does not depend on x", induction) are narrated.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 
 import sympy as sp
 
@@ -41,20 +40,27 @@ def _polar(r: sp.Expr, a: sp.Expr) -> sp.Expr:
     return r * sp.exp(sp.I * a)
 
 
-def derive(
-    *,
-    initial: sp.Expr | None = None,
-    step: sp.Expr | None = None,
-    radius: Callable[[sp.Expr, sp.Expr], sp.Expr] | None = None,
-) -> Derivation:
+def claimed_initial(derived: sp.Expr) -> sp.Expr:
+    """The value of phi(0) used to solve the recurrence: the derived one, 0."""
+    return derived
+
+
+def claimed_step(derived: sp.Expr) -> sp.Expr:
+    """The increment phi(m + 1) - phi(m) the derivation goes on with: the derived one."""
+    return derived
+
+
+def radius(r: sp.Expr, pos: sp.Expr) -> sp.Expr:
+    """The radius R_f(x, m) of the solution: |x|, whatever the position."""
+    return r
+
+
+def derive() -> Derivation:
     """Solve RoFormer's equation for ``f(x, m)`` in 2-D, step by step.
 
-    The default arguments derive every part. The tests pass wrong parts, which the
-    derivation must reject:
-
-    initial : the value of ``phi(0)`` used to solve the recurrence (derived: 0).
-    step : the increment ``phi(m + 1) - phi(m)`` (derived from the ``n = m + 1`` case).
-    radius : ``radius(|x|, m)``, the radius ``R_f(x, m)`` (derived: ``|x|``).
+    The parts a wrong derivation would change are :func:`claimed_initial` (phi(0), derived: 0),
+    :func:`claimed_step` (phi(m + 1) - phi(m), derived from the ``n = m + 1`` case) and :func:`radius`
+    (R_f(x, m), derived: |x|); the mutation tests patch wrong ones, which the derivation must reject.
 
     ``result["f"]`` is the solution ``f(x, m)`` as a function of ``|x|``, ``theta_x``, ``m``.
     """
@@ -100,7 +106,7 @@ def derive(
     d.specialize("with k = q (|k| = |q|): R_f(q, m)^2 = |q|^2", at0, {k_sym: q_sym, rk: rq})
     d.solved("R_f(q, m)^2 = |q|^2 has exactly one positive solution, R_f(q, m) = |q|: the radius does not "
              "depend on the position", sp.Eq(Rsym**2, rq**2), Rsym, sp.Interval.open(0, sp.oo), [rq])
-    rad = radius if radius is not None else (lambda r, pos: r)
+    rad = radius
     d.equal("and R_f(x, m) = |x| satisfies R_f(q, m) R_f(k, m) = |q| |k| for every pair q, k",
             rad(rq, m) * rad(rk, m), rq * rk, methods=("expand",))
 
@@ -131,7 +137,7 @@ def derive(
         d.fail(f"expected one solution for phi(m + 1), found {len(nxt)}")
     derived_step = sp.expand(nxt[0] - phi(m))
     d.define("phi(m + 1) - phi(m) =", derived_step)
-    inc = derived_step if step is None else sp.sympify(step)
+    inc = claimed_step(derived_step)
     d.zero("The increment phi(m + 1) - phi(m) does not depend on m: call it theta, the rotation per position",
            sp.diff(inc, m))
     d.remark("(so Theta_g(q, k, 1) - theta_q + theta_k takes the same value for every pair q, k).")
@@ -155,7 +161,7 @@ def derive(
     # 8. the initial condition gives gamma = 0
     d.solved("f(x, 0) = x means Theta_f(x, 0) = theta_x + phi(0) = theta_x, so phi(0) = gamma = 0",
              sp.Eq(aq + gamma, aq), gamma, sp.S.Reals, [0])
-    start = sp.Integer(0) if initial is None else sp.sympify(initial)
+    start = claimed_initial(sp.Integer(0))
     phi_m = rec.subs(gamma, start)
     d.remark("Hence phi(m) = m theta and Theta_f(x, m) = theta_x + m theta:", sp.Eq(phi(m), phi_m))
 

@@ -4,12 +4,12 @@ Each function returns a :class:`~pemath.symbolic.Derivation` whose decided steps
 raise :class:`~pemath.symbolic.ProofFailure` the moment they do not reduce to
 exactly zero (or ``True``). The parts a wrong implementation would change (the
 frequency, the exponent, the ramp bounds, the smoothing, the kept pairs) are
-parameters, so the tests can feed the field's bugs and see the proofs fail.
+module-level functions and constants; the mutation tests (``tests/mutation``) patch them with the
+field's bugs and see the proofs fail.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 
 import sympy as sp
 
@@ -93,23 +93,26 @@ def variant_frequencies() -> dict[str, sp.Expr]:
     }
 
 
-def per_frequency_relative(
-    freq: Callable[[sp.Expr, sp.Expr], sp.Expr] | None = None,
-    *,
-    power: int = 2,
-    variants: Mapping[str, sp.Expr] | None = None,
-) -> Derivation:
-    r"""<a R(m g_i) q_i, a R(n g_i) k_i> = a^power q_i^T R((n-m) g_i) k_i for any g, then each variant.
+def scaled_frequency(i: sp.Expr, pos: sp.Expr) -> sp.Expr:
+    """The frequency pair i is turned by at position ``pos``: g(i), the same at every position."""
+    return G(i)
 
-    ``freq(i, pos)`` is the frequency pair ``i`` is rotated by at position ``pos``
-    (default ``g(i)``, position-free); ``power`` is the claimed power of the
-    attention factor ``a`` in the score; ``variants`` the frequencies checked to be
-    position-free (default :func:`variant_frequencies`). The tests pass a frequency
-    that moves with the position, ``power=1``, and a variant driven by the position.
+
+#: The power of the attention factor a in the score: q and k are each multiplied by a.
+FACTOR_POWER = 2
+
+
+def per_frequency_relative() -> Derivation:
+    r"""<a R(m g_i) q_i, a R(n g_i) k_i> = a^2 q_i^T R((n-m) g_i) k_i for any g, then each variant.
+
+    Pair ``i`` turns by :func:`scaled_frequency` at each position and the score carries the factor to the
+    power :data:`FACTOR_POWER`; the variants checked position-free are :func:`variant_frequencies`. The
+    mutation tests patch a frequency that moves with the position, power 1, and a variant driven by the
+    position.
     """
     d = Derivation("Any per-frequency scaling keeps RoPE relative")
     i = I
-    f = freq or (lambda idx, pos: G(idx))
+    f = scaled_frequency
     g_i = G(i)
     q = sp.IndexedBase("q", real=True)
     k = sp.IndexedBase("k", real=True)
@@ -120,7 +123,7 @@ def per_frequency_relative(
           "pair i by a positive number g(i), and may multiply cos and sin by an attention factor a: pair i of a "
           "vector at position m is multiplied by", a * block(m * f(i, m)))
     summand = ((a * block(m * f(i, m)) * qi).T * (a * block(n * f(i, n)) * ki))[0]
-    target = a**power * (qi.T * block((n - m) * g_i) * ki)[0]
+    target = a**FACTOR_POWER * (qi.T * block((n - m) * g_i) * ki)[0]
     d.equal("The factor a multiplies q and k alike, so it enters the score squared: "
             "<a R(m g_i) q_i, a R(n g_i) k_i> = a^2 q_i^T R((n-m) g_i) k_i",
             summand, target, methods=TRIG)
@@ -135,7 +138,7 @@ def per_frequency_relative(
     d.remark("The proof used nothing about g but that it is a number per pair, the same at every position. "
           "So it holds for every variant whose frequency is a function of i, d, the base and constant "
           "parameters, and never of m or n:")
-    for name, expr in (variants if variants is not None else variant_frequencies()).items():
+    for name, expr in variant_frequencies().items():
         d.free_of(f"{name}: theta'_i = {sp.sstr(expr)} involves neither m nor n, so it is an instance of g",
                   expr, {m, n})
     d.result["score"] = target
@@ -156,11 +159,16 @@ def show_d(expr: sp.Basic) -> sp.Basic:
     return expr.subs(Q, (D - 4) / 2)
 
 
-def ntk_base(claimed: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr] | None = None) -> Derivation:
+def ntk_formula(base: sp.Expr, factor: sp.Expr, dim: sp.Expr) -> sp.Expr:
+    """The NTK-aware base the derivation checks its solution against: b s^(d/(d-2))."""
+    return base * factor ** (dim / (dim - 2))
+
+
+def ntk_base() -> Derivation:
     r"""Solve for the base b' that divides the lowest frequency by s and keeps the highest.
 
-    ``claimed(b, s, d)`` is the formula checked against the solution (default
-    :math:`b s^{d/(d-2)}`); the tests pass the exponent ``d/(d-1)``. Every even
+    The solution is checked against :func:`ntk_formula`, :math:`b s^{d/(d-2)}` (the mutation tests patch
+    the exponent ``d/(d-1)``). Every even
     ``d > 2`` is written ``d = 2q + 4`` (q >= 0), so that ``d - 2 > 0`` is known and
     powers of positive numbers combine exactly.
     """
@@ -183,7 +191,7 @@ def ntk_base(claimed: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr] | None = No
                 "b' solves it", (d - 2) / d, "positive")
     solution = sols[0]
     der.define("namely", sp.Eq(bp, show_d(solution)))
-    target = (claimed or (lambda base, factor, dim: base * factor ** (dim / (dim - 2))))(b, s, d)
+    target = ntk_formula(b, s, d)
     der.equal("which is b' = b s^(d/(d-2))", solution, target, methods=_SOLVE)
     der.zero("Check: b s^(d/(d-2)) divides the lowest frequency by s",
              target ** (-(d - 2) / d) - b ** (-(d - 2) / d) / s, methods=_SOLVE)
@@ -209,17 +217,17 @@ def dynamic_ratio(length: sp.Expr, original: sp.Expr, factor: sp.Expr) -> sp.Exp
     return factor * length / original - (factor - 1)
 
 
-def dynamic_continuity(ratio: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr] = dynamic_ratio) -> Derivation:
+def dynamic_continuity() -> Derivation:
     r"""b'(L) = b ratio(L)^(d/(d-2)) for L > L0, b for L <= L0, is continuous at L0.
 
-    ``ratio(L, L0, s)`` is the dynamic ratio (default :func:`dynamic_ratio`); the
-    tests pass ``s L / L0`` (the formula without its ``-(s - 1)`` term).
+    The ratio is :func:`dynamic_ratio` (the mutation tests patch ``s L / L0``, the formula without its
+    ``-(s - 1)`` term).
     """
     der = Derivation("Dynamic NTK is continuous at the original length")
     h = H
     d = 2 * h
     L = seq_len
-    rho = ratio(L, L0, s)
+    rho = dynamic_ratio(L, L0, s)
     above = b * rho ** (d / (d - 2))
     der.define("At sequence length L the base is b for L <= L0 (plain RoPE) and, above L0 (d = 2h),",
             sp.Eq(sp.Symbol("b'(L)"), above))
@@ -246,10 +254,10 @@ def llama3_gamma(wavelength: sp.Expr) -> sp.Expr:
     return (L0 / wavelength - low) / (high - low)
 
 
-def llama3_frequency(th: sp.Expr, gamma: Callable[[sp.Expr], sp.Expr] = llama3_gamma) -> sp.Expr:
+def llama3_frequency(th: sp.Expr) -> sp.Expr:
     """Llama 3.1's scaled frequency of one frequency ``th``, piecewise in its wavelength."""
     w = 2 * sp.pi / th
-    g = gamma(w)
+    g = llama3_gamma(w)
     return sp.Piecewise((th, w < L0 / high), (th / s, w > L0 / low), ((1 - g) * th / s + g * th, True))
 
 
@@ -260,12 +268,16 @@ def yarn_ratio_frequency(th: sp.Expr, alpha: sp.Expr, beta: sp.Expr) -> sp.Expr:
     return (1 - g) * th / s + g * th
 
 
-def llama3_is_yarn(alpha: sp.Expr = low, beta: sp.Expr = high) -> Derivation:
+#: YaRN's ramp bounds matched to Llama's factors: alpha = low_freq_factor, beta = high_freq_factor.
+YARN_BOUNDS = (low, high)
+
+
+def llama3_is_yarn() -> Derivation:
     r"""Llama 3.1's rule is YaRN's ratio ramp with alpha = low_freq_factor, beta = high_freq_factor.
 
-    ``alpha``, ``beta`` are YaRN's ramp bounds matched to Llama's factors (the tests
-    swap them).
+    The bounds are :data:`YARN_BOUNDS` (the mutation tests swap them).
     """
+    alpha, beta = YARN_BOUNDS
     der = Derivation("Llama 3.1 scaling is YaRN's NTK-by-parts with alpha = l, beta = h")
     th, w = theta, lam
     r = sp.Symbol("r", positive=True)
@@ -290,17 +302,17 @@ def llama3_is_yarn(alpha: sp.Expr = low, beta: sp.Expr = high) -> Derivation:
               methods=("expand", "simplify"))
     der.assumed("and lambda/alpha > 0, so lambda > L0/l <=> r < alpha, and lambda = L0/l <=> r = alpha",
                 w / alpha, "positive")
-    blend = lambda g: (1 - g) * th / s + g * th  # noqa: E731
+    mix = lambda g: (1 - g) * th / s + g * th  # noqa: E731
     der.equal("Inside the band both blend theta/s and theta with the same weight: Llama's smoothed "
               "frequency is YaRN's (1 - gamma(r)) theta/s + gamma(r) theta",
-              blend(llama3_gamma(2 * sp.pi / th)), blend(gamma_yarn.subs(r, r_of)), methods=("expand",))
+              mix(llama3_gamma(2 * sp.pi / th)), mix(gamma_yarn.subs(r, r_of)), methods=("expand",))
     u = sp.Symbol("u", nonnegative=True)
     der.equal("There YaRN's clip is inactive: r = alpha + u (beta - alpha) with 0 <= u <= 1 gives gamma = u",
               gamma_yarn.subs(r, alpha + u * (beta - alpha)), u, methods=("expand", "simplify"))
     der.equal("Above the band (r > beta) YaRN clips gamma to 1 and keeps theta, as Llama's first branch",
-              blend(sp.Min(sp.Max(sp.Integer(1), 0), 1)), th)
+              mix(sp.Min(sp.Max(sp.Integer(1), 0), 1)), th)
     der.equal("Below it (r < alpha) YaRN clips gamma to 0 and interpolates theta/s, as Llama's second",
-              blend(sp.Min(sp.Max(sp.Integer(0), 0), 1)), th / s)
+              mix(sp.Min(sp.Max(sp.Integer(0), 0), 1)), th / s)
     der.equal("At the edge r = beta (lambda = L0/h: Llama's tests are both false, it smooths) "
               "Llama's gamma is 1, YaRN's clip is 1", llama3_gamma(L0 / beta), sp.S.One, methods=("expand",))
     der.equal("At the edge r = alpha (lambda = L0/l) Llama's gamma is 0, YaRN's clip is 0",
@@ -313,16 +325,15 @@ def llama3_is_yarn(alpha: sp.Expr = low, beta: sp.Expr = high) -> Derivation:
     return der
 
 
-def llama3_continuity(gamma: Callable[[sp.Expr], sp.Expr] = llama3_gamma) -> Derivation:
+def llama3_continuity() -> Derivation:
     r"""Llama 3.1's smoothed frequency meets theta at lambda = L0/h and theta/s at lambda = L0/l.
 
-    ``gamma(lambda)`` is the smoothing (default :func:`llama3_gamma`); the tests pass
-    the one with l and h swapped.
+    The smoothing is :func:`llama3_gamma` (the mutation tests patch the one with l and h swapped).
     """
     der = Derivation("Llama 3.1 scaling is continuous at both band edges")
     w = lam
     th = 2 * sp.pi / w
-    g = gamma(w)
+    g = llama3_gamma(w)
     smooth = (1 - g) * th / s + g * th
     keep, interp = th, th / s
     der.define("As a function of the wavelength lambda (theta = 2 pi / lambda) the three branches are "
@@ -348,12 +359,12 @@ def proportional_kept(i: sp.Expr, k: sp.Expr, h: sp.Expr) -> sp.Basic:
     return sp.StrictLessThan(i, k)
 
 
-def proportional_limits(kept: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Basic] = proportional_kept) -> Derivation:
+def proportional_limits() -> Derivation:
     r"""p = 0 is NoPE, p = 1 is RoPE, and p keeps the highest frequencies.
 
-    ``kept(i, k, h)`` says whether pair ``i`` of ``h`` is rotated when ``k`` are kept
-    (default ``i < k``); the tests pass ``i >= h - k`` (keeping the lowest), which
-    agrees at p = 0 and p = 1 and is caught at p = 1/2.
+    :func:`proportional_kept` says whether pair ``i`` of ``h`` is rotated when ``k`` are kept (``i < k``;
+    the mutation tests patch ``i >= h - k``, keeping the lowest, which agrees at p = 0 and p = 1 and is
+    caught at p = 1/2).
     """
     der = Derivation("p-RoPE: p = 0 is NoPE, p = 1 is RoPE, p keeps the highest frequencies")
     i = sp.Symbol("i", integer=True, nonnegative=True)
@@ -363,14 +374,14 @@ def proportional_limits(kept: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Basic] = 
     k_of = lambda frac, half: sp.floor(frac * 2 * half / 2)  # noqa: E731
     der.define("Of the d/2 = h pairs, p-RoPE keeps k = floor(p d / 2) and sets the other frequencies to 0; "
             "take any pair i, 0 <= i <= h - 1 (h = i + 1 + t, t >= 0):",
-            sp.Eq(sp.Symbol("theta'_i"), sp.Piecewise((frequency(I, 2 * H, b), kept(I, k_of(p, H), H)), (0, True))))
+            sp.Eq(sp.Symbol("theta'_i"), sp.Piecewise((frequency(I, 2 * H, b), proportional_kept(I, k_of(p, H), H)), (0, True))))
     k0, k1 = k_of(sp.S.Zero, h), k_of(sp.S.One, h)
     der.equal("p = 0 keeps k = floor(0 * d/2) = 0 pairs", k0, sp.S.Zero)
-    der.true("so no pair is rotated", sp.Not(kept(i, k0, h)))
+    der.true("so no pair is rotated", sp.Not(proportional_kept(i, k0, h)))
     der.equal("every frequency is 0 and R(m * 0) is the identity: the score is q^T k (NoPE)",
               block(m * 0), sp.eye(2))
     der.equal("p = 1 keeps k = floor(1 * d/2) = d/2 = h pairs", k1, h)
-    der.true("so every pair is rotated with its own theta_i: RoPE", kept(i, k1, h))
+    der.true("so every pair is rotated with its own theta_i: RoPE", proportional_kept(i, k1, h))
     c = sp.Symbol("c", positive=True)
     base = 1 + c
     der.remark("In between, p-RoPE keeps the highest frequencies: theta_i = b^(-2i/d) falls with i for b > 1 "
@@ -378,10 +389,10 @@ def proportional_limits(kept: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Basic] = 
     for dim, frac in ((8, sp.Rational(1, 2)), (12, sp.Rational(1, 3)), (12, sp.Rational(1, 2))):
         half = dim // 2
         k = k_of(frac, half)
-        rotated = [j for j in range(half) if bool(kept(sp.Integer(j), k, sp.Integer(half)))]
+        rotated = [j for j in range(half) if bool(proportional_kept(sp.Integer(j), k, sp.Integer(half)))]
         dropped = [j for j in range(half) if j not in rotated]
         der.enumerated(f"d = {dim}, p = {frac}: exactly the first k = {k} of the {half} pairs are rotated",
-                       list(range(half)), lambda j: bool(kept(sp.Integer(j), k, sp.Integer(half))) == (j < k))
+                       list(range(half)), lambda j: bool(proportional_kept(sp.Integer(j), k, sp.Integer(half))) == (j < k))
         lnf = lambda j: -sp.Rational(2 * j, dim) * sp.log(base)  # noqa: E731
         gaps = [sp.Gt(lnf(j) - lnf(jj), 0) for j in rotated for jj in dropped]
         der.true(f"d = {dim}, p = {frac}: every rotated frequency (pairs {rotated}) exceeds every dropped one "
@@ -393,15 +404,15 @@ def proportional_limits(kept: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Basic] = 
 # 7. A factor of 1.
 
 
-def _blend(g: sp.Expr, th: sp.Expr, factor: sp.Expr) -> sp.Expr:
+def blend(g: sp.Expr, th: sp.Expr, factor: sp.Expr) -> sp.Expr:
     return (1 - g) * th / factor + g * th
 
 
-def unit_factor(blend: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr] = _blend) -> Derivation:
+def unit_factor() -> Derivation:
     r"""At s = 1 Linear, NTK, YaRN and Llama 3.1 are RoPE; Dynamic NTK is not, above L0.
 
-    ``blend(gamma, theta, s)`` is the YaRN/Llama blend (default
-    :math:`(1-\gamma)\theta/s + \gamma\theta`); the tests pass one that forgets a weight.
+    The YaRN/Llama blend is :math:`(1-\gamma)\theta/s + \gamma\theta` (the mutation tests patch one that
+    forgets a weight).
     """
     der = Derivation("A scaling factor of 1")
     th = theta

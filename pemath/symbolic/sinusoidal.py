@@ -20,18 +20,17 @@ def pair(order: str, x: sp.Expr, freq: sp.Expr = w) -> sp.Matrix:
     return sp.Matrix([s, c]) if order == "sin_cos" else sp.Matrix([c, s])
 
 
-def shift_matrix(order: str = "sin_cos", *, encoding=pair) -> Derivation:
+def shift_matrix(order: str = "sin_cos") -> Derivation:
     """Derive the 2x2 matrix M(k) with M(k) PE(t) = PE(t + k) for one frequency.
 
-    ``encoding(order, x)`` builds a pair; tests pass wrong encodings to show the
-    derivation fails for them. The result (``d.result["M"]``) is derived by solving
+    The pair is :func:`pair` (the mutation tests patch it with wrong encodings).
     for the four unknown entries, never assumed.
     """
     d = Derivation(f"sinusoidal shift matrix ({order.replace('_', ', ')})")
     a, b, c, e = sp.symbols("a b c d")
     M = sp.Matrix([[a, b], [c, e]])
     d.define("Unknown matrix M, independent of t by assumption to be checked:", M)
-    lhs, rhs = M * encoding(order, t), encoding(order, t + k)
+    lhs, rhs = M * pair(order, t), pair(order, t + k)
     d.define("Require M PE(t) = PE(t+k) for all t:", sp.Eq(lhs, rhs, evaluate=False))
     resid = (lhs - rhs).applyfunc(lambda z: sp.expand(sp.expand_trig(sp.expand(z))))
     S, C = sp.sin(w * t), sp.cos(w * t)
@@ -58,7 +57,7 @@ def shift_matrix(order: str = "sin_cos", *, encoding=pair) -> Derivation:
     Mk = M.subs(sol[0])
     d.define("Solved:", sp.Eq(sp.Symbol("M(k)"), Mk, evaluate=False))
     d.zero("M(k) does not depend on t", sp.diff(Mk, t))
-    d.equal("M(k) PE(t) = PE(t+k)", Mk * encoding(order, t), encoding(order, t + k), methods=("expand_trig",))
+    d.equal("M(k) PE(t) = PE(t+k)", Mk * pair(order, t), pair(order, t + k), methods=("expand_trig",))
     d.equal("M(k) is orthogonal: M(k)^T M(k) = I", Mk.T * Mk, sp.eye(2))
     d.zero("det M(k) = 1", Mk.det() - 1)
     k1, k2 = sp.symbols("k_1 k_2", real=True)

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import bisect
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import sympy as sp
 
@@ -65,44 +66,46 @@ SIGMA = sp.Symbol("sigma", positive=True)  # D = M (1 + sigma) > M
 D = M * (1 + SIGMA)
 
 
-def log_index(n: sp.Expr, *, ref: sp.Expr = M, top: sp.Expr = D, e: sp.Expr = E,
-              log: Callable[[sp.Expr], sp.Expr] = sp.log) -> sp.Expr:
+#: The parts of T5's bucket formula: the exact branch ends at ``cut``, the logarithmic one starts at bucket
+#: ``offset`` and is capped at ``offset + cap``; K(n) = floor(e log(n/ref) / log(top/ref)). The mutation tests
+#: patch entries with wrong ones.
+RULE: dict[str, Any] = {"cut": M, "offset": M, "cap": E - 1, "exact": lambda x: x, "ref": M, "top": D, "e": E,
+                        "log": sp.log}
+
+
+def log_index(n: sp.Expr) -> sp.Expr:
     """K(n) = floor(E log(n/M) / log(D/M))."""
-    return sp.floor(e * log(n / ref) / log(top / ref))
+    r = RULE
+    return sp.floor(r["e"] * r["log"](n / r["ref"]) / r["log"](r["top"] / r["ref"]))
 
 
-def branches(
-    n: sp.Expr,
-    *,
-    cut: sp.Expr = M,
-    offset: sp.Expr = M,
-    cap: sp.Expr = E - 1,
-    exact: Callable[[sp.Expr], sp.Expr] = lambda x: x,
-    **log_kw,
-) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
-    """(distance where the exact branch ends, exact branch, logarithmic branch) at distance n.
-
-    Every keyword is a mutation point (T5: cut = offset = M, cap = E - 1, the exact branch n).
-    """
-    return cut, exact(n), offset + sp.Min(log_index(n, **log_kw), cap)
+def branches(n: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """(distance where the exact branch ends, exact branch, logarithmic branch) at distance n, from :data:`RULE`."""
+    r = RULE
+    return r["cut"], r["exact"](n), r["offset"] + sp.Min(log_index(n), r["cap"])
 
 
-def _branches_in(d: Derivation, n: sp.Expr, **rule) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+def _branches_in(d: Derivation, n: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     """:func:`branches` inside a derivation: a logarithmic index that SymPy cannot compare with the cap
     (complex, or infinite, e.g. when log(D/M) is not positive) fails the derivation instead of raising
     SymPy's ``ValueError`` / ``TypeError``."""
     try:
-        return branches(n, **rule)
+        return branches(n)
     except (ValueError, TypeError) as exc:
         d.fail(f"the logarithmic bucket at n = {sp.sstr(n)} is undefined: min(K(n), cap) is not decidable "
-               f"({exc})", log_index(n, **{k: v for k, v in rule.items() if k in ("ref", "top", "e", "log")}))
+               f"({exc})", log_index(n))
         raise  # unreachable: fail() raises
 
 
-def formula(n: sp.Expr, **rule) -> sp.Expr:
+def formula(n: sp.Expr) -> sp.Expr:
     """The bucket of distance n (before the direction offset), as a Piecewise."""
-    cut, ex, lg = branches(n, **rule)
+    cut, ex, lg = branches(n)
     return sp.Piecewise((ex, n < cut), (lg, True))
+
+
+def max_exact(h: int) -> int:
+    """T5's max_exact for h buckets per direction: h // 2."""
+    return h // 2
 
 
 @functools.lru_cache(maxsize=64)
@@ -116,13 +119,10 @@ def _k_exact(n: int, e: int, me: int, md: int) -> int:
     return bisect.bisect_right(_powers(e, me, md), n**e)
 
 
-def bucket_exact(
-    r: int, num_buckets: int, max_distance: int, bidirectional: bool, *,
-    max_exact: Callable[[int], int] = lambda h: h // 2,
-) -> int:
+def bucket_exact(r: int, num_buckets: int, max_distance: int, bidirectional: bool) -> int:
     """T5's bucket of relative position r (key - query), by exact integer arithmetic.
 
-    ``max_exact(h)`` is T5's ``h // 2``; the tests pass ``h // 2 + 1``.
+    max_exact is :func:`max_exact`, ``h // 2`` (the mutation tests patch ``h // 2 + 1``).
     """
     h = num_buckets // 2 if bidirectional else num_buckets
     me = max_exact(h)
@@ -134,16 +134,21 @@ def bucket_exact(
     return base + (n if n < me else me + _k_exact(n, e, me, max_distance))
 
 
-def relative(rel: Callable[[sp.Expr, sp.Expr], sp.Expr] | None = None) -> Derivation:
+def relative_position(q: sp.Expr, k: sp.Expr) -> sp.Expr:
+    """The argument of T5's bucket function for query q and key k: k - q."""
+    return k - q
+
+
+def relative() -> Derivation:
     """The bias of query i and key j is T[b(j - i)]: shifting both positions changes nothing.
 
-    ``rel(q, k)`` is the argument of the bucket function (T5: ``k - q``); the tests pass
-    ones that are not relative.
+    The bucket function's argument is :func:`relative_position` (``k - q``; the mutation tests patch ones
+    that are not relative).
     """
     d = Derivation("T5's bias is a function of key - query")
     q, k, s = sp.symbols("i j s", integer=True)
     b, T = sp.Function("b"), sp.Function("T")
-    rel = rel or (lambda qq, kk: kk - qq)
+    rel = relative_position
     bias = T(b(rel(q, k)))
     d.define("T5's bias of query i and key j looks up the learned table T at the bucket of the relative "
           "position j - i (b any bucket function):", sp.Eq(sp.Symbol("B_ij"), bias, evaluate=False))
@@ -155,28 +160,24 @@ def relative(rel: Callable[[sp.Expr, sp.Expr], sp.Expr] | None = None) -> Deriva
     return d
 
 
-def exact_below_max_exact(
-    configs: Sequence[tuple[int, int, bool]] = STANDARD,
-    *,
-    max_exact: Callable[[int], int] = lambda h: h // 2,
-    **rule,
-) -> Derivation:
+def exact_below_max_exact(configs: Sequence[tuple[int, int, bool]] = STANDARD) -> Derivation:
     """Below max_exact the bucket is the distance; the logarithmic buckets start at M with bucket M.
 
-    ``rule`` mutates the symbolic formula (see :func:`branches`), ``max_exact`` the concrete one.
+    The symbolic formula is :data:`RULE`'s, the concrete one :func:`bucket_exact` (the mutation tests patch
+    either).
     """
     d = Derivation("T5 buckets are exact below max_exact")
     t = sp.Symbol("t", integer=True, nonnegative=True)
     u = sp.Symbol("u", nonnegative=True)
     d.define("T5's bucket of a distance n, with M = max_exact, E = h - M log buckets and D = M (1 + sigma):",
-          formula(sp.Symbol("n", integer=True, nonnegative=True), **rule))
-    cut, ex, _ = _branches_in(d, M - 1 - t, **rule)
+          formula(sp.Symbol("n", integer=True, nonnegative=True)))
+    cut, ex, _ = _branches_in(d, M - 1 - t)
     d.true("every n = M - 1 - t (t >= 0) is below M, in the exact branch", sp.Lt(M - 1 - t, cut))
     d.zero("where the bucket is n itself", ex - (M - 1 - t), methods=("expand",))
-    cut, _, lg = _branches_in(d, M, **rule)
+    cut, _, lg = _branches_in(d, M)
     d.true("n = M is not below M: the logarithmic branch starts there", sp.Ge(M, cut))
     d.zero("with K(M) = floor(E log 1 / log(D/M)) = 0: bucket M", lg - M, methods=("expand",))
-    cut, _, lg = _branches_in(d, M * (1 + u), **rule)
+    cut, _, lg = _branches_in(d, M * (1 + u))
     d.true("every n = M (1 + u) with u >= 0 is in the logarithmic branch", sp.Ge(sp.expand(M * (1 + u) - cut), 0))
     d.true("where log(n/M) = log(1 + u) >= 0, so K(n) >= 0 and the bucket is >= M: no distance >= M "
            "shares an exact bucket", sp.Ge(lg - M, 0))
@@ -184,7 +185,7 @@ def exact_below_max_exact(
     for nb, md, bi in configs:
         h = nb // 2 if bi else nb
         me = h // 2
-        got = [bucket_exact(-n, nb, md, bi, max_exact=max_exact) for n in range(me + 2)]
+        got = [bucket_exact(-n, nb, md, bi) for n in range(me + 2)]
         want = list(range(me + 1)) + [me]
         d.enumerated(f"{nb}/{md} {'bidirectional' if bi else 'unidirectional'}: the buckets of distances "
                      f"0..{me + 1} are 0..{me}, {me}: exact up to max_exact = {me}, and distance {me + 1} shares the "
@@ -192,47 +193,42 @@ def exact_below_max_exact(
     return d
 
 
-def monotone(**rule) -> Derivation:
+def monotone() -> Derivation:
     """The bucket is non-decreasing in the distance (within each direction)."""
     d = Derivation("T5 buckets are monotone in the distance")
     n = sp.Symbol("n", positive=True)
-    log = rule.get("log", sp.log)
-    arg = rule.get("e", E) * log(n / rule.get("ref", M)) / log(rule.get("top", D) / rule.get("ref", M))
+    log = RULE["log"]
+    arg = RULE["e"] * log(n / RULE["ref"]) / log(RULE["top"] / RULE["ref"])
     d.define("For n >= M the bucket is M + min(floor(g(n)), E - 1) with", sp.Eq(sp.Symbol("g(n)"), arg, evaluate=False))
     d.true("g is increasing: g'(n) = E / (n log(1 + sigma)) > 0 (log(D/M) = log(1 + sigma) > 0)",
            sp.Gt(sp.diff(arg, n), 0))
     d.cite("floor is non-decreasing: a <= b gives floor(a) <= a <= b, and floor(b) is the largest integer "
           "<= b, so floor(a) <= floor(b); min(., E - 1) is non-decreasing too. Hence the logarithmic "
           "branch is non-decreasing in n.")
-    _, below, _ = _branches_in(d, M - 1, **rule)
-    _, _, at = _branches_in(d, M, **rule)
+    _, below, _ = _branches_in(d, M - 1)
+    _, _, at = _branches_in(d, M)
     d.zero("at the junction the bucket steps from M - 1 (exact branch, n = M - 1) to M (logarithmic "
            "branch, n = M): up by one", at - below - 1, methods=("expand",))
     t = sp.Symbol("t", integer=True, nonnegative=True)
-    _, e1, _ = _branches_in(d, t, **rule)
-    _, e2, _ = _branches_in(d, t + 1, **rule)
+    _, e1, _ = _branches_in(d, t)
+    _, e2, _ = _branches_in(d, t + 1)
     d.zero("and the exact branch steps by one: b(n + 1) - b(n) = 1 for n + 1 < M", e2 - e1 - 1, methods=("expand",))
     d.remark("With the direction: bidirectional r > 0 adds h to b(r) (increasing in r), r < 0 uses b(-r) "
           "(non-decreasing in |r|); unidirectional keys after the query (r >= 0) are all bucket 0.")
     return d
 
 
-def bucket_count(
-    configs: Sequence[tuple[int, int, bool]] = STANDARD,
-    *,
-    span: int = 4,
-    **rule,
-) -> Derivation:
+def bucket_count(configs: Sequence[tuple[int, int, bool]] = STANDARD, *, span: int = 4) -> Derivation:
     """How many buckets T5 uses: num_buckets unidirectional, num_buckets - 1 bidirectional (even num_buckets).
 
     The result ``counts`` maps each configuration to the number of distinct buckets.
     """
     d = Derivation("how many T5 buckets are used")
     tt = sp.Symbol("t", nonnegative=True)
-    _, _, at_d = _branches_in(d, D, **rule)
+    _, _, at_d = _branches_in(d, D)
     d.zero("at n = D: K(D) = floor(E log(D/M) / log(D/M)) = E, capped: bucket M + E - 1 = h - 1, the last",
            at_d - (M + E - 1), methods=("expand",))
-    k_beyond = sp.expand(log_index(D * (1 + tt), **{k: v for k, v in rule.items() if k in ("ref", "top", "e", "log")}))
+    k_beyond = sp.expand(log_index(D * (1 + tt)))
     d.true("beyond D, n = D (1 + t): K(n) = E + floor(E log(1 + t)/log(1 + sigma)) >= E, capped at E - 1: "
            "every n >= D is in bucket h - 1", sp.Ge(k_beyond - E, 0))
     x = sp.Symbol("x", nonnegative=True)
@@ -264,8 +260,8 @@ def bucket_count(
                      over=f"{8 * md + 1} relative positions")
     n1 = sp.Symbol("n", integer=True, positive=True)
     u = sp.Symbol("u", nonnegative=True)
-    _, ex, _ = _branches_in(d, n1, **rule)
-    _, _, lg = _branches_in(d, M * (1 + u), **rule)
+    _, ex, _ = _branches_in(d, n1)
+    _, _, lg = _branches_in(d, M * (1 + u))
     d.true("every distance n >= 1 has bucket >= 1: n in the exact branch ...", sp.Ge(ex, 1))
     d.true("... and bucket >= M >= 1 in the logarithmic branch", sp.And(sp.Ge(lg - M, 0), sp.Ge(M, 1)))
     d.remark("Hence unidirectional: r >= 0 gives bucket 0 and r < 0 gives 1..h-1: h = num_buckets buckets. "

@@ -37,19 +37,23 @@ def _scale(z: sp.Expr, pos: sp.Expr, sign: int) -> sp.Expr:
     return z ** (sign * (pos - CENTER) / SCALE_BASE)
 
 
-def relative_block(key_sign: int = -1, blk: Callable[[sp.Expr], sp.Matrix] = block) -> Derivation:
+#: The sign of the key's scaling exponent: xPos scales a key at n by zeta^(-(n-c)/B), the query's inverse.
+KEY_SIGN = -1
+
+
+def relative_block() -> Derivation:
     """One pair: the scaled score is zeta^((m-n)/B) q^T R((n-m) theta) k.
 
-    ``key_sign`` is the sign of the key's exponent (xPos: -1, the inverse of the query's);
-    the tests pass +1, the same sign for both, which is not relative.
+    The key's exponent has the sign :data:`KEY_SIGN` (xPos: -1, the inverse of the query's); the
+    mutation tests patch +1, the same sign for both, which is not relative.
     """
     d = Derivation("xPos relative score, one pair")
     q = sp.Matrix(sp.symbols("q_0 q_1", real=True))
     k = sp.Matrix(sp.symbols("k_0 k_1", real=True))
-    qm = _scale(ZETA, m, +1) * blk(m * theta) * q
-    kn = _scale(ZETA, n, key_sign) * blk(n * theta) * k
+    qm = _scale(ZETA, m, +1) * block(m * theta) * q
+    kn = _scale(ZETA, n, KEY_SIGN) * block(n * theta) * k
     lhs = (qm.T * kn)[0]
-    rhs = ZETA ** ((m - n) / SCALE_BASE) * (q.T * blk((n - m) * theta) * k)[0]
+    rhs = ZETA ** ((m - n) / SCALE_BASE) * (q.T * block((n - m) * theta) * k)[0]
     d.define("A query at m is scaled by zeta^((m-c)/B), a key at n by zeta^(-(n-c)/B) (zeta, B > 0, any c):",
           sp.Eq(sp.Symbol("score"), lhs, evaluate=False))
     d.equal("score = zeta^((m-n)/B) q^T R((n-m) theta) k: the centre c cancels", lhs, rhs, methods=TRIG)
@@ -60,7 +64,7 @@ def relative_block(key_sign: int = -1, blk: Callable[[sp.Expr], sp.Matrix] = blo
     return d
 
 
-def relative_symbolic_d(key_sign: int = -1, blk: Callable[[sp.Expr], sp.Matrix] = block) -> Derivation:
+def relative_symbolic_d() -> Derivation:
     """Every even d at once: the summand of pair i, with symbolic zeta_i and theta_i, is relative."""
     d = Derivation("xPos relative score, every even d")
     i, h = _I, _H
@@ -72,15 +76,15 @@ def relative_symbolic_d(key_sign: int = -1, blk: Callable[[sp.Expr], sp.Matrix] 
     k = sp.IndexedBase("k", real=True)
     qi = sp.Matrix([q[i, 0], q[i, 1]])
     ki = sp.Matrix([k[i, 0], k[i, 1]])
-    summand = ((_scale(zi, m, +1) * blk(m * ti) * qi).T * (_scale(zi, n, key_sign) * blk(n * ti) * ki))[0]
-    target = zi ** ((m - n) / SCALE_BASE) * (qi.T * blk((n - m) * ti) * ki)[0]
+    summand = ((_scale(zi, m, +1) * block(m * ti) * qi).T * (_scale(zi, n, KEY_SIGN) * block(n * ti) * ki))[0]
+    target = zi ** ((m - n) / SCALE_BASE) * (qi.T * block((n - m) * ti) * ki)[0]
     d.equal("summand: zeta_i^((m-n)/B) q_i^T R((n-m) theta_i) k_i", summand, target, methods=TRIG)
     from . import pairs
 
     for layout in pairs.LAYOUTS:
         pairs.score_over_pairs(d, layout, f"{layout} pairs: the score, summed over the d/2 pairs, is "
                                "sum_i zeta_i^((m-n)/B) q_i^T R((n-m) theta_i) k_i for every even d",
-                               _scale(zi, m, +1) * blk(m * ti) * qi, _scale(zi, n, key_sign) * blk(n * ti) * ki,
+                               _scale(zi, m, +1) * block(m * ti) * qi, _scale(zi, n, KEY_SIGN) * block(n * ti) * ki,
                                target, q, k, i=i)
     r = sp.Symbol("r", real=True)
     d.zero("which depends on m and n only through n - m", sp.diff(target.subs(n, m + r), m))
@@ -88,7 +92,7 @@ def relative_symbolic_d(key_sign: int = -1, blk: Callable[[sp.Expr], sp.Matrix] 
     return d
 
 
-def relative_expanded(dim: int, layout: str, *, key_sign: int = -1) -> Derivation:
+def relative_expanded(dim: int, layout: str) -> Derivation:
     """Dense, for a concrete d: S(m)^T S'(n) = Z^((m-n)/B) R(n-m), with the scales as diagonal matrices."""
     d = Derivation(f"xPos relative score, d = {dim}, {layout}")
     zs = [sp.Symbol(f"zeta_{i}", positive=True) for i in range(dim // 2)]
@@ -101,7 +105,7 @@ def relative_expanded(dim: int, layout: str, *, key_sign: int = -1) -> Derivatio
         return D
 
     Rm = diag(lambda z: _scale(z, m, +1)) * rotation(m, dim, layout, freq=lambda i: ts[i])
-    Rn = diag(lambda z: _scale(z, n, key_sign)) * rotation(n, dim, layout, freq=lambda i: ts[i])
+    Rn = diag(lambda z: _scale(z, n, KEY_SIGN)) * rotation(n, dim, layout, freq=lambda i: ts[i])
     rel = diag(lambda z: z ** ((m - n) / SCALE_BASE)) * rotation(n - m, dim, layout, freq=lambda i: ts[i])
     d.equal(f"(Z^((m-c)/B) R(m))^T (Z^(-(n-c)/B) R(n)) = Z^((m-n)/B) R(n-m) for d = {dim} ({layout})",
             Rm.T * Rn, rel, methods=TRIG)
