@@ -1,20 +1,25 @@
-"""Time pemath.rope.apply against the memory-traffic floor and two baselines.
+"""Time pemath.rope.apply against the memory-traffic floor, and its cost curve.
 
 Run from the repository root::
 
-    python benchmarks/rope_apply.py [--shape 4 16 2048 128] [--repeat 7]
+    python benchmarks/rope_apply.py [--shape 4 16 2048 128] [--repeat 7] [--no-curve]
 
-Prints, for each layout, the best-of-N time of
+Prints, for float32 and float64 and each layout, the best-of-N time of
 
 * ``x.copy()``: reading x and writing a result of the same size, the floor for any
   out-of-place kernel;
-* ``rope.apply`` (the NumPy fast path) and ``rope.apply(..., out=buf)`` (no allocation);
+* ``rope.apply`` and ``rope.apply(..., out=buf)`` (no allocation), then with partial rotary
+  (rotary_dim = d/2) and with per-row positions (one offset per batch row);
 * the naive NumPy formula in float64 (full-size float64 temporaries, one rounding,
   the same precision as ``rope.apply``);
 * HF-style torch code (float32 tables and float32 products: less precise) on the same
   data, when torch is installed;
 
-each as a ratio to ``x.copy()``. Timings only: nothing here asserts a speed.
+each as a ratio to ``x.copy()`` measured in the same run. Then the cost curve: nanoseconds
+per element of ``rope.apply(..., out=)`` from 2^12 to 2^26 elements, for head dims 64 to 256
+and sequence lengths 1 to 32768, with decode-sized calls in microseconds. Which kernel ran is
+printed (the compiled one needs numba: ``pip install 'pemath[fast]'``; ``PEMATH_KERNEL=numpy``
+forces the NumPy fast path). Timings only: nothing here asserts a speed.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import platform
 
 import numpy as np
 
-from _timing import best, float32_input  # noqa: E402  (puts the repository on the path)
+from _timing import best  # noqa: E402  (puts the repository on the path)
 from pemath import rope  # noqa: E402
 from pemath.rope import _fast_numpy  # noqa: E402
 
@@ -64,31 +69,92 @@ def torch_hf_style(torch, layout, d, pos, base=10000.0):
     return lambda x: x * cos + rot(x) * sin
 
 
-def main(argv=None):
-    args, x, pos = float32_input(__doc__.splitlines()[0], [4, 16, 2048, 128], 7, argv)
-    shape = args.shape
+def _kernel_name(x):
+    from pemath.rope import _fast_numba
+
+    return "compiled (numba)" if _fast_numba.supports(x, None) else "NumPy fast path"
+
+
+def ratios(x, pos, repeat, torch):
     buf = np.empty_like(x)
+    d = x.shape[-1]
+    rows = np.arange(x.shape[0])[:, None, None] * 977 + pos  # one offset per batch row: positions (b, 1, s)
+    floor = best(lambda: x.copy(), repeat)
+    print(f"{x.dtype} x.copy(): {floor * 1e3:.1f} ms; kernel: {_kernel_name(x)}")
+    print(f"{'layout':<12} {'apply':>7} {'apply(out=)':>12} {'partial out=':>13} {'per-row out=':>13} "
+          f"{'naive NumPy f64':>16} {'HF-style torch f32':>19}")
+    for layout in ("interleaved", "half"):
+        r_apply = best(lambda: rope.apply(x, pos, layout=layout), repeat) / floor
+        r_out = best(lambda: rope.apply(x, pos, layout=layout, out=buf), repeat) / floor
+        r_part = best(lambda: rope.apply(x, pos, layout=layout, rotary_dim=d // 2, out=buf), repeat) / floor
+        r_rows = best(lambda: rope.apply(x, rows, layout=layout, out=buf), repeat) / floor
+        r_naive = best(lambda: naive_numpy(x, pos, layout), repeat) / floor
+        if torch is not None and x.dtype == np.float32:
+            tx, f = torch.from_numpy(x), torch_hf_style(torch, layout, d, torch.from_numpy(pos))
+            r_torch = f"{best(lambda: f(tx), repeat) / floor:.2f}x"
+        else:
+            r_torch = "n/a"
+        print(f"{layout:<12} {r_apply:>6.2f}x {r_out:>11.2f}x {r_part:>12.2f}x {r_rows:>12.2f}x {r_naive:>15.2f}x "
+              f"{r_torch:>19}")
+
+
+def curve(repeat):
+    """ns per element of rope.apply(out=) against the size, the head dim and the sequence length."""
+    rng = np.random.default_rng(1)
+
+    def per_element(shape, layout="half"):
+        x = rng.standard_normal(shape).astype(np.float32)
+        buf, pos = np.empty_like(x), np.arange(shape[-2])
+        t = best(lambda: rope.apply(x, pos, layout=layout, out=buf), repeat)
+        return t, t / x.size * 1e9
+
+    print("cost curve, float32, half layout, rope.apply(x, arange(s), out=buf):")
+    print(f"{'elements':>10} {'shape (b, heads, s, d)':>26} {'time':>10} {'ns/element':>11}")
+    for e in range(12, 27, 2):
+        n = 1 << e
+        s_ = max(1, min(4096, n // (8 * 128)))
+        shape = (max(1, n // (8 * s_ * 128)), 8, s_, 128)
+        t, ns = per_element(shape)
+        print(f"{'2^' + str(e):>10} {str(shape):>26} {t * 1e6:>8.0f}us {ns:>11.3f}")
+    print("head dims at 2^22 elements:")
+    for d in (64, 128, 256):
+        shape = (4, 8, (1 << 22) // (32 * d), d)
+        t, ns = per_element(shape)
+        print(f"{'d = ' + str(d):>10} {str(shape):>26} {t * 1e6:>8.0f}us {ns:>11.3f}")
+    print("sequence lengths (8 heads, d = 128; s = 1 is one decode token, its time is overhead):")
+    for s_ in (1, 16, 256, 4096, 32768):
+        shape = (1, 8, s_, 128)
+        t, ns = per_element(shape)
+        print(f"{'s = ' + str(s_):>10} {str(shape):>26} {t * 1e6:>8.1f}us {ns:>11.3f}")
+
+
+def main(argv=None):
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shape", type=int, nargs="+", default=[4, 16, 2048, 128])
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--no-curve", action="store_true")
+    args = ap.parse_args(argv)
+    shape = tuple(args.shape)
     try:
         import torch
     except ImportError:
         torch = None
-    print(f"x: float32 {shape} ({x.nbytes / 2**20:.0f} MiB), positions arange({shape[-2]}), best of {args.repeat}")
+    try:
+        load = f"{os.getloadavg()[0]:.2f}"
+    except OSError:
+        load = "n/a"
+    print(f"x: {shape}, positions arange({shape[-2]}), best of {args.repeat}; load average {load}")
     print(f"numpy {np.__version__}, python {platform.python_version()}, {os.cpu_count()} CPU(s), "
           f"pemath threads {_fast_numpy.num_threads()} (PEMATH_NUM_THREADS)"
           + (f", torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else ", torch not installed"))
-    floor = best(lambda: x.copy(), args.repeat)
-    print(f"x.copy(): {floor * 1e3:.1f} ms")
-    print(f"{'layout':<12} {'apply':>7} {'apply(out=)':>12} {'naive NumPy f64':>16} {'HF-style torch f32':>19}")
-    for layout in ("interleaved", "half"):
-        r_apply = best(lambda: rope.apply(x, pos, layout=layout), args.repeat) / floor
-        r_out = best(lambda: rope.apply(x, pos, layout=layout, out=buf), args.repeat) / floor
-        r_naive = best(lambda: naive_numpy(x, pos, layout), args.repeat) / floor
-        if torch is not None:
-            tx, f = torch.from_numpy(x), torch_hf_style(torch, layout, shape[-1], torch.from_numpy(pos))
-            r_torch = f"{best(lambda: f(tx), args.repeat) / floor:.2f}x"
-        else:
-            r_torch = "n/a"
-        print(f"{layout:<12} {r_apply:>6.2f}x {r_out:>11.2f}x {r_naive:>15.2f}x {r_torch:>19}")
+    pos = np.arange(shape[-2])
+    for dtype in (np.float32, np.float64):
+        x = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+        ratios(x, pos, args.repeat, torch)
+    if not args.no_curve:
+        curve(max(3, args.repeat // 2))
 
 
 if __name__ == "__main__":

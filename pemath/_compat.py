@@ -62,6 +62,9 @@ MLX_ADVICE = (
 )
 
 
+_NUMPY_NS = array_api_compat.array_namespace(np.empty(0))
+
+
 def namespace(*arrays: Any, names: tuple[str, ...] = ()) -> Any:
     """The array API namespace shared by ``arrays``.
 
@@ -69,6 +72,8 @@ def namespace(*arrays: Any, names: tuple[str, ...] = ()) -> Any:
     backends (mixing CuPy and NumPy, say), instead of the backend's own message, and
     for MLX arrays, saying how to convert them.
     """
+    if arrays and all(type(a) is np.ndarray for a in arrays):  # the common case, without the general lookup
+        return _NUMPY_NS
     labels = names or tuple(f"argument {i}" for i in range(len(arrays)))
     for n, a in zip(labels, arrays):
         if is_mlx(a):
@@ -104,6 +109,8 @@ def _is_ml_dtypes_float(dtype: Any) -> bool:
 
 def is_real_floating(xp: Any, dtype: Any) -> bool:
     """Whether ``dtype`` is a real floating dtype (ml_dtypes' bfloat16 and float8 included)."""
+    if xp is _NUMPY_NS and isinstance(dtype, np.dtype) and dtype.kind in "fiub":  # the common case, decided at once
+        return dtype.kind == "f"
     try:
         with warnings.catch_warnings():  # NumPy warns when handed another library's dtype: it is refused
             warnings.simplefilter("ignore", UserWarning)
@@ -120,6 +127,8 @@ def is_real_floating(xp: Any, dtype: Any) -> bool:
 
 
 def is_integer_dtype(xp: Any, dtype: Any) -> bool:
+    if xp is _NUMPY_NS and isinstance(dtype, np.dtype) and dtype.kind in "fiubc":
+        return dtype.kind in "iu"
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
@@ -130,6 +139,8 @@ def is_integer_dtype(xp: Any, dtype: Any) -> bool:
 
 def has_float64(xp: Any, device: Any) -> bool:
     """Whether the backend computes float64 on ``device`` (JAX without x64 does not)."""
+    if xp is _NUMPY_NS:
+        return True
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:

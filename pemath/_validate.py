@@ -276,6 +276,9 @@ def as_positions(
     beyond its range, get an :class:`~pemath.InexactPositionsWarning`
     (``pemath._precision.check_positions``).
     """
+    if type(positions) is np.ndarray and positions.dtype.kind in "iu" and _compat.is_numpy(xp) and \
+            np.dtype(dtype) == np.float64:
+        return _int_positions_float64(positions, target_shape, name, owner)
     check_not_traced(positions, name)
     if _compat.is_jax(xp) and (not _compat.is_array(positions) or _compat.is_jax(_compat.namespace(positions))):
         # validated on the host (values are needed; under jax.jit, JAX operations would be traced),
@@ -337,6 +340,29 @@ def as_positions(
             raise ValueError(f"{name} must be finite, got {bad} NaN or infinite value(s) in {show(positions)}")
     _precision.check_positions(arr, xp, dtype, name, host=None if _compat.is_array(positions) else host)
     return xp.astype(arr, dtype)
+
+
+def _int_positions_float64(positions: np.ndarray, target_shape: tuple[int, ...] | None, name: str,
+                           owner: str) -> np.ndarray:
+    """The general path's checks, for the common case of NumPy integer positions and float64 phases: the
+    shape broadcasts to ``target_shape``, and |positions| <= 2**53 (integers are exact in their dtype, and
+    float64 holds every integer up to 2**53, so no precision warning applies)."""
+    if target_shape is not None:
+        try:
+            shape = np.broadcast_shapes(positions.shape, tuple(target_shape))
+        except ValueError:
+            shape = None
+        if shape != tuple(target_shape):
+            raise ValueError(
+                f"{name} of shape {tuple(positions.shape)} does not broadcast against {owner}.shape[:-1] = "
+                f"{tuple(target_shape)} (the last axis of {owner} is the feature axis; positions must "
+                "broadcast to the other axes without enlarging them)"
+            )
+    if positions.size:
+        big = max(int(positions.max()), -int(positions.min()))
+        if big > _MAX_EXACT_F64:
+            raise ValueError(f"{name} holds {big}, beyond 2**53, which float64 phases cannot represent exactly")
+    return positions.astype(np.float64)
 
 
 def _size(a: Any) -> int:

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pemath import rope
-from pemath.rope import _fast_numpy
+from pemath.rope import _fast_numba, _fast_numpy
 from pemath.scaling import NTK, YaRN, Linear
 
 LAYOUTS = ("interleaved", "half")
@@ -23,6 +23,12 @@ LAYOUTS = ("interleaved", "half")
 
 def _rand(seed, shape, dtype=np.float32):
     return (np.random.default_rng(seed).standard_normal(shape) * 3).astype(dtype)
+
+
+@pytest.fixture(autouse=True)
+def numpy_kernel(monkeypatch):
+    """These tests are about the NumPy fast path: the compiled kernel (tests/test_rope_numba.py) is off."""
+    monkeypatch.setenv("PEMATH_KERNEL", "numpy")
 
 
 @pytest.fixture(params=[48, 1 << 14], ids=["tiny-blocks", "default-blocks"])
@@ -35,6 +41,7 @@ def block(request, monkeypatch):
 def portable(monkeypatch, x, pos, **kw):
     with monkeypatch.context() as m:
         m.setattr(_fast_numpy, "supports", lambda a: False)
+        m.setattr(_fast_numba, "supports", lambda a, out=None: False)
         return rope.apply(x, pos, **kw)
 
 

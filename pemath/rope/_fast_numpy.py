@@ -176,6 +176,37 @@ def rotate_into(x: np.ndarray, pos: np.ndarray, freq: np.ndarray, factor: float,
     return out
 
 
+def cos_sin(pos: np.ndarray, freq: np.ndarray, factor: float) -> tuple[np.ndarray, np.ndarray]:
+    """``factor * cos(pos * freq)`` and ``factor * sin(pos * freq)`` as two C-contiguous float64 arrays of shape
+    ``(pos.size, freq.size)``: the phases, cos, sin and scaling of :func:`_cis` (the same operations, so the
+    same bits), computed row block by row block on the thread pool."""
+    flat = np.ascontiguousarray(pos, dtype=np.float64).reshape(-1)
+    f = np.ascontiguousarray(freq, dtype=np.float64)
+    c = np.empty((flat.size, f.size), dtype=np.float64)
+    s = np.empty((flat.size, f.size), dtype=np.float64)
+
+    def fill(start: int, stop: int) -> None:
+        t = flat[start:stop, None] * f
+        cb, sb = c[start:stop], s[start:stop]
+        np.cos(t, out=cb)
+        np.sin(t, out=sb)
+        if factor != 1.0:
+            np.multiply(cb, factor, out=cb)
+            np.multiply(sb, factor, out=sb)
+
+    if c.size * 16 < _THREAD_MIN or num_threads() == 1:  # small: inline (cos, sin of finite phases raise nothing)
+        fill(0, flat.size)
+        return c, s
+    step = max(1, -(-flat.size // num_threads()))
+
+    def work(chunk: list[int]) -> None:
+        for start in chunk:
+            fill(start, start + step)
+
+    _run_blocks(list(range(0, flat.size, step)), work, 16 * c.size)
+    return c, s
+
+
 def _cis(theta: np.ndarray, factor: float) -> np.ndarray:
     """The complex128 table ``factor * (cos theta + i sin theta)``: each part computed and scaled as the portable kernel does."""
     table = np.empty(theta.shape, dtype=np.complex128)

@@ -10,7 +10,7 @@ import numpy as np
 from .. import _compat
 from .._validate import as_positions, check_bool, check_not_traced, check_rotary_dim, show
 from ..scaling import RopeScaling
-from . import _core, _fast_cupy, _fast_numpy
+from . import _core, _fast_cupy, _fast_numba, _fast_numpy
 from .spec import Spec, frequencies_of, resolve
 
 __all__ = ["inv_freq", "apply", "cos_sin"]
@@ -129,10 +129,13 @@ def apply(
     -------
     array
         Same namespace, device, shape and dtype as ``x`` (``out`` when given). Phases,
-        cos, sin and the products are computed in float64 and rounded once. On NumPy
-        float16/32/64 input the rotation runs on cache-sized blocks over a few threads
-        (``pemath.rope._fast_numpy``; ``PEMATH_NUM_THREADS`` sets the count, results do
-        not depend on it); on CuPy float32/float64 input one fused CUDA kernel computes
+        cos, sin and the products are computed in float64 and rounded once. On contiguous
+        NumPy float32/64 input, with numba installed (``pemath[fast]``), a compiled kernel
+        makes one pass over memory, bit-identical to the portable kernel
+        (``pemath.rope._fast_numba``); other NumPy float16/32/64 input runs on cache-sized
+        blocks (``pemath.rope._fast_numpy``). Both use a few threads (``PEMATH_NUM_THREADS``
+        sets the count, results do not depend on it; ``PEMATH_KERNEL=numpy`` forces the
+        second); on CuPy float32/float64 input one fused CUDA kernel computes
         each phase in float64 (``pemath.rope._fast_cupy``). JAX arrays without
         ``jax_enable_x64`` are rotated on the host in float64 NumPy and put back on
         their device, rounded once; inside ``jax.jit`` (a tracer, no host values) the
@@ -171,19 +174,22 @@ def apply(
         freq = -freq
     wdt = _compat.working_dtype(xp, device)
     pos = as_positions(positions, xp, device, wdt, target_shape=tuple(x.shape[:-1]))
-    return _kernel(x, xp, wdt)(x, pos, freq, factor, spec.layout, r, out)
+    return _kernel(x, xp, wdt, out)(x, pos, freq, factor, spec.layout, r, out)
 
 
-def _kernel(x: Any, xp: Any, wdt: Any) -> Any:
-    """The rotation kernel for ``x``: one contract ``(x, pos, freq, factor, layout, r, out)`` for all three.
+def _kernel(x: Any, xp: Any, wdt: Any, out: Any = None) -> Any:
+    """The rotation kernel for ``x``: one contract ``(x, pos, freq, factor, layout, r, out)`` for all four.
 
-    A fused CUDA kernel for CuPy float32/float64, cache-blocked complex multiplies for
-    NumPy float16/32/64, and the portable array-API kernel for everything else; all
-    compute phases, cos, sin and products in float64 (where the backend has it) and
-    round once, so they agree bit for bit where their libm does (tests/test_rope_fast.py).
+    A fused CUDA kernel for CuPy float32/float64; a compiled one-pass kernel for contiguous NumPy
+    float32/float64 when numba is installed (``pemath[fast]``); cache-blocked complex multiplies
+    for other NumPy float16/32/64; and the portable array-API kernel for everything else. All
+    compute phases, cos, sin and products in float64 (where the backend has it) and round once,
+    so they agree bit for bit where their libm does (tests/test_rope_fast.py, tests/test_rope_numba.py).
     """
     if _fast_cupy.supports(x) and wdt == xp.float64:
         return _fast_cupy.rotate_into
+    if _fast_numba.supports(x, out):
+        return _fast_numba.rotate_into
     if _fast_numpy.supports(x):
         return _fast_numpy.rotate_into
     return functools.partial(_core.rotate_into, xp=xp, wdt=wdt)
