@@ -81,11 +81,12 @@ def ratios(x, pos, repeat, torch):
     rows = np.arange(x.shape[0])[:, None, None] * 977 + pos  # one offset per batch row: positions (b, 1, s)
     floor = best(lambda: x.copy(), repeat)
     print(f"{x.dtype} x.copy(): {floor * 1e3:.1f} ms; kernel: {_kernel_name(x)}")
-    print(f"{'layout':<12} {'apply':>7} {'apply(out=)':>12} {'partial out=':>13} {'per-row out=':>13} "
-          f"{'naive NumPy f64':>16} {'HF-style torch f32':>19}")
+    print(f"{'layout':<12} {'apply':>7} {'apply(out=)':>12} {'cold out=':>10} {'partial out=':>13} "
+          f"{'per-row out=':>13} {'naive NumPy f64':>16} {'HF-style torch f32':>19}")
     for layout in ("interleaved", "half"):
         r_apply = best(lambda: rope.apply(x, pos, layout=layout), repeat) / floor
         r_out = best(lambda: rope.apply(x, pos, layout=layout, out=buf), repeat) / floor
+        r_cold = best(lambda: (_fast_numpy.clear_tables(), rope.apply(x, pos, layout=layout, out=buf)), repeat) / floor
         r_part = best(lambda: rope.apply(x, pos, layout=layout, rotary_dim=d // 2, out=buf), repeat) / floor
         r_rows = best(lambda: rope.apply(x, rows, layout=layout, out=buf), repeat) / floor
         r_naive = best(lambda: naive_numpy(x, pos, layout), repeat) / floor
@@ -94,8 +95,8 @@ def ratios(x, pos, repeat, torch):
             r_torch = f"{best(lambda: f(tx), repeat) / floor:.2f}x"
         else:
             r_torch = "n/a"
-        print(f"{layout:<12} {r_apply:>6.2f}x {r_out:>11.2f}x {r_part:>12.2f}x {r_rows:>12.2f}x {r_naive:>15.2f}x "
-              f"{r_torch:>19}")
+        print(f"{layout:<12} {r_apply:>6.2f}x {r_out:>11.2f}x {r_cold:>9.2f}x {r_part:>12.2f}x {r_rows:>12.2f}x "
+              f"{r_naive:>15.2f}x {r_torch:>19}")
 
 
 def curve(repeat):
@@ -106,26 +107,28 @@ def curve(repeat):
         x = rng.standard_normal(shape).astype(np.float32)
         buf, pos = np.empty_like(x), np.arange(shape[-2])
         t = best(lambda: rope.apply(x, pos, layout=layout, out=buf), repeat)
-        return t, t / x.size * 1e9
+        cold = best(lambda: (_fast_numpy.clear_tables(), rope.apply(x, pos, layout=layout, out=buf)), repeat)
+        return t, t / x.size * 1e9, cold / x.size * 1e9
 
-    print("cost curve, float32, half layout, rope.apply(x, arange(s), out=buf):")
-    print(f"{'elements':>10} {'shape (b, heads, s, d)':>26} {'time':>10} {'ns/element':>11}")
+    print("cost curve, float32, half layout, rope.apply(x, arange(s), out=buf); 'cold' recomputes the cos/sin table,")
+    print("the others reuse it (the layers of one forward pass share their positions):")
+    print(f"{'elements':>10} {'shape (b, heads, s, d)':>26} {'time':>10} {'ns/element':>11} {'cold ns/el.':>12}")
     for e in range(12, 27, 2):
         n = 1 << e
         s_ = max(1, min(4096, n // (8 * 128)))
         shape = (max(1, n // (8 * s_ * 128)), 8, s_, 128)
-        t, ns = per_element(shape)
-        print(f"{'2^' + str(e):>10} {str(shape):>26} {t * 1e6:>8.0f}us {ns:>11.3f}")
+        t, ns, cold = per_element(shape)
+        print(f"{'2^' + str(e):>10} {str(shape):>26} {t * 1e6:>8.0f}us {ns:>11.3f} {cold:>12.3f}")
     print("head dims at 2^22 elements:")
     for d in (64, 128, 256):
         shape = (4, 8, (1 << 22) // (32 * d), d)
-        t, ns = per_element(shape)
-        print(f"{'d = ' + str(d):>10} {str(shape):>26} {t * 1e6:>8.0f}us {ns:>11.3f}")
+        t, ns, cold = per_element(shape)
+        print(f"{'d = ' + str(d):>10} {str(shape):>26} {t * 1e6:>8.0f}us {ns:>11.3f} {cold:>12.3f}")
     print("sequence lengths (8 heads, d = 128; s = 1 is one decode token, its time is overhead):")
     for s_ in (1, 16, 256, 4096, 32768):
         shape = (1, 8, s_, 128)
-        t, ns = per_element(shape)
-        print(f"{'s = ' + str(s_):>10} {str(shape):>26} {t * 1e6:>8.1f}us {ns:>11.3f}")
+        t, ns, cold = per_element(shape)
+        print(f"{'s = ' + str(s_):>10} {str(shape):>26} {t * 1e6:>8.1f}us {ns:>11.3f} {cold:>12.3f}")
 
 
 def main(argv=None):

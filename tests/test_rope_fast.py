@@ -15,8 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pemath import rope
-from pemath.rope import _fast_numba, _fast_numpy
+from pemath.rope import _fast_numpy
 from pemath.scaling import NTK, YaRN, Linear
+
+from tests._rope_kernels import bitwise, portable
 
 LAYOUTS = ("interleaved", "half")
 
@@ -36,18 +38,6 @@ def block(request, monkeypatch):
     """Run every comparison with tiny blocks too, so multi-block splitting is exercised on small shapes."""
     monkeypatch.setattr(_fast_numpy, "_BLOCK", request.param)
     return request.param
-
-
-def portable(monkeypatch, x, pos, **kw):
-    with monkeypatch.context() as m:
-        m.setattr(_fast_numpy, "supports", lambda a: False)
-        m.setattr(_fast_numba, "supports", lambda a, out=None: False)
-        return rope.apply(x, pos, **kw)
-
-
-def bitwise(a, b):
-    assert a.dtype == b.dtype and a.shape == b.shape
-    np.testing.assert_array_equal(np.ascontiguousarray(a).view(np.uint8), np.ascontiguousarray(b).view(np.uint8))  # bitwise, signed zeros included
 
 
 def same(a, b, wide=None):

@@ -16,6 +16,8 @@ from pemath import rope
 from pemath.rope import _fast_numba, _fast_numpy
 from pemath.scaling import YaRN
 
+from tests._rope_kernels import bitwise, portable
+
 pytest.importorskip("numba", reason="numba is optional (pip install 'pemath[fast]'); the NumPy fast path is used "
                                     "without it")
 
@@ -26,18 +28,6 @@ DTYPES = (np.float32, np.float64)
 @pytest.fixture(autouse=True)
 def compiled_kernel(monkeypatch):
     monkeypatch.delenv("PEMATH_KERNEL", raising=False)
-
-
-def portable(monkeypatch, x, pos, **kw):
-    with monkeypatch.context() as m:
-        m.setattr(_fast_numpy, "supports", lambda a: False)
-        m.setattr(_fast_numba, "supports", lambda a, out=None: False)
-        return rope.apply(x, pos, **kw)
-
-
-def bitwise(a, b):
-    assert a.dtype == b.dtype and a.shape == b.shape
-    np.testing.assert_array_equal(np.ascontiguousarray(a).view(np.uint8), np.ascontiguousarray(b).view(np.uint8))
 
 
 def _rand(seed, shape, dtype):
@@ -152,3 +142,22 @@ def test_bitwise_for_any_shape(lead, half, extra, layout, dtype, broadcast, seed
         got = rope.apply(x, pos, layout=layout, rotary_dim=2 * half)
         want = portable(m, x, pos, layout=layout, rotary_dim=2 * half)
     bitwise(got, want)
+
+
+def test_the_table_cache_gives_the_same_bits_and_tells_signed_zeros_apart(monkeypatch):
+    _fast_numpy.clear_tables()
+    x = _rand(7, (2, 5, 64), np.float64)
+    x[..., 1::2] = -0.0  # pair partners -0.0: sin(+-0) decides the sign of the zero results
+    for pos in (np.zeros(5), -np.zeros(5), np.arange(5) * 3.5):
+        cold = rope.apply(x, pos, layout="interleaved")
+        warm = rope.apply(x, pos, layout="interleaved")
+        bitwise(cold, warm)
+        bitwise(warm, portable(monkeypatch, x, pos, layout="interleaved"))
+    c1, _ = _fast_numpy.cos_sin(np.arange(5.0), np.ones(3), 1.0)
+    c2, _ = _fast_numpy.cos_sin(np.arange(5.0), np.ones(3), 1.0)
+    assert c1 is c2 and not c1.flags.writeable  # kept, and read-only
+    c3, _ = _fast_numpy.cos_sin(np.arange(5.0), np.ones(3), 0.5)  # another factor: another table
+    assert c3 is not c1 and np.array_equal(c3, c1 * 0.5)
+    for k in range(10):
+        _fast_numpy.cos_sin(np.arange(5.0) + k, np.ones(3), 1.0)
+    assert len(_fast_numpy._TABLES) <= _fast_numpy._TABLES_KEEP

@@ -176,12 +176,46 @@ def rotate_into(x: np.ndarray, pos: np.ndarray, freq: np.ndarray, factor: float,
     return out
 
 
+#: The last few cos/sin tables, keyed by their positions, frequencies and factor (bit for bit): the layers of
+#: one forward pass rotate with the same positions, and recomputing cos and sin dominates small batches.
+_TABLES: list[tuple[bytes, np.ndarray, np.ndarray, np.ndarray]] = []
+_TABLES_KEEP = 4
+_TABLES_MAX_BYTES = 1 << 26  # a table larger than this (two float64 arrays) is not kept
+_tables_lock = threading.Lock()
+
+
+def clear_tables() -> None:
+    """Forget the cached cos/sin tables (the benchmarks time a cold call with it)."""
+    with _tables_lock:
+        _TABLES.clear()
+
+
 def cos_sin(pos: np.ndarray, freq: np.ndarray, factor: float) -> tuple[np.ndarray, np.ndarray]:
     """``factor * cos(pos * freq)`` and ``factor * sin(pos * freq)`` as two C-contiguous float64 arrays of shape
     ``(pos.size, freq.size)``: the phases, cos, sin and scaling of :func:`_cis` (the same operations, so the
-    same bits), computed row block by row block on the thread pool."""
+    same bits), computed row block by row block on the thread pool.
+
+    The last few tables are kept: a call with the same positions (compared bit for bit, so -0.0 is not 0.0),
+    frequencies and factor gets the same arrays back, read-only."""
     flat = np.ascontiguousarray(pos, dtype=np.float64).reshape(-1)
     f = np.ascontiguousarray(freq, dtype=np.float64)
+    key = f.tobytes() + np.float64(factor).tobytes() + flat.size.to_bytes(8, "little")
+    with _tables_lock:
+        for i, (k, p, c, s) in enumerate(_TABLES):
+            if k == key and np.array_equal(p.view(np.int64), flat.view(np.int64)):
+                _TABLES.insert(0, _TABLES.pop(i))
+                return c, s
+    c, s = _compute_cos_sin(flat, f, factor)
+    if 16 * c.size <= _TABLES_MAX_BYTES:
+        c.flags.writeable = False
+        s.flags.writeable = False
+        with _tables_lock:
+            _TABLES.insert(0, (key, flat.copy(), c, s))
+            del _TABLES[_TABLES_KEEP:]
+    return c, s
+
+
+def _compute_cos_sin(flat: np.ndarray, f: np.ndarray, factor: float) -> tuple[np.ndarray, np.ndarray]:
     c = np.empty((flat.size, f.size), dtype=np.float64)
     s = np.empty((flat.size, f.size), dtype=np.float64)
 

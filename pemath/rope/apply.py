@@ -135,7 +135,9 @@ def apply(
         (``pemath.rope._fast_numba``); other NumPy float16/32/64 input runs on cache-sized
         blocks (``pemath.rope._fast_numpy``). Both use a few threads (``PEMATH_NUM_THREADS``
         sets the count, results do not depend on it; ``PEMATH_KERNEL=numpy`` forces the
-        second); on CuPy float32/float64 input one fused CUDA kernel computes
+        second; the compiled kernel keeps the cos/sin tables of the last few distinct
+        positions, so the layers of one forward pass compute them once, with the same bits);
+        on CuPy float32/float64 input one fused CUDA kernel computes
         each phase in float64 (``pemath.rope._fast_cupy``). JAX arrays without
         ``jax_enable_x64`` are rotated on the host in float64 NumPy and put back on
         their device, rounded once; inside ``jax.jit`` (a tracer, no host values) the

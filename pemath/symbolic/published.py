@@ -222,14 +222,9 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
             1 - q ** (hh + 1), methods=("expand", "powsimp"))
 
     # PI eq. 14 is the wrong way round
-    y = sp.Symbol("y", real=True)
-    conv = sp.exp(y) - 1 - y
-    d.cite("PI eq. 14 asserts c^x <= 1 + x ln c for x < 0, c > 1, to get 1/(1 - c^{-4/d}) <= d/(4 ln c). "
-          "The inequality goes the other way: with y = x ln c, e^y - 1 - y vanishes at 0 with slope 0 "
-          "and is convex, so e^y >= 1 + y for every real y:")
-    d.zero("e^y - 1 - y at y = 0", conv.subs(y, 0))
-    d.zero("its derivative e^y - 1 at y = 0", sp.diff(conv, y).subs(y, 0))
-    d.true("its second derivative e^y is positive", sp.Gt(sp.diff(conv, y, 2), 0))
+    d.define("PI eq. 14 asserts c^x <= 1 + x ln c for x < 0, c > 1, to get 1/(1 - c^{-4/d}) <= d/(4 ln c). "
+             "The inequality goes the other way: with y = x ln c, e^y >= 1 + y for every real y:")
+    exp_above_tangent(d)
     d.remark("Hence c^{-4/d} >= 1 - (4/d) ln c, i.e. 1/(1 - c^{-4/d}) >= d/(4 ln c): eq. 14 bounds M from the "
           "wrong side. The same fact gives 1/(1 - e^{-x}) <= 1 + 1/x (x > 0), so the proof's own steps "
           "yield |a - a_linear| <= (max_j |h_j|)(s - s_1)(s_2 - s) (d/(8 ln c) + 1/2) instead.")
