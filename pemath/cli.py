@@ -29,9 +29,16 @@ def _build_parser() -> argparse.ArgumentParser:
     from . import _cli_diagnose
 
     _cli_diagnose.add_parser(sub)
-    freqs = sub.add_parser("inv-freq", help="print RoPE inverse frequencies for a Hugging Face rope config")
-    freqs.add_argument("--head-dim", type=int, required=True)
-    freqs.add_argument("--base", type=float, default=10000.0)
+    freqs = sub.add_parser(
+        "inv-freq",
+        help="print RoPE's inverse frequencies: of a config.json or a registered model, or of a head dim and base",
+    )
+    freqs.add_argument("--config", metavar="CONFIG",
+                       help="a Hugging Face config.json, or a registered model's name (pemath.models.names())")
+    freqs.add_argument("--layer-type", help="with --config: the layer type, for configs whose layer types differ")
+    freqs.add_argument("--seq-len", type=int, help="the sequence length, for scalings driven by it (dynamic NTK)")
+    freqs.add_argument("--head-dim", type=int, help="without --config: the rotary dimension")
+    freqs.add_argument("--base", type=float, help="without --config: the base (default 10000)")
     return parser
 
 
@@ -45,8 +52,13 @@ def _select(parser: argparse.ArgumentParser, ids: Sequence[str]) -> list:
     for want in ids:
         hits = [c for c in every if c.id == want or c.family == want or c.id.startswith(want + ".")]
         if not hits:
-            known = ", ".join(c.id for c in every)
-            parser.error(f"unknown claim id or family {want!r}; known ids: {known}")
+            import difflib
+
+            names = sorted({c.id for c in every} | {c.family for c in every})
+            close = difflib.get_close_matches(want, names, n=3, cutoff=0.5)
+            hint = (f"did you mean {' or '.join(map(repr, close))}?" if close else
+                    "`pemath prove --list` lists them")
+            parser.error(f"unknown claim id or family {want!r}; {hint}")
         chosen += [c for c in hits if c not in chosen]
     return chosen
 
@@ -56,8 +68,9 @@ def _prove(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
     selected = _select(parser, args.ids)
     if args.list:
+        wid, wkind = max(len(c.id) for c in selected), max(len(c.kind) for c in selected)
         for c in selected:
-            print(f"{c.id:32s} {c.kind:16s} {c.title}")
+            print(f"{c.id:<{wid}}  {c.kind:<{wkind}}  {c.title}")
         return 0
     outcomes = []
     for c in selected:
@@ -75,11 +88,51 @@ def _prove(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return claims.exit_code(outcomes)
 
 
+def _inv_freq(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    import os
+
+    from . import rope
+
+    try:
+        if args.config is not None:
+            if args.head_dim is not None or args.base is not None:
+                parser.error("inv-freq: give --config, or --head-dim with --base; not both")
+            if os.path.exists(args.config) or args.config.endswith(".json"):
+                spec = rope.from_hf_config(args.config, layer_type=args.layer_type)
+                source = args.config
+            else:
+                from . import models
+
+                spec = models.get(args.config).spec(args.layer_type)
+                source = f"registered model {args.config}"
+        else:
+            if args.head_dim is None:
+                parser.error("inv-freq: give --config CONFIG (a config.json or a registered model) or --head-dim")
+            if args.layer_type is not None:
+                parser.error("inv-freq: --layer-type goes with --config")
+            spec = rope.Spec("half", base=10000.0 if args.base is None else args.base, rotary_dim=args.head_dim)
+            source = f"head dim {args.head_dim}, base {spec.base!r}"
+        freq = rope.inv_freq(spec=spec, seq_len=args.seq_len)
+    except (TypeError, ValueError, OSError) as exc:
+        parser.error(f"inv-freq: {exc}")
+    print(f"# {source}: {spec!r}")
+    print(f"# i  theta_i (float64; {len(freq)} pairs)")
+    for i, f in enumerate(freq):
+        print(f"{i:4d}  {float(f)!r}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is not None and (
         isinstance(argv, (str, bytes)) or not isinstance(argv, (list, tuple)) or not all(isinstance(a, str) for a in argv)
     ):
         raise TypeError(f"argv must be None or a list of strings, got {argv!r}")
+    from ._pipes import quiet_on_closed_pipe
+
+    return quiet_on_closed_pipe(lambda: _main(argv))
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -96,15 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"pemath diagnose: error: {exc}", file=sys.stderr)
             return 2
     if args.command == "inv-freq":
-        from . import rope
-
-        try:
-            freq = rope.inv_freq(args.head_dim, base=args.base)
-        except (TypeError, ValueError) as exc:
-            parser.error(str(exc))
-        for i, f in enumerate(freq):
-            print(f"{i:4d}  {f!r}")
-        return 0
+        return _inv_freq(parser, args)
     parser.error(f"unknown command {args.command!r}")  # pragma: no cover
     return 2
 

@@ -57,4 +57,4 @@ def test_command_line():
     assert out.returncode == 0 and "0.1" in out.stdout
     out = subprocess.run([sys.executable, "-m", "pemath.cli", "inv-freq", "--head-dim", "5"],
                          capture_output=True, text=True)
-    assert out.returncode == 2 and "dim must be even for RoPE, got 5" in out.stderr
+    assert out.returncode == 2 and "must be an even integer >= 2, got 5" in out.stderr

@@ -25,6 +25,12 @@ def family_main(family: str, argv: list[str] | None = None) -> int:
     if not isinstance(family, str):
         raise TypeError(f"family must be a string (a proofs/ script name), got {family!r}")
     _check_argv(argv)
+    from .._pipes import quiet_on_closed_pipe
+
+    return quiet_on_closed_pipe(lambda: _family_main(family, argv))
+
+
+def _family_main(family: str, argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(description=f"Narrate and decide pemath's {family} claims.")
     parser.add_argument("--latex", action="store_true", help="formulas as LaTeX instead of pretty text")
     args = parser.parse_args(argv)

@@ -61,7 +61,8 @@ def summary_line(outcomes: Sequence[Outcome]) -> str:
     counts = Counter(o.status for o in outcomes)
     total = sum(o.seconds for o in outcomes)
     parts = [f"{counts.get(s, 0)} {s}" for s in ("proved", "imprecise", "refuted", "failed", "error")]
-    return f"{len(outcomes)} claims: " + ", ".join(parts) + f" in {total:.1f} s"
+    noun = "claim" if len(outcomes) == 1 else "claims"
+    return f"{len(outcomes)} {noun}: " + ", ".join(parts) + f" in {total:.1f} s"
 
 
 def exit_code(outcomes: Sequence[Outcome]) -> int:
