@@ -41,6 +41,7 @@ extensions = [
     "matplotlib.sphinxext.plot_directive",  # figures drawn at build time from docs/plots/*.py
     "claims_page",  # docs/_ext/claims_page.py: the claim pages, built from the registry
     "models_table",  # docs/_ext/models_table.py: the model registry as a table
+    "tolerance_table",  # docs/_ext/tolerance_table.py: rope_tolerance, dtype by position
 ]
 
 # MathJax from the built site only (sphinx-mathjax-offline copies it there).

@@ -1,0 +1,60 @@
+"""The docs' numbers and calls are the code's: the tolerance table is generated, its estimates recomputed,
+and every ``scaling.X(...)`` a page shows names parameters X has."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pemath import scaling
+from pemath.testing import rope_tolerance
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def test_the_tolerance_table_is_generated_from_rope_tolerance():
+    text = (DOCS / "tolerance.rst").read_text()
+    assert ".. pemath-tolerance-table::" in text
+    for stale in ("2.62", "2.63", "2.67", "3 \\cdot 10^5"):  # the hand-typed figures the page once had
+        assert stale not in text
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        import tolerance_table
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+    rows = {r[0]: r[1:] for r in tolerance_table.rows()}
+    x = np.zeros(128)
+    x[0] = x[1] = 1.0
+    assert float(rows["float32"][2]) == pytest.approx(rope_tolerance(x, 10**6, layout="interleaved",
+                                                                     dtype=np.float32)[0], rel=1e-2)
+    assert float(rows["float32"][2]) == pytest.approx(0.238, rel=1e-2)  # 4 u 10^6 (+ small terms), pair 0
+
+
+def test_the_off_by_one_estimates_follow_from_the_formula():
+    text = (DOCS / "tolerance.rst").read_text()
+    u = 2.0**-24
+    for c_theta, shown in ((12, "6.5 \\cdot 10^5"), (0, "8.4 \\cdot 10^6")):
+        limit = 1 / (2 * (c_theta + 1) * u)
+        assert shown in text
+        mantissa, exponent = re.match(r"([\d.]+) \\cdot 10\^(\d+)", shown).groups()
+        assert float(mantissa) * 10 ** int(exponent) == pytest.approx(limit, rel=0.01)
+
+
+def test_every_scaling_call_in_the_docs_names_real_parameters():
+    calls = []
+    for page in DOCS.rglob("*.rst"):
+        calls += re.findall(r"``scaling\.(\w+)\(([^`]*)\)``", page.read_text())
+    assert len(calls) >= 7
+    for name, args in calls:
+        params = inspect.signature(getattr(scaling, name)).parameters
+        names = list(params)
+        for k, arg in enumerate(a.strip() for a in args.split(",") if a.strip() and a.strip() != "..."):
+            if "=" in arg:
+                assert arg.split("=")[0] in params, f"scaling.{name}: no parameter {arg.split('=')[0]!r}"
+            else:
+                assert k < len(names) and arg == names[k], f"scaling.{name}: argument {k} is {names[k]!r}, not {arg!r}"
