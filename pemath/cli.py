@@ -42,6 +42,13 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _width() -> int:
+    """The terminal's width (80 when not a terminal), for text that wraps."""
+    import shutil
+
+    return max(40, shutil.get_terminal_size((80, 24)).columns)
+
+
 def _select(parser: argparse.ArgumentParser, ids: Sequence[str]) -> list:
     from . import claims
 
@@ -77,7 +84,7 @@ def _prove(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         o = claims.run_claim(c, checks=not args.no_checks)
         outcomes.append(o)
         if args.narrate and not args.json:
-            print(claims.narrate(o, latex=args.latex), flush=True)
+            print(claims.narrate(o, latex=args.latex, width=_width()), flush=True)
             print()
     if args.json:
         print(claims.to_json(outcomes))
@@ -85,6 +92,11 @@ def _prove(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print(claims.table(outcomes))
         print()
         print(claims.summary_line(outcomes))
+        import textwrap
+
+        from .claims.report import LEGEND
+
+        print(textwrap.fill(LEGEND, width=_width(), subsequent_indent="  "))
     return claims.exit_code(outcomes)
 
 

@@ -72,3 +72,28 @@ def test_inv_freq_from_a_registered_model_and_a_config_file(tmp_path):
 def test_main_returns_status_codes_in_process(capsys):
     assert cli.main(["inv-freq", "--head-dim", "4", "--base", "100"]) == 0
     assert capsys.readouterr().out.splitlines()[-1].split() == ["1", "0.1"]
+
+
+def test_prove_groups_rows_by_family_and_prints_the_verdict_legend():
+    out = _run("prove", "--no-checks", "t5", "alibi", env={**__import__("os").environ, "COLUMNS": "70"})
+    assert out.returncode == 0
+    lines = out.stdout.splitlines()
+    assert lines.index("[t5]") < lines.index("[alibi]")
+    legend = out.stdout[out.stdout.index("verdicts:"):]
+    assert "refuted = a published claim pemath found false (not a failure of pemath)" in " ".join(legend.split())
+    assert max(len(line) for line in legend.splitlines()) <= 70
+
+
+def test_narrate_labels_each_combined_derivation_and_wraps_at_the_width():
+    from pemath.claims import get, narrate
+
+    o = run_claim(get("rope.relative"), checks=False)
+    text = narrate(o, width=60)
+    heads = [line for line in text.splitlines() if line.startswith("  -- ")]
+    assert "  -- RoPE relative inner product, every even rotary dim 2h and head_dim 2h + e, half layout" in heads
+    assert "  -- RoPE relative inner product, d = 8, half" in heads
+    assert all(len(line) <= 60 for line in text.splitlines()[1:] if not line.startswith(("       ", "  -- ")))
+    data = json.loads(__import__("pemath").claims.to_json([o]))
+    assert {s["section"] for s in data[0]["steps"]} >= {"RoPE relative inner product, d = 2, interleaved"}
+    with pytest.raises(ValueError, match="width must be an int >= 40"):
+        narrate(o, width=10)

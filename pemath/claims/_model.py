@@ -147,7 +147,7 @@ class Outcome:
         if self.derivation is not None:
             for s in self.derivation.steps:
                 steps.append({"text": s.text, "status": s.status, "role": s.role, "method": s.method,
-                              "certificate": s.certificate, "latex": s.latex()})
+                              "certificate": s.certificate, "section": s.section, "latex": s.latex()})
         return {
             "id": self.id,
             "title": self.title,

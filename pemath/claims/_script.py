@@ -42,7 +42,9 @@ def _family_main(family: str, argv: list[str] | None) -> int:
     for c in claims:
         o = run_claim(c)
         outcomes.append(o)
-        print(narrate(o, latex=args.latex), flush=True)
+        import shutil
+
+        print(narrate(o, latex=args.latex, width=max(40, shutil.get_terminal_size((100, 24)).columns)), flush=True)
         print()
     print(summary_line(outcomes))
     return exit_code(outcomes)

@@ -9,7 +9,7 @@ from typing import Any
 
 from ._model import Outcome
 
-__all__ = ["table", "to_json", "narrate", "summary_line", "exit_code"]
+__all__ = ["table", "to_json", "narrate", "summary_line", "exit_code", "LEGEND"]
 
 def _outcomes(outcomes: Any) -> Sequence[Outcome]:
     if isinstance(outcomes, (str, bytes, Outcome)) or not isinstance(outcomes, Sequence):
@@ -31,17 +31,30 @@ def _check_cell(checks: dict[str, str]) -> str:
     return " ".join(cells)
 
 
+#: What each verdict means, printed under the table.
+LEGEND = (
+    "verdicts: proved = decided true (a theorem, or a published claim true as stated); "
+    "imprecise = a published claim false as stated, its fair reading proved; "
+    "refuted = a published claim pemath found false (not a failure of pemath); "
+    "failed = a theorem or a check did not hold (a defect: exit 1); error = pemath's own code raised"
+)
+
+
 def table(outcomes: Sequence[Outcome]) -> str:
+    """The outcomes as a table, one block of rows per family (the proofs/ script that narrates it)."""
     _outcomes(outcomes)
     rows = [("id", "kind", "verdict", "seconds", "checks")]
     for o in outcomes:
         rows.append((o.id, o.kind, o.status, f"{o.seconds:.2f}", _check_cell(o.checks)))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    lines = []
-    for n, r in enumerate(rows):
-        lines.append("  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4])
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 6)
+    fmt = lambda r: ("  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4]).rstrip()  # noqa: E731
+    lines = [fmt(rows[0]), "  ".join("-" * w for w in widths) + "  " + "-" * 6]
+    family = None
+    for o, r in zip(outcomes, rows[1:]):
+        if o.family != family:
+            family = o.family
+            lines.append(f"[{family}]")
+        lines.append(fmt(r))
     details = []
     for o in outcomes:
         if o.status in ("failed", "error"):
@@ -75,29 +88,42 @@ def to_json(outcomes: Sequence[Outcome]) -> str:
     return json.dumps([o.as_json() for o in outcomes], indent=2)
 
 
-def narrate(outcome: Outcome, *, latex: bool = False) -> str:
-    """The derivation of one claim, step by step (pretty-printed or LaTeX)."""
+def narrate(outcome: Outcome, *, latex: bool = False, width: int = 100) -> str:
+    """The derivation of one claim, step by step (pretty-printed or LaTeX), wrapped at ``width`` columns; each
+    derivation the record combines is headed by its title (which d, which layout)."""
+    import textwrap
+
     if not isinstance(outcome, Outcome):
         raise TypeError(f"outcome must be an Outcome (from run_claim), got {outcome!r}")
     if not isinstance(latex, bool):
         raise TypeError(f"latex must be True or False, got {latex!r}")
+    if isinstance(width, bool) or not isinstance(width, int) or width < 40:
+        raise ValueError(f"width must be an int >= 40 (columns), got {width!r}")
     lines = [f"== {outcome.id}: {outcome.title} [{outcome.kind}]"]
     d = outcome.derivation
     if d is not None:
+        section = None
         for n, step in enumerate(d.steps, 1):
+            if step.section is not None and step.section != section:
+                section = step.section
+                lines.append(f"  -- {section}")
             mark = {"proved": "[proved]", "failed": "[FAILED]", "info": f"[{step.role}]"}[step.status]
             how = (f" ({step.certificate}: {step.method})" if step.certificate and step.method and
                    step.certificate != "closed on construction" else
                    f" ({step.certificate})" if step.certificate else f" (by {step.method})" if step.method else "")
-            lines.append(f"  {n}. {step.text} {mark}{how}".rstrip())
-            body = step.latex() if latex else step.pretty()
+            lines.extend(textwrap.wrap(f"{n}. {step.text} {mark}{how}", width=width, initial_indent="  ",
+                                       subsequent_indent="     "))
+            body = step.latex() if latex else step.pretty(width=width - 7)
             if body:
                 lines.extend("       " + ln for ln in body.splitlines())
     lines.append(f"  => {outcome.status}" + (f": {outcome.message.strip()}" if outcome.message else ""))
     if outcome.counterexample:
-        lines.append(f"     false as stated: {outcome.counterexample}")
+        lines.extend(textwrap.wrap(f"false as stated: {outcome.counterexample}", width=width,
+                                   initial_indent="     ", subsequent_indent="       "))
     if outcome.fair_reading:
-        lines.append(f"     fair reading {outcome.fair_reading}")
+        lines.extend(textwrap.wrap(f"fair reading {outcome.fair_reading}", width=width, initial_indent="     ",
+                                   subsequent_indent="       "))
     for name, result in outcome.checks.items():
-        lines.append(f"     check {name}: {result}")
+        lines.extend(textwrap.wrap(f"check {name}: {result}", width=width, initial_indent="     ",
+                                   subsequent_indent="       "))
     return "\n".join(lines)

@@ -231,6 +231,25 @@ def _no_floats(condition: Any, title: str, text: str) -> None:
                            condition)
 
 
+class _Steps(list):
+    """A derivation's steps: a step appended without a section gets the derivation's title; steps taken
+    from another derivation keep theirs."""
+
+    def __init__(self, title: str, steps: Any = ()) -> None:
+        super().__init__()
+        self.title = title
+        self.extend(steps)
+
+    def append(self, step: Any) -> None:
+        if isinstance(step, Step) and step.section is None:
+            step.section = self.title
+        super().append(step)
+
+    def extend(self, steps: Any) -> None:
+        for step in steps:
+            self.append(step)
+
+
 def increment(f: Callable[[Any], Any], var: sp.Symbol) -> sp.Expr:
     """``f(var + 1) - f(var)`` with every finite sum unrolled exactly: a sum whose summand or upper limit
     depends on ``var`` grows by the sum of its summand's change and the terms its range gains
@@ -274,6 +293,7 @@ class Step:
     method: str | None = None
     certificate: str | None = None  # what decided a proved step: one of CERTIFICATES
     role: str | None = None  # what a narrated step is: one of ROLES
+    section: str | None = None  # the title of the derivation that made the step (kept when steps are combined)
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
@@ -284,6 +304,8 @@ class Step:
             raise TypeError(f"Step method must be None or a string, got {self.method!r}")
         if self.certificate is not None and self.certificate not in CERTIFICATES:
             raise ValueError(f"Step certificate must be None or one of {CERTIFICATES}, got {self.certificate!r}")
+        if self.section is not None and not isinstance(self.section, str):
+            raise TypeError(f"Step section must be None or a string (a derivation's title), got {self.section!r}")
         if self.status == "info" and (not isinstance(self.role, str) or self.role not in ROLES):
             raise ValueError(f"Step role must be one of {ROLES} for a narrated step (status 'info': it carries no "
                              f"logic), got {self.role!r}")
@@ -325,6 +347,7 @@ class Derivation:
     def __post_init__(self) -> None:
         if not isinstance(self.title, str):
             raise TypeError(f"Derivation title must be a string, got {self.title!r}")
+        self.steps = _Steps(self.title, self.steps)
 
     def define(self, text: str, expr: Any = None) -> Any:
         """Narrate a definition: notation, the objects studied, or the published text examined (no decision)."""
