@@ -68,7 +68,9 @@ import pemath
 """
 
 html_theme = "alabaster"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["pemath.css"]
+html_js_files = ["pemath-measure.js"]  # the page size, for the render check  # machine records collapsed, wide formulas scroll in their own box
 html_title = "pemath"
 # No links or assets off the site (the footer's "Powered by" links included).
 html_show_sphinx = False

@@ -230,3 +230,68 @@ def test_the_browser_typesets_every_formula(site, rendered, page):
     assert undefined == [], f"{page}: undefined TeX macros {undefined}"
     failures = [ln for ln in log.splitlines() if "Failed to load resource" in ln or "ERR_NAME_NOT_RESOLVED" in ln]
     assert failures == [], f"{page}: the browser could not load: {failures}"
+
+
+# -- layout: no page wider than a phone or a laptop window, theory pages of a readable height ---------------
+
+#: The pages whose size is checked, and those photographed (the screenshots are build artifacts).
+MEASURED = ["index.html", "getting_started.html", "claims.html", "published.html", "conventions.html",
+            "models.html", "testing_your_kernel.html", "tolerance.html", "benchmarks.html", "api.html"]
+SHOT = ["index.html", "getting_started.html", "theory/rope.html", "theory/scaling.html",
+        "testing_your_kernel.html", "tolerance.html"]
+WIDTHS = (1280, 400)
+#: The most a theory page may measure at 1280 px, machine records collapsed (the RoPE page, the longest,
+#: measured about 16 000 px; it was about 29 000 px with every step inline).
+THEORY_MAX_HEIGHT = 18000
+SCREENSHOTS = ROOT / "docs" / "_build" / "screenshots"
+
+
+def _measure(binary: str, page: Path, width: int) -> tuple[int, int]:
+    with tempfile.TemporaryDirectory(prefix="pemath-chromium-") as profile:
+        cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", f"--user-data-dir={profile}",
+               "--host-resolver-rules=MAP * ~NOTFOUND", f"--window-size={width},900", "--virtual-time-budget=30000",
+               "--dump-dom", page.as_uri()]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    height = re.search(r'data-pemath-height="(\d+)"', done.stdout)
+    over = re.search(r'data-pemath-overflow="(\d+)"', done.stdout)
+    assert height and over, f"{page}: the page did not record its size (is _static/pemath-measure.js loaded?)"
+    return int(height.group(1)), int(over.group(1))
+
+
+@pytest.fixture(scope="module")
+def sizes(site) -> dict[tuple[str, int], tuple[int, int]]:
+    binary = _chromium()
+    if binary is None:
+        _missing("no chromium binary (apt-get install chromium, or set PEMATH_CHROMIUM)")
+    theory = sorted(str(p.relative_to(site)) for p in (site / "theory").glob("*.html"))
+    jobs = [(p, w) for p in MEASURED + theory for w in WIDTHS if (site / p).exists()]
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        got = list(pool.map(lambda job: _measure(binary, site / job[0], job[1]), jobs))
+    return dict(zip(jobs, got))
+
+
+def test_no_page_is_wider_than_the_window(sizes):
+    wide = {f"{p} at {w}px": over for (p, w), (_, over) in sizes.items() if over > 0}
+    assert wide == {}, f"pages wider than the window (px): {wide}"
+    assert {w for _, w in sizes} == set(WIDTHS) and len(sizes) >= 2 * (len(MEASURED) + 7)
+
+
+def test_theory_pages_are_of_a_readable_height(sizes):
+    tall = {p: h for (p, w), (h, _) in sizes.items() if p.startswith("theory/") and w == 1280 and
+            h > THEORY_MAX_HEIGHT}
+    assert tall == {}, f"theory pages taller than {THEORY_MAX_HEIGHT} px at 1280 px: {tall}"
+
+
+def test_screenshots_of_the_main_pages(site):
+    binary = _chromium()
+    if binary is None:
+        _missing("no chromium binary (apt-get install chromium, or set PEMATH_CHROMIUM)")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for page in SHOT:
+        out = SCREENSHOTS / (page.replace("/", "-").replace(".html", ".png"))
+        with tempfile.TemporaryDirectory(prefix="pemath-chromium-") as profile:
+            subprocess.run([binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                            f"--user-data-dir={profile}", "--host-resolver-rules=MAP * ~NOTFOUND",
+                            "--window-size=1280,2400", "--virtual-time-budget=30000", "--hide-scrollbars",
+                            f"--screenshot={out}", (site / page).as_uri()], capture_output=True, timeout=120)
+        assert out.exists() and out.stat().st_size > 10_000, f"no screenshot of {page}"

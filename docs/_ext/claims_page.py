@@ -117,8 +117,20 @@ def _claim_rst(claim, outcome, latex, char: str) -> list[str]:
         out += ["**Message**", ""] + _literal_block(outcome.message, "")
     steps = outcome.derivation.steps if outcome.derivation is not None else []
     if steps:
-        out += ["**Proof**", ""]
+        decided = sum(s.status == "proved" for s in steps)
+        sections = []
+        for s in steps:
+            if s.section not in sections:
+                sections.append(s.section)
+        out += [".. raw:: html", "",
+                f'   <details class="pemath-record"><summary>Proof: the machine record, {len(steps)} steps '
+                f'({decided} decided, each with its certificate) in {len(sections)} derivation'
+                f'{"s" if len(sections) != 1 else ""}</summary>', ""]
+        section = None
         for i, step in enumerate(steps, 1):
+            if step.section != section:
+                section = step.section
+                out += [f"*{_text(section)}*", ""]
             mark = {"proved": " *(decided by " + _text(step.certificate or "") + ": " + _text(step.method or "exact")
                              + ")*", "failed": " **(failed)**", "info": f" *({_text(step.role or '')})*"}
             out.append(f"{i}. {_text(step.text)}{mark.get(step.status, '')}")
@@ -126,6 +138,7 @@ def _claim_rst(claim, outcome, latex, char: str) -> list[str]:
             tex = step.latex()
             if tex is not None:
                 out += _math(tex, "   ")
+        out += [".. raw:: html", "", "   </details>", ""]
     if outcome.checks:
         out += ["**Checks**", ""]
         for name, result in outcome.checks.items():
