@@ -42,6 +42,7 @@ extensions = [
     "claims_page",  # docs/_ext/claims_page.py: the claim pages, built from the registry
     "models_table",  # docs/_ext/models_table.py: the model registry as a table
     "tolerance_table",  # docs/_ext/tolerance_table.py: rope_tolerance, dtype by position
+    "scaling_formulas",  # docs/_ext/scaling_formulas.py: every scaling's formula, from pemath.symbolic.scaling
 ]
 
 # MathJax from the built site only (sphinx-mathjax-offline copies it there).

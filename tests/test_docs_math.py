@@ -58,3 +58,43 @@ def test_every_scaling_call_in_the_docs_names_real_parameters():
                 assert arg.split("=")[0] in params, f"scaling.{name}: no parameter {arg.split('=')[0]!r}"
             else:
                 assert k < len(names) and arg == names[k], f"scaling.{name}: argument {k} is {names[k]!r}, not {arg!r}"
+
+
+def test_the_scaling_formulas_shown_are_the_code_s():
+    """Each formula on the scaling page, evaluated at numbers, equals pemath.rope.inv_freq with that scaling."""
+    import sympy as sp
+
+    from pemath import rope
+    from pemath.symbolic import scaling as S
+    from pemath.symbolic.rope import H, I
+
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        import scaling_formulas
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+    shown = {name: tex for name, _, _, tex, _ in scaling_formulas.rows()}
+    formulas = S.variant_frequencies()
+    assert shown == {name: sp.latex(e) for name, e in formulas.items()}
+    assert ".. pemath-scaling-formulas::" in (DOCS / "theory" / "scaling.rst").read_text()
+    d, base = 64, 10000.0
+    f_ext = [1.0 + 0.05 * k for k in range(d // 2)]
+    cases = {
+        "Linear": ({S.s: 4}, scaling.Linear(4.0), None),
+        "NTK": ({S.s: 4}, scaling.NTK(4.0), None),
+        "DynamicNTK": ({S.s: 2, S.L0: 4096, S.seq_len: 10000}, scaling.DynamicNTK(2.0, 4096), 10000),
+        "Llama3": ({S.s: 8, S.L0: 8192, S.low: 1, S.high: 4}, scaling.Llama3(8.0, 8192), None),
+        "Proportional": ({S.s: 1, sp.Symbol("p", nonnegative=True): sp.Rational(1, 4)}, scaling.Proportional(0.25),
+                         None),
+        "LongRoPE": ({}, scaling.LongRoPE(f_ext, f_ext, 4096, factor=4.0), 100),
+    }
+    for name, (subs, sc, seq) in cases.items():
+        expr = formulas[name].subs({S.b: base, H: d // 2, **subs})
+
+        def at(i, expr=expr):
+            e = expr.subs(I, i)  # LongRoPE's f_i: the factor list's entry
+            return e.replace(lambda z: isinstance(z, sp.Indexed), lambda z: sp.Float(f_ext[int(z.indices[0])]))
+
+        got = rope.inv_freq(d, base=base, scaling=sc, seq_len=seq)
+        want = [float(at(i)) for i in range(d // 2)]
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=0, err_msg=name)
