@@ -7,10 +7,6 @@ Hugging Face's ``rope_type`` stand beside each. Nothing in the formulas is typed
 
 from __future__ import annotations
 
-from docutils import nodes
-from docutils.parsers.rst import Directive
-from docutils.statemachine import StringList
-
 #: variant -> (Hugging Face rope_type, the pemath call, what the symbols are)
 ROWS = {
     "Linear": ('``"linear"``', "``scaling.Linear(factor)``", r":math:`s` = ``factor``"),
@@ -46,20 +42,24 @@ def rows() -> list[tuple[str, str, str, str, str]]:
     return [(name, *ROWS[name][:2], sp.latex(expr), ROWS[name][2]) for name, expr in formulas.items()]
 
 
-class ScalingFormulas(Directive):
-    has_content = False
-
-    def run(self):
-        lines = []
-        for name, rope_type, call, tex, symbols in rows():
-            lines += [f"**{name}**: ``rope_type`` {rope_type}; {call}", "", ".. math::", "",
-                      f"   \\theta_i' = {tex}", "", f"with {symbols}.", ""]
-        node = nodes.section()
-        node.document = self.state.document
-        self.state.nested_parse(StringList(lines), self.content_offset, node)
-        return node.children
-
-
 def setup(app):
+    # docutils is imported here, so the tests can import rows() with the test extra alone
+    from docutils import nodes
+    from docutils.parsers.rst import Directive
+    from docutils.statemachine import StringList
+
+    class ScalingFormulas(Directive):
+        has_content = False
+
+        def run(self):
+            lines = []
+            for name, rope_type, call, tex, symbols in rows():
+                lines += [f"**{name}**: ``rope_type`` {rope_type}; {call}", "", ".. math::", "",
+                          f"   \\theta_i' = {tex}", "", f"with {symbols}.", ""]
+            node = nodes.section()
+            node.document = self.state.document
+            self.state.nested_parse(StringList(lines), self.content_offset, node)
+            return node.children
+
     app.add_directive("pemath-scaling-formulas", ScalingFormulas)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -6,10 +6,6 @@ Every number is :func:`pemath.testing.rope_tolerance` of a pair with ``S = |x_a|
 
 from __future__ import annotations
 
-from docutils import nodes
-from docutils.parsers.rst import Directive
-from docutils.statemachine import StringList
-
 #: (column title, position, pair index)
 COLUMNS = ((":math:`p = 0`", 0, 0), (":math:`p = 10^3`, pair 0", 10**3, 0), (":math:`p = 10^6`, pair 0", 10**6, 0),
            (":math:`p = 10^6`, pair 63", 10**6, 63))
@@ -38,20 +34,24 @@ def rows() -> list[list[str]]:
     return out
 
 
-class ToleranceTable(Directive):
-    has_content = False
-
-    def run(self):
-        lines = [".. list-table::", "   :header-rows: 1", ""]
-        for row in [["output dtype"] + [c[0] for c in COLUMNS], *rows()]:
-            lines.append(f"   * - {row[0]}")
-            lines.extend(f"     - {cell}" for cell in row[1:])
-        node = nodes.section()
-        node.document = self.state.document
-        self.state.nested_parse(StringList(lines), self.content_offset, node)
-        return node.children
-
-
 def setup(app):
+    # docutils is imported here, so the tests can import rows() with the test extra alone
+    from docutils import nodes
+    from docutils.parsers.rst import Directive
+    from docutils.statemachine import StringList
+
+    class ToleranceTable(Directive):
+        has_content = False
+
+        def run(self):
+            lines = [".. list-table::", "   :header-rows: 1", ""]
+            for row in [["output dtype"] + [c[0] for c in COLUMNS], *rows()]:
+                lines.append(f"   * - {row[0]}")
+                lines.extend(f"     - {cell}" for cell in row[1:])
+            node = nodes.section()
+            node.document = self.state.document
+            self.state.nested_parse(StringList(lines), self.content_offset, node)
+            return node.children
+
     app.add_directive("pemath-tolerance-table", ToleranceTable)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
