@@ -6,9 +6,7 @@ Every row comes from :mod:`pemath.models` (the registry shipped as package data)
 
 from __future__ import annotations
 
-from docutils import nodes
 from docutils.parsers.rst import Directive
-from docutils.statemachine import StringList
 
 
 def _fmt(v: float) -> str:
@@ -60,16 +58,11 @@ class ModelsTable(Directive):
     has_content = False
 
     def run(self):
+        from _rst import list_table, parsed
+
         header = ["model", "Hugging Face id", "layout / encoding", "base", "rotary / head dim", "scaling",
                   "beyond the rotation", "source"]
-        lines = [".. list-table::", "   :header-rows: 1", "   :class: pemath-wide", ""]
-        for row in [header, *rows()]:
-            lines.append(f"   * - {row[0]}")
-            lines.extend(f"     - {cell}" for cell in row[1:])
-        node = nodes.section()
-        node.document = self.state.document
-        self.state.nested_parse(StringList(lines), self.content_offset, node)
-        return node.children
+        return parsed(self, list_table([header, *rows()], (":class: pemath-wide",)))
 
 
 def setup(app):

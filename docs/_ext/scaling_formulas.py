@@ -44,9 +44,9 @@ def rows() -> list[tuple[str, str, str, str, str]]:
 
 def setup(app):
     # docutils is imported here, so the tests can import rows() with the test extra alone
-    from docutils import nodes
     from docutils.parsers.rst import Directive
-    from docutils.statemachine import StringList
+
+    from _rst import parsed
 
     class ScalingFormulas(Directive):
         has_content = False
@@ -56,10 +56,7 @@ def setup(app):
             for name, rope_type, call, tex, symbols in rows():
                 lines += [f"**{name}**: ``rope_type`` {rope_type}; {call}", "", ".. math::", "",
                           f"   \\theta_i' = {tex}", "", f"with {symbols}.", ""]
-            node = nodes.section()
-            node.document = self.state.document
-            self.state.nested_parse(StringList(lines), self.content_offset, node)
-            return node.children
+            return parsed(self, lines)
 
     app.add_directive("pemath-scaling-formulas", ScalingFormulas)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -36,22 +36,15 @@ def rows() -> list[list[str]]:
 
 def setup(app):
     # docutils is imported here, so the tests can import rows() with the test extra alone
-    from docutils import nodes
     from docutils.parsers.rst import Directive
-    from docutils.statemachine import StringList
+
+    from _rst import list_table, parsed
 
     class ToleranceTable(Directive):
         has_content = False
 
         def run(self):
-            lines = [".. list-table::", "   :header-rows: 1", ""]
-            for row in [["output dtype"] + [c[0] for c in COLUMNS], *rows()]:
-                lines.append(f"   * - {row[0]}")
-                lines.extend(f"     - {cell}" for cell in row[1:])
-            node = nodes.section()
-            node.document = self.state.document
-            self.state.nested_parse(StringList(lines), self.content_offset, node)
-            return node.children
+            return parsed(self, list_table([["output dtype"] + [c[0] for c in COLUMNS], *rows()]))
 
     app.add_directive("pemath-tolerance-table", ToleranceTable)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
