@@ -15,9 +15,9 @@ from ._model import Check, CheckFailure, Claim, Verdict
 from ._registry import register
 from ._tolerance import U64, phase_bound
 
-_SEED_INTRO = "seeds/001 ('You could have designed state of the art positional encoding'): integer, normalized, binary"
-_SEED_RENARD = "seeds/000 (Renard, 'Positional Encodings of Attention Mechanisms', part 2)"
-_SEED_003 = "seeds/003 (learned tables are bounded in length; binary positions 'in the world of floats')"
+_SEED_INTRO = "Fleetwood, 'You could have designed state of the art positional encoding', huggingface.co/blog/designing-positional-encoding, 2024: integer, normalized, binary"
+_SEED_RENARD = "Renard, 'Positional Encodings of Attention Mechanisms: Sinusoidal, Rotary Positional Encodings (Part 2)', renardyreveur.github.io"
+_SEED_003 = "'Position Embeddings' (study notes after kazemnejad.com/blog/transformer_architecture_positional_encoding) (learned tables are bounded in length; binary positions 'in the world of floats')"
 
 # ----------------------------------------------------------------------------------------------
 # pedagogy.integer_unbounded

@@ -116,7 +116,7 @@ register(
         checks=(Check("numeric", _translation_numeric), Check("mpmath", _translation_mpmath)),
         references=(
             "Su et al. 2021 (RoFormer), section 3.2.2, eq. 16 (the score depends on n - m)",
-            "seeds/003 (RoPE advantages: 'You can do key value cache in inference time')",
+            "'Position Embeddings' (study notes after kazemnejad.com/blog/transformer_architecture_positional_encoding) (RoPE advantages: 'You can do key value cache in inference time')",
         ),
     )
 )

@@ -15,7 +15,7 @@ from ._model import Check, CheckFailure, Claim, Verdict
 from ._registry import register
 from ._tolerance import phase_bound
 
-_SEED = "seeds/000 (Renard, 'Positional Encodings of Attention Mechanisms', part 2: the RoPE derivation)"
+_SEED = "Renard, 'Positional Encodings of Attention Mechanisms: Sinusoidal, Rotary Positional Encodings (Part 2)', renardyreveur.github.io (the RoPE derivation)"
 
 
 def _proof() -> Verdict:

@@ -135,7 +135,7 @@ register(
         checks=(Check("numeric", _group_numeric), Check("mpmath", _group_mpmath)),
         references=(
             "Su et al. 2021 (RoFormer), section 3.2.2, eq. 15 (R is orthogonal: section 3.3)",
-            "seeds/002 (The Basics of RoPE: 'this rotation preserves the norm of the embeddings')",
+            "Paleti, 'Positional Encoding Explained: A Deep Dive into Transformer PE', The Deep Hub (Medium), 2024 (The Basics of RoPE: 'this rotation preserves the norm of the embeddings')",
         ),
     )
 )
@@ -308,7 +308,7 @@ register(
         references=(
             "Su et al. 2021 (RoFormer), section 3.2.1, eqs. 12-13",
             "Meta llama model.py: precompute_freqs_cis / apply_rotary_emb (view_as_complex)",
-            "seeds/000 (complex form f(x, m) = x e^{i m theta})",
+            "Renard, 'Positional Encodings of Attention Mechanisms: Sinusoidal, Rotary Positional Encodings (Part 2)', renardyreveur.github.io (complex form f(x, m) = x e^{i m theta})",
         ),
     )
 )

@@ -83,7 +83,7 @@ register(
         statement=_shift_statement,
         proof=_shift_proof,
         checks=(Check("numeric", _shift_numeric), Check("mpmath", _shift_mpmath)),
-        references=("Vaswani et al. 2017, section 3.5", "seeds/000 (solving for the unknown entries)"),
+        references=("Vaswani et al. 2017, section 3.5", "Renard, 'Positional Encodings of Attention Mechanisms: Sinusoidal, Rotary Positional Encodings (Part 2)', renardyreveur.github.io (solving for the unknown entries)"),
     )
 )
 

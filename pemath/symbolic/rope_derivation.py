@@ -1,4 +1,4 @@
-"""RoPE derived from its defining equation (RoFormer, section 3.4.1; seeds/000).
+"""RoPE derived from its defining equation (RoFormer, section 3.4.1; Renard, 'Positional Encodings of Attention Mechanisms: Sinusoidal, Rotary Positional Encodings (Part 2)', renardyreveur.github.io).
 
 In two dimensions a vector is a complex number. RoFormer asks for an encoding
 ``f(x, m)`` whose product ``f(q, m) conj(f(k, n))`` depends on ``q``, ``k`` and the
