@@ -315,17 +315,7 @@ def as_positions(
         raise TypeError(
             f"{name} must have an integer or real floating dtype, got {show(positions)}"
         )
-    if target_shape is not None:
-        try:
-            shape = np.broadcast_shapes(tuple(arr.shape), tuple(target_shape))
-        except ValueError:
-            shape = None
-        if shape != tuple(target_shape):
-            raise ValueError(
-                f"{name} of shape {tuple(arr.shape)} does not broadcast against {owner}.shape[:-1] = "
-                f"{tuple(target_shape)} (the last axis of {owner} is the feature axis; positions must "
-                "broadcast to the other axes without enlarging them)"
-            )
+    _check_broadcast(tuple(arr.shape), target_shape, name, owner)
     if is_int:
         if _size(arr) and _compat.is_array(arr):
             # max and min as Python ints: no cast or abs() that wraps (uint64 beyond int64, -2**63)
@@ -342,22 +332,28 @@ def as_positions(
     return xp.astype(arr, dtype)
 
 
+def _check_broadcast(shape: tuple[int, ...], target_shape: tuple[int, ...] | None, name: str, owner: str) -> None:
+    """Positions of ``shape`` must broadcast to ``target_shape`` without enlarging it."""
+    if target_shape is None:
+        return
+    try:
+        got = np.broadcast_shapes(shape, tuple(target_shape))
+    except ValueError:
+        got = None
+    if got != tuple(target_shape):
+        raise ValueError(
+            f"{name} of shape {shape} does not broadcast against {owner}.shape[:-1] = "
+            f"{tuple(target_shape)} (the last axis of {owner} is the feature axis; positions must "
+            "broadcast to the other axes without enlarging them)"
+        )
+
+
 def _int_positions_float64(positions: np.ndarray, target_shape: tuple[int, ...] | None, name: str,
                            owner: str) -> np.ndarray:
     """The general path's checks, for the common case of NumPy integer positions and float64 phases: the
     shape broadcasts to ``target_shape``, and |positions| <= 2**53 (integers are exact in their dtype, and
     float64 holds every integer up to 2**53, so no precision warning applies)."""
-    if target_shape is not None:
-        try:
-            shape = np.broadcast_shapes(positions.shape, tuple(target_shape))
-        except ValueError:
-            shape = None
-        if shape != tuple(target_shape):
-            raise ValueError(
-                f"{name} of shape {tuple(positions.shape)} does not broadcast against {owner}.shape[:-1] = "
-                f"{tuple(target_shape)} (the last axis of {owner} is the feature axis; positions must "
-                "broadcast to the other axes without enlarging them)"
-            )
+    _check_broadcast(tuple(positions.shape), target_shape, name, owner)
     if positions.size:
         big = max(int(positions.max()), -int(positions.min()))
         if big > _MAX_EXACT_F64:

@@ -84,8 +84,8 @@ def weak_equality(d: Derivation, text: str, layout: str, w: sp.IndexedBase, left
     """Decide two vectors of length 2h are equal, given their entries at pair i's features ``(a_i, b_i)``:
     ``<w, left - right> = 0`` for every vector ``w`` (take ``w`` the basis vector of any feature)."""
     a, b = features(I, layout)
-    pair_sum = inner_over_pairs(d, layout, w, sp.IndexedBase("z"))
     z = sp.IndexedBase("z")
+    pair_sum = inner_over_pairs(d, layout, w, z)
     filled = pair_sum.xreplace({z[a]: left[0] - right[0], z[b]: left[1] - right[1]})
     d.equal(text, filled, sp.S.Zero, methods=methods)
 
@@ -95,12 +95,12 @@ def score_over_pairs(d: Derivation, layout: str, text: str, query: sp.Matrix, ke
     """Decide ``<u, v> = sum_i target(i)`` for every h, where pair ``i`` of ``u`` is ``query`` and of ``v`` is
     ``key``; the expressions name pair i of ``q`` and ``k`` as ``q[i, 0], q[i, 1]`` and are read at the
     layout's features ``(a_i, b_i)``. Returns the sum."""
+    if i != I:
+        raise ValueError(f"the pair index must be {I}, got {i}")
     a, b = features(i, layout)
     at = {q[i, 0]: q[a], q[i, 1]: q[b], k[i, 0]: k[a], k[i, 1]: k[b]}
     u, v = sp.IndexedBase("u"), sp.IndexedBase("v")
-    inner = inner_over_pairs(d, layout, u, v) if i == I else None
-    if inner is None:
-        raise ValueError(f"the pair index must be {I}, got {i}")
+    inner = inner_over_pairs(d, layout, u, v)
     qp, kp = query.xreplace(at), key.xreplace(at)
     unfolded = inner.xreplace({u[a]: qp[0], u[b]: qp[1], v[a]: kp[0], v[b]: kp[1]})
     total = sp.Sum(target.xreplace(at), (i, 0, H - 1))
