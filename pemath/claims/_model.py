@@ -99,6 +99,10 @@ class Claim:
         Returns a :class:`Verdict`; raises ProofFailure if a step does not decide.
     checks : tuple of Check
     references : tuple of str
+    name : str, optional
+        A short name in words, without formulas (``"RoPE's score depends only on the relative
+        position"``): the docs' tables and headings show it, where the title's ASCII math would not
+        read well. Every registered claim has one; without it the title is shown.
     """
 
     id: str
@@ -109,10 +113,12 @@ class Claim:
     proof: Callable[[], Verdict]
     checks: tuple[Check, ...] = ()
     references: tuple[str, ...] = ()
+    name: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("id", "title", "family"):
             _text("Claim", name, getattr(self, name))
+        _text("Claim", "name", self.name, optional=True)
         if not isinstance(self.kind, str):
             raise TypeError(f"kind must be one of {KINDS}, got {self.kind!r}")
         if self.kind not in KINDS:
@@ -123,6 +129,11 @@ class Claim:
             raise TypeError(f"Claim checks must be a tuple of Check, got {self.checks!r}")
         if not isinstance(self.references, tuple) or not all(isinstance(r, str) for r in self.references):
             raise TypeError(f"Claim references must be a tuple of strings, got {self.references!r}")
+
+    @property
+    def display_name(self) -> str:
+        """The name the docs show: :attr:`name`, or the title where there is none."""
+        return self.name or self.title
 
 
 @dataclass

@@ -66,6 +66,7 @@ def _relative_numeric() -> str:
 register(
     Claim(
         id="alibi.relative",
+        name="ALiBi's bias depends only on the relative position",
         title="ALiBi's bias -m(i - j) and its mask j > i depend on i - j only; the reference m j adds m i per row",
         kind="theorem",
         family="alibi",
@@ -151,6 +152,7 @@ def _softmax_mpmath() -> str:
 register(
     Claim(
         id="alibi.softmax_shift",
+        name="Softmax ignores a shift per row, so both ALiBi forms agree",
         title="softmax(x + c) = softmax(x): the causal -m(i-j) and the shifted m j ALiBi give the same attention",
         kind="theorem",
         family="alibi",
@@ -228,6 +230,7 @@ def _slopes_mpmath() -> str:
 register(
     Claim(
         id="alibi.slopes_geometric",
+        name="ALiBi's slopes are geometric",
         title="For n = 2^j heads the reference slopes are 2^(-8k/n), k = 1..n (start = ratio = 2^(-8/n))",
         kind="theorem",
         family="alibi",

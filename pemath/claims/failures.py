@@ -1,4 +1,4 @@
-"""Claims behind bugs users hit (shared/reference/rope-bugs.md): a rotation applied twice, the integers
+"""Claims behind bugs users hit (reported in public issue trackers): a rotation applied twice, the integers
 bfloat16 and float16 hold, keys and queries rotated with different frequencies."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic.notation import label
 from ..symbolic import failures as sym
 from ._model import Check, CheckFailure, Claim, Skip, Verdict
 from ._registry import register
 
-_REFS = ("shared/reference/rope-bugs.md",)
 
 
 def _twice_numeric() -> str:
@@ -103,35 +103,39 @@ def _integers_proof() -> Verdict:
 
 register(Claim(
     id="failures.rotation_twice",
+    name="A rotation applied twice",
     title="A rotation with attention factor a applied twice is R(2p theta) with a^2: the doubled position, the "
           "factor squared",
     kind="theorem", family="failures",
     statement=lambda: sp.Eq((sym.a * sym._rot(sym.phi)) ** 2, sym.a**2 * sym._rot(2 * sym.phi), evaluate=False),
     proof=lambda: Verdict(True, sym.rotation_twice()),
     checks=(Check("numeric", _twice_numeric), Check("mpmath", _twice_mpmath)),
-    references=("TensorRT-LLM #16378: keys rotated by 2 theta and scaled by the factor squared",) + _REFS,
+    references=("TensorRT-LLM #16378: keys rotated by 2 theta and scaled by the factor squared",),
 ))
 
 register(Claim(
     id="failures.low_precision_integers",
+    name="The integers bfloat16 and float16 hold exactly",
     title="bfloat16 holds the integers 0..256 exactly and rounds 257 to 256; float16 holds 0..2048 and rounds 2049",
     kind="theorem", family="failures",
-    statement=lambda: sp.And(sp.Eq(sp.Symbol("max_exact_bfloat16"), 256), sp.Eq(sp.Symbol("max_exact_float16"), 2048)),
+    statement=lambda: sp.And(sp.Eq(label("max_exact_bfloat16", r"\max\{N : 0..N \text{ exact in bfloat16}\}"), 256),
+                              sp.Eq(label("max_exact_float16", r"\max\{N : 0..N \text{ exact in float16}\}"), 2048)),
     proof=_integers_proof,
     checks=(Check("numeric", _integers_numeric),),
-    references=("candle #3520: positions cast to bfloat16, bf16(15962) = 15936",) + _REFS,
+    references=("candle #3520: positions cast to bfloat16, bf16(15962) = 15936",),
 ))
 
 register(Claim(
     id="failures.mixed_frequencies",
+    name="Queries and keys rotated with different frequencies",
     title="Queries and keys rotated with different frequencies (a base changed within one KV cache): the score "
           "depends on absolute positions, and is relative exactly when the frequencies agree",
     kind="theorem", family="failures",
-    statement=lambda: sp.Eq(sp.Symbol("<R(m theta_q) q, R(n theta_k) k>"),
+    statement=lambda: sp.Eq(label("<R(m theta_q) q, R(n theta_k) k>", r"\langle R(m\theta_q)\,q,\; R(n\theta_k)\,k \rangle"),
                             sym.mixed_frequencies().result["score"], evaluate=False),
     proof=lambda: Verdict(True, sym.mixed_frequencies()),
     checks=(Check("numeric", _mixed_numeric), Check("mpmath", _mixed_mpmath)),
-    references=("vLLM #41236 (dynamic NTK), uzu #604 (LongRoPE regimes mixed in one KV cache)",) + _REFS,
+    references=("vLLM #41236 (dynamic NTK), uzu #604 (LongRoPE regimes mixed in one KV cache)",),
 ))
 
 
@@ -163,13 +167,15 @@ def _gqa_numeric() -> str:
 
 register(Claim(
     id="failures.gqa_wrong_heads",
+    name="Keys converted with the query head count",
     title="K converted from Meta's to HF's layout with the query head count instead of the KV head count: HF's "
           "RoPE then pairs the wrong features and the scores change",
     kind="theorem", family="failures",
-    statement=lambda: sp.Ne(sp.Symbol("score_HF(P_{n_heads} k)"), sp.Symbol("score_Meta(k)")),
+    statement=lambda: sp.Ne(label("score_HF(P_{n_heads} k)", r"\operatorname{score}_{\mathrm{HF}}(P_{n_{\mathrm{heads}}} k)"),
+                          label("score_Meta(k)", r"\operatorname{score}_{\mathrm{Meta}}(k)")),
     proof=lambda: Verdict(True, sym.gqa_wrong_heads()),
     checks=(Check("numeric", _gqa_numeric),),
-    references=("HF #31766, #31788: K permuted with n_heads instead of n_kv_heads",) + _REFS,
+    references=("HF #31766, #31788: K permuted with n_heads instead of n_kv_heads",),
 ))
 
 
@@ -217,13 +223,16 @@ def _linear_mpmath() -> str:
 
 register(Claim(
     id="failures.linear_two_ways",
+    name="Linear scaling divides the position or the frequency",
     title="Linear scaling divides the position or the frequency: the same rotation R((p/s) theta) = R(p (theta/s)), "
           "different roundings",
     kind="theorem", family="failures",
-    statement=lambda: sp.Eq(sp.Symbol("R((p/s) theta)"), sp.Symbol("R(p (theta/s))"), evaluate=False),
+    statement=lambda: sp.Eq(label("R((p/s) theta)", r"R\big((p/s)\,\theta\big)"), label("R(p (theta/s))", r"R\big(p\,(\theta/s)\big)"),
+                            evaluate=False),
     proof=lambda: Verdict(True, sym.linear_two_ways()),
     checks=(Check("numeric", _linear_numeric), Check("mpmath", _linear_mpmath)),
-    references=("rope-bugs.md, 'Linear scaling on positions vs on frequencies'",) + _REFS,
+    references=("mlxcel #1688 (Llama 3.1 treated as linear: 1/factor on every frequency); Chen et al. 2023 (PI) "
+                "divides the positions, HF's linear rope_type the frequencies",),
 ))
 
 
@@ -276,24 +285,27 @@ def _factor_twice_mpmath() -> str:
 
 register(Claim(
     id="failures.static_ntk",
+    name="Dynamic NTK's base computed once",
     title="Dynamic NTK's base computed once at alpha L0: b (alpha^2 - alpha + 1)^(d/(d-2)) at every position, "
           "x13.54 for alpha = 4, d = 128",
     kind="theorem", family="failures",
-    statement=lambda: sp.Eq(sp.Symbol("b_static / b"), sym.static_ntk().result["ratio"], evaluate=False),
+    statement=lambda: sp.Eq(label("b_static / b", r"b_{\mathrm{static}} / b"), sym.static_ntk().result["ratio"], evaluate=False),
     proof=lambda: Verdict(True, sym.static_ntk()),
     checks=(Check("numeric", _static_ntk_numeric), Check("mpmath", _static_ntk_mpmath)),
-    references=("vLLM #41236 (fixed in #41277; earlier #3488): a static base under a dynamic name",) + _REFS,
+    references=("vLLM #41236 (fixed in #41277; earlier #3488): a static base under a dynamic name",),
 ))
 
 register(Claim(
     id="failures.factor_twice",
+    name="YaRN's attention factor applied twice",
     title="YaRN's attention factor applied twice scales scores by a^4 instead of a^2: 2.2058 instead of 1.4852 on "
           "cos/sin at factor 128",
     kind="theorem", family="failures",
-    statement=lambda: sp.Eq(sp.Symbol("score_twice"), sym.a**4 * sp.Symbol("score_plain"), evaluate=False),
+    statement=lambda: sp.Eq(label("score_twice", r"\operatorname{score}_{\mathrm{twice}}"),
+                            sym.a**4 * label("score_plain", r"\operatorname{score}_{\mathrm{plain}}"), evaluate=False),
     proof=lambda: Verdict(True, sym.factor_twice()),
     checks=(Check("numeric", _factor_twice_numeric), Check("mpmath", _factor_twice_mpmath)),
-    references=("SGLang #33558: attention_factor applied twice, 1.4852 -> 2.2058",) + _REFS,
+    references=("SGLang #33558: attention_factor applied twice, 1.4852 -> 2.2058",),
 ))
 
 
@@ -313,10 +325,11 @@ def _rounded_numeric() -> str:
 
 register(Claim(
     id="failures.positions_rounded",
+    name="Positions cast to bfloat16",
     title="Positions cast to bfloat16 move by up to p 2^-8 (half an ulp): 15962 becomes 15936",
     kind="theorem", family="failures",
-    statement=lambda: sp.Le(sp.Symbol("|bf16(p) - p|"), sp.Symbol("p") * sp.Rational(1, 256)),
+    statement=lambda: sp.Le(label("|bf16(p) - p|", r"\left|\operatorname{bf16}(p) - p\right|"), sp.Symbol("p") * sp.Rational(1, 256)),
     proof=lambda: Verdict(True, sym.positions_rounded()),
     checks=(Check("numeric", _rounded_numeric),),
-    references=("candle #3520: positions cast to bfloat16, bf16(15962) = 15936",) + _REFS,
+    references=("candle #3520: positions cast to bfloat16, bf16(15962) = 15936",),
 ))

@@ -8,6 +8,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic.notation import label
 from ..symbolic import multidim as sym
 from ..symbolic import rope as rsym
 from . import _mp
@@ -36,7 +37,7 @@ def _axial_statement() -> sp.Basic:
     qv, kv = sp.Matrix([q[a, j, 0], q[a, j, 1]]), sp.Matrix([k[a, j, 0], k[a, j, 1]])
     N, h = sp.Symbol("N", integer=True, positive=True), sp.Symbol("h_a", integer=True, positive=True)
     rel = (qv.T * rsym.block((sym.PK[a] - sym.P[a]) * sym.THETA_AJ(a, j)) * kv)[0]
-    lhs = sp.Symbol("<R(p)q, R(p')k>")
+    lhs = label("<R(p)q, R(p')k>", r"\langle R(p)\,q,\; R(p')\,k \rangle")
     return sp.Eq(lhs, sp.Sum(sp.Sum(rel, (j, 0, h - 1)), (a, 0, N - 1)), evaluate=False)
 
 
@@ -172,6 +173,7 @@ def _cupy() -> str:
 register(
     Claim(
         id="multidim.axial_relative",
+        name="Axial RoPE is relative along every axis",
         title="Axial N-D RoPE: <R(p)q, R(p')k> depends on q, k and the per-axis differences p'_a - p_a only",
         kind="theorem",
         family="multidim",
@@ -270,6 +272,7 @@ def _mrope_mpmath() -> str:
 register(
     Claim(
         id="multidim.mrope_reduces",
+        name="M-RoPE on text tokens is 1-D RoPE",
         title="M-RoPE with equal position components (text tokens) is 1-D RoPE: phi_i = p_c(i) theta_i = m theta_i",
         kind="theorem",
         family="multidim",

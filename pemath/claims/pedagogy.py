@@ -9,6 +9,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic.notation import label
 from ..symbolic import pedagogy as sym
 from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
@@ -30,7 +31,7 @@ def _integer_proof() -> Verdict:
 
 def _integer_statement() -> sp.Basic:
     B = sp.Symbol("B", integer=True, nonnegative=True)
-    return sp.Gt(sp.Symbol("PE(B + 1)_j"), B)
+    return sp.Gt(label("PE(B + 1)_j", r"PE(B + 1)_j"), B)
 
 
 def _integer_numeric() -> str:
@@ -49,6 +50,7 @@ def _integer_numeric() -> str:
 register(
     Claim(
         id="pedagogy.integer_unbounded",
+        name="The integer encoding is unbounded",
         title="The integer encoding PE(p)_j = p is unbounded: for every bound B, position B + 1 exceeds it",
         kind="theorem",
         family="pedagogy",
@@ -98,6 +100,7 @@ def _normalized_numeric() -> str:
 register(
     Claim(
         id="pedagogy.normalized_depends_on_length",
+        name="The length-normalized encoding depends on the length",
         title="The length-normalized encoding p / L gives the same position different vectors at different lengths",
         kind="theorem",
         family="pedagogy",
@@ -122,7 +125,7 @@ def _binary_proof() -> Verdict:
 
 def _binary_statement() -> sp.Basic:
     j = sp.Symbol("j", integer=True, nonnegative=True)
-    return sp.Eq(sp.Symbol("|PE(2^j) - PE(2^j - 1)|^2"), j + 1, evaluate=False)
+    return sp.Eq(label("|PE(2^j) - PE(2^j - 1)|^2", r"\lVert PE(2^j) - PE(2^j - 1) \rVert^2"), j + 1, evaluate=False)
 
 
 @functools.lru_cache(maxsize=1)
@@ -190,6 +193,7 @@ def _binary_mpmath() -> str:
 register(
     Claim(
         id="pedagogy.binary_bounded_unique_discontinuous",
+        name="The binary encoding is bounded and unique, but jumps",
         title="Binary encoding: entries in {0, 1}, unique on [0, 2^d), but 2^j - 1 -> 2^j jumps by sqrt(j + 1); "
               "the sinusoid's step is sum(2 - 2 cos w_i) at every t",
         kind="theorem",

@@ -14,6 +14,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic.notation import label
 from ..symbolic import published as sym
 from ._inputs import Choice, Floats, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
@@ -39,7 +40,7 @@ def _wave_proof() -> Verdict:
 
 def _wave_statement() -> sp.Basic:
     i, d, b = sp.Symbol("i", integer=True, nonnegative=True), sp.Symbol("d", even=True, positive=True), sp.Symbol("b")
-    return sp.Eq(sp.Symbol("lambda_i"), 2 * sp.pi * b ** (2 * i / d))
+    return sp.Eq(label("lambda_i", r"\lambda_i"), 2 * sp.pi * b ** (2 * i / d))
 
 
 def _wave_numeric() -> str:
@@ -93,6 +94,7 @@ def _wave_mpmath() -> str:
 register(
     Claim(
         id="sinusoidal.wavelengths",
+        name="The sinusoidal wavelengths are geometric",
         title="The wavelengths 2 pi b^{2i/d} are geometric (ratio b^{2/d}) from 2 pi to 2 pi b^{1-2/d} < 2 pi b; "
               "tensor2tensor's reach 2 pi b exactly",
         kind="theorem",
@@ -140,10 +142,11 @@ def _vaswani_numeric() -> str:
 register(
     Claim(
         id="vaswani.wavelengths",
+        name="Vaswani et al. on the range of the wavelengths",
         title="Vaswani et al.: 'The wavelengths form a geometric progression from 2 pi to 10000 * 2 pi'",
         kind="published claim",
         family="published",
-        statement=lambda: sp.Eq(sp.Symbol("lambda_{d/2-1}"), 10000 * 2 * sp.pi, evaluate=False),
+        statement=lambda: sp.Eq(label("lambda_{d/2-1}", r"\lambda_{d/2-1}"), 10000 * 2 * sp.pi, evaluate=False),
         proof=_vaswani_proof,
         checks=(Check("numeric", _vaswani_numeric), Check("mpmath", _wave_mpmath)),
         references=(_VASWANI,),
@@ -164,8 +167,9 @@ def _pi_proof() -> Verdict:
 
 
 def _pi_statement() -> sp.Basic:
-    s, s1, s2, c, d, H = sp.symbols("s s_1 s_2 c d max|h_j|", positive=True)
-    return sp.Le(sp.Symbol("|a(s) - a_linear(s)|"), d * H * (s - s1) * (s2 - s) / (8 * sp.log(c)))
+    s, s1, s2, c, d = sp.symbols("s s_1 s_2 c d", positive=True)
+    H = label("max|h_j|", r"\max_j |h_j|", positive=True)
+    return sp.Le(label("|a(s) - a_linear(s)|", r"\left|a(s) - a_{\mathrm{linear}}(s)\right|"), d * H * (s - s1) * (s2 - s) / (8 * sp.log(c)))
 
 
 def _aligned_qk(dim: int, base: float, s_mid: float) -> tuple[np.ndarray, np.ndarray]:
@@ -246,6 +250,7 @@ def _pi_mpmath() -> str:
 register(
     Claim(
         id="pi.theorem_2_1",
+        name="Position Interpolation, Theorem 2.1",
         title="PI Theorem 2.1: |a(s) - a_linear(s)| <= d max_j|h_j| (s - s1)(s2 - s) / (8 ln c)",
         kind="published claim",
         family="published",
@@ -270,7 +275,7 @@ def _barbero_proof() -> Verdict:
 
 
 def _barbero_statement() -> sp.Basic:
-    return sp.Eq(sp.Symbol("E_{q,k ~ N(0,I)}[q^T R^r k]"), 0)
+    return sp.Eq(label("E_{q,k ~ N(0,I)}[q^T R^r k]", r"\mathbb{E}_{q,k \sim \mathcal{N}(0, I)}\left[q^{T} R^{r} k\right]"), 0)
 
 
 def _barbero_numeric() -> str:
@@ -323,6 +328,7 @@ def _barbero_mpmath() -> str:
 register(
     Claim(
         id="barbero.prop_3_2",
+        name="Barbero et al., Proposition 3.2",
         title="Barbero et al. Prop. 3.2: for independent q, k ~ N(0, I), E[q^T R^r k] = 0 at every distance r",
         kind="published claim",
         family="published",

@@ -8,6 +8,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic.notation import label
 from ..symbolic import rope as R
 from ..symbolic import rope_algebra as A
 from ._inputs import Choice, Ints, for_all
@@ -107,6 +108,7 @@ def _translation_mpmath() -> str:
 register(
     Claim(
         id="rope.translation_invariance",
+        name="Shifting every position together keeps the scores",
         title="S[i,j] = <R(m_i)q_i, R(n_j)k_j> is unchanged when every position shifts by c",
         kind="theorem",
         family="rope_calculus",
@@ -214,11 +216,12 @@ def _backward_cupy() -> str:
 register(
     Claim(
         id="rope.backward",
+        name="RoPE's backward pass rotates back",
         title="The Jacobian of x -> R(m)x is R(m); the backward pass v -> R(m)^T v = R(-m) v rotates back",
         kind="theorem",
         family="rope_calculus",
         statement=lambda: sp.Tuple(
-            sp.Eq(sp.Symbol("d(R(m) x)/dx"), sp.MatrixSymbol("R(m)", 4, 4), evaluate=False),
+            sp.Eq(label("d(R(m) x)/dx", r"\frac{\partial\, (R(m)\,x)}{\partial x}"), sp.MatrixSymbol("R(m)", 4, 4), evaluate=False),
             sp.Eq(sp.MatMul(sp.Transpose(sp.MatrixSymbol("R(m)", 4, 4)), sp.MatrixSymbol("v", 4, 1)),
                   sp.MatMul(sp.MatrixSymbol("R(-m)", 4, 4), sp.MatrixSymbol("v", 4, 1)), evaluate=False),
         ),

@@ -95,6 +95,7 @@ def _abel_mpmath() -> str:
 register(
     Claim(
         id="rope.decay_abel",
+        name="Abel summation bounds the RoPE score",
         title="Abel summation: sum h_i e^{i r theta_i} = sum S_{i+1}(h_i - h_{i+1}), so "
               "|score| <= max|h_{i+1} - h_i| sum_j |S_j|",
         kind="theorem",
@@ -240,6 +241,7 @@ def _decay_cupy() -> str:
 register(
     Claim(
         id="roformer.long_term_decay",
+        name="RoFormer's long-term decay",
         title="RoFormer: the relative upper bound (1/(d/2)) sum_j |S_j| decays as the relative distance grows",
         kind="published claim",
         family="rope_decay",

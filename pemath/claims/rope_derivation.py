@@ -94,6 +94,7 @@ def _mpmath() -> str:
 register(
     Claim(
         id="rope.derivation",
+        name="Deriving RoPE from the relative-position requirement",
         title="Solving <f(q,m), f(k,n)> = g(q,k,n-m) with f(x,0) = x gives f(x,m) = x e^{i m theta}: RoPE",
         kind="theorem",
         family="rope_derivation",

@@ -14,6 +14,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic.notation import label, matrix_label
 from ..symbolic import rope as R
 from ..symbolic import rope_algebra as A
 from . import _mp
@@ -51,8 +52,8 @@ def _group_statement() -> sp.Basic:
         sp.Eq(sp.MatMul(Rm, Rn), sp.MatrixSymbol("R(m+n)", d, d), evaluate=False),
         sp.Eq(sp.Transpose(Rm), sp.MatrixSymbol("R(-m)", d, d), evaluate=False),
         sp.Eq(sp.Determinant(Rm), 1, evaluate=False),
-        sp.Eq(sp.Symbol("|R(m) x|^2"), sp.Symbol("|x|^2"), evaluate=False),
-        sp.Eq(sp.Symbol("B(alpha) B(beta)"), A.group_block().result["product"], evaluate=False),
+        sp.Eq(label("|R(m) x|^2", r"\lVert R(m)\,x \rVert^2"), label("|x|^2", r"\lVert x \rVert^2"), evaluate=False),
+        sp.Eq(label("B(alpha) B(beta)", r"B(\alpha)\,B(\beta)"), A.group_block().result["product"], evaluate=False),
     )
 
 
@@ -127,6 +128,7 @@ def _group_mpmath() -> str:
 register(
     Claim(
         id="rope.group",
+        name="RoPE's rotations form a group and keep lengths",
         title="R(m)R(n) = R(m+n), R(m)^T = R(-m), |R(m)x| = |x|: every even d, both layouts; det R = 1 for d = 2, 4, 8",
         kind="theorem",
         family="rope_forms",
@@ -211,12 +213,15 @@ def _elementwise_numeric() -> str:
 register(
     Claim(
         id="rope.elementwise_form",
+        name="The element-wise cos/sin form is the matrix form",
         title="x*cos(m theta) + rotate(x)*sin(m theta) = R(m) x, with each layout's rotate: every even d",
         kind="theorem",
         family="rope_forms",
         statement=lambda: sp.Eq(
-            sp.MatAdd(sp.HadamardProduct(sp.MatrixSymbol("x", 4, 1), sp.MatrixSymbol("cos(m theta)", 4, 1)),
-                      sp.HadamardProduct(sp.MatrixSymbol("rotate(x)", 4, 1), sp.MatrixSymbol("sin(m theta)", 4, 1))),
+            sp.MatAdd(sp.HadamardProduct(sp.MatrixSymbol("x", 4, 1),
+                                         matrix_label("cos(m theta)", 4, 1, r"\cos(m\theta)")),
+                      sp.HadamardProduct(matrix_label("rotate(x)", 4, 1, r"\operatorname{rotate}(x)"),
+                                         matrix_label("sin(m theta)", 4, 1, r"\sin(m\theta)")), evaluate=False),
             sp.MatMul(sp.MatrixSymbol("R(m)", 4, 4), sp.MatrixSymbol("x", 4, 1)), evaluate=False),
         proof=_elementwise_proof,
         checks=(Check("numeric", _elementwise_numeric), Check("mpmath", _elementwise_mpmath)),
@@ -298,11 +303,12 @@ def _complex_mpmath() -> str:
 register(
     Claim(
         id="rope.complex_form",
+        name="Meta's complex form is the real form",
         title="(x_a + i x_b) e^{i m theta} is the rotated pair: Meta's complex form = the real form",
         kind="theorem",
         family="rope_forms",
         statement=lambda: sp.Eq(A.complex_form().result["rotated"],
-                                sp.Symbol("(R(m) x)_a") + sp.I * sp.Symbol("(R(m) x)_b"), evaluate=False),
+                                label("(R(m) x)_a", r"(R(m)\,x)_a") + sp.I * label("(R(m) x)_b", r"(R(m)\,x)_b"), evaluate=False),
         proof=_complex_proof,
         checks=(Check("numeric", _complex_numeric), Check("mpmath", _complex_mpmath)),
         references=(
@@ -385,11 +391,13 @@ def _conjugacy_numeric() -> str:
 register(
     Claim(
         id="rope.layout_conjugacy",
+        name="The half and interleaved layouts differ by a fixed permutation",
         title="R_half(m) = P R_interleaved(m) P^T: the two layouts differ by a fixed permutation, every even d",
         kind="theorem",
         family="rope_forms",
-        statement=lambda: sp.Eq(sp.MatrixSymbol("R_half(m)", 4, 4),
-                                sp.MatMul(R.permutation(4), sp.MatrixSymbol("R_interleaved(m)", 4, 4),
+        statement=lambda: sp.Eq(matrix_label("R_half(m)", 4, 4, r"R_{\mathrm{half}}(m)"),
+                                sp.MatMul(R.permutation(4),
+                                          matrix_label("R_interleaved(m)", 4, 4, r"R_{\mathrm{interleaved}}(m)"),
                                           R.permutation(4).T, evaluate=False), evaluate=False),
         proof=_conjugacy_proof,
         checks=(Check("numeric", _conjugacy_numeric), Check("mpmath", _conjugacy_mpmath)),
@@ -476,12 +484,15 @@ def _weights_numeric() -> str:
 register(
     Claim(
         id="rope.weight_permutation",
+        name="Permuting Meta's weights into HF's layout keeps every score",
         title="Meta -> HF: W_hf = P W_meta per head leaves every q.k score unchanged, every even head dim",
         kind="theorem",
         family="rope_forms",
         statement=lambda: sp.Eq(
-            sp.Symbol("(R_half(m) P W x)^T (R_half(n) P W y)"),
-            sp.Symbol("(R_int(m) W x)^T (R_int(n) W y)"), evaluate=False),
+            label("(R_half(m) P W x)^T (R_half(n) P W y)",
+                  r"(R_{\mathrm{half}}(m)\,P W x)^{T} (R_{\mathrm{half}}(n)\,P W y)"),
+            label("(R_int(m) W x)^T (R_int(n) W y)",
+                  r"(R_{\mathrm{interleaved}}(m)\,W x)^{T} (R_{\mathrm{interleaved}}(n)\,W y)"), evaluate=False),
         proof=_weights_proof,
         checks=(Check("numeric", _weights_numeric), Check("mpmath", _weights_mpmath)),
         references=(

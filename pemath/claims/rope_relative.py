@@ -6,6 +6,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic.notation import label
 from ..symbolic import rope as sym
 from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
@@ -30,7 +31,7 @@ def _statement() -> sp.Basic:
     q, k = sp.IndexedBase("q"), sp.IndexedBase("k")
     th = sym.frequency(i, 2 * h)
     qi, ki = sp.Matrix([q[i, 0], q[i, 1]]), sp.Matrix([k[i, 0], k[i, 1]])
-    lhs = sp.Sum(sp.Symbol("<R(m)q_i, R(n)k_i>"), (i, 0, h - 1))
+    lhs = sp.Sum(label("<R(m)q_i, R(n)k_i>", r"\langle R(m)\,q_i,\; R(n)\,k_i \rangle"), (i, 0, h - 1))
     rhs = sp.Sum((qi.T * sym.block((sym.n - sym.m) * th) * ki)[0], (i, 0, h - 1))
     return sp.Eq(lhs, rhs, evaluate=False)
 
@@ -120,6 +121,7 @@ def _mpmath() -> str:
 register(
     Claim(
         id="rope.relative",
+        name="RoPE's score depends only on the relative position",
         title="<R(m)q, R(n)k> = q^T R(n-m) k: the score depends on q, k and n - m only",
         kind="theorem",
         family="rope_relative",

@@ -10,6 +10,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic.notation import label
 from ..symbolic import rope as rsym
 from ..symbolic import scaling as sym
 from ._inputs import Choice, Floats, Ints, for_all
@@ -82,7 +83,7 @@ def _relative_proof() -> Verdict:
 def _relative_statement() -> sp.Basic:
     der = _derived("per_frequency_relative")
     i, h = rsym.I, rsym.H
-    lhs = sp.Sum(sp.Symbol("<a R(m g_i) q_i, a R(n g_i) k_i>"), (i, 0, h - 1))
+    lhs = sp.Sum(label("<a R(m g_i) q_i, a R(n g_i) k_i>", r"\langle a R(m g_i)\,q_i,\; a R(n g_i)\,k_i \rangle"), (i, 0, h - 1))
     return sp.Eq(lhs, sp.Sum(der.result["score"], (i, 0, h - 1)), evaluate=False)
 
 
@@ -182,6 +183,7 @@ def _relative_cupy() -> str:
 register(
     Claim(
         id="scaling.relative",
+        name="Every per-frequency scaling keeps RoPE relative",
         title="Within one forward pass (the sequence length, hence DynamicNTK's base and LongRoPE's regime, fixed), "
               "every per-frequency scaling keeps RoPE relative: <aR(m g_i)q, aR(n g_i)k> = a² qᵀR((n−m) g_i)k "
               "(Linear, NTK, DynamicNTK, YaRN, Llama 3.1, LongRoPE, p-RoPE); across steps with different lengths, "
@@ -259,6 +261,7 @@ def _ntk_mpmath() -> str:
 register(
     Claim(
         id="scaling.ntk_base",
+        name="The NTK-aware base",
         title="NTK-aware base: keeping θ_0 = 1 and dividing the lowest b^(−(d−2)/d) by s forces "
               "b' = b·s^(d/(d−2))",
         kind="theorem",
@@ -339,6 +342,7 @@ def _dynamic_mpmath() -> str:
 register(
     Claim(
         id="scaling.dynamic_continuity",
+        name="Dynamic NTK is continuous at the original length",
         title="Dynamic NTK: b'(L) = b(sL/L0 − (s−1))^(d/(d−2)) equals b at L = L0 (value and limit); "
               "RoPE for L ≤ L0",
         kind="theorem",
@@ -428,6 +432,7 @@ def _llama_mpmath() -> str:
 register(
     Claim(
         id="scaling.llama3_is_yarn",
+        name="Llama 3.1's rule is YaRN's NTK-by-parts ramp",
         title="Llama 3.1's rule is YaRN's NTK-by-parts ramp in wavelength form: "
               "γ = (L0/λ − l)/(h − l) = (r − α)/(β − α) "
               "with r = L0/λ, α = low_freq_factor l, β = high_freq_factor h",
@@ -498,6 +503,7 @@ def _continuity_mpmath() -> str:
 register(
     Claim(
         id="scaling.llama3_continuity",
+        name="Llama 3.1's smoothing is continuous at both band edges",
         title="Llama 3.1's smoothing is continuous at both band edges: θ at λ = L0/h, θ/s at λ = L0/l",
         kind="theorem",
         family=FAMILY,
@@ -566,10 +572,11 @@ def _proportional_mpmath() -> str:
 register(
     Claim(
         id="scaling.proportional_limits",
+        name="p-RoPE runs from NoPE to RoPE",
         title="p-RoPE: p = 0 is NoPE (R = I, score qᵀk), p = 1 is RoPE, and p keeps the highest frequencies",
         kind="theorem",
         family=FAMILY,
-        statement=lambda: sp.Eq(rsym.block(rsym.m * 0), sp.eye(2)),
+        statement=lambda: sp.Eq(rsym.block(rsym.m * 0), sp.eye(2), evaluate=False),
         proof=lambda: Verdict(True, _derived("proportional_limits")),
         checks=(Check("numeric", _proportional_numeric), Check("mpmath", _proportional_mpmath)),
         references=("Barbero et al. 2024, 'Round and Round We Go! What makes Rotary Positional Encodings useful?' "
@@ -635,11 +642,12 @@ def _unit_mpmath() -> str:
 register(
     Claim(
         id="scaling.unit_factor",
+        name="At factor 1 every scaling is RoPE, except Dynamic NTK",
         title="At s = 1 Linear, NTK, YaRN (attention factor 0.1 ln 1 + 1 = 1) and Llama 3.1 are RoPE; "
               "Dynamic NTK is not: above L0 its base is b(L/L0)^(d/(d−2))",
         kind="theorem",
         family=FAMILY,
-        statement=lambda: sp.Eq(sp.Symbol("b'_dynamic(s=1)"), _derived("unit_factor").result["dynamic_at_one"]),
+        statement=lambda: sp.Eq(label("b'_dynamic(s=1)", r"b'_{\mathrm{dynamic}}\big|_{s=1}"), _derived("unit_factor").result["dynamic_at_one"]),
         proof=lambda: Verdict(True, _derived("unit_factor")),
         checks=(Check("numeric", _unit_numeric), Check("mpmath", _unit_mpmath)),
         references=(f"{YARN_PAPER}, section 3.4 (sqrt(1/t) = 0.1 ln s + 1)", HF_ROPE),

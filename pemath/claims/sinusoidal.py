@@ -6,6 +6,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic.notation import label
 from ..symbolic import sinusoidal as sym
 from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
@@ -77,6 +78,7 @@ def _shift_mpmath() -> str:
 register(
     Claim(
         id="sinusoidal.shift",
+        name="The sinusoidal shift is a rotation independent of t",
         title="PE(t+k) is a rotation M(k) of PE(t), derived, unique, independent of t",
         kind="theorem",
         family="sinusoidal",
@@ -135,10 +137,11 @@ def _dot_mpmath() -> str:
 register(
     Claim(
         id="sinusoidal.dot_product",
+        name="The sinusoidal dot product depends on the offset only",
         title="PE(t)·PE(t+k) = Σ cos(ω_i k): a function of k only, even in k; |PE(t)|² = d/2",
         kind="theorem",
         family="sinusoidal",
-        statement=lambda: sp.Eq(sp.Symbol("PE(t)·PE(t+k)"), sym.dot_product().result["dot"], evaluate=False),
+        statement=lambda: sp.Eq(label("PE(t)·PE(t+k)", r"PE(t) \cdot PE(t+k)"), sym.dot_product().result["dot"], evaluate=False),
         proof=_dot_proof,
         checks=(Check("numeric", _dot_numeric), Check("mpmath", _dot_mpmath)),
         references=("Vaswani et al. 2017, section 3.5",),

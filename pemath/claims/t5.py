@@ -8,6 +8,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic.notation import label
 from ..symbolic import t5 as sym
 from ._inputs import Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
@@ -83,7 +84,7 @@ def _relative_proof() -> Verdict:
 def _relative_statement() -> sp.Basic:
     i, j, s = sp.symbols("i j s", integer=True)
     b, T = sp.Function("b"), sp.Function("T")
-    return sp.Eq(sp.Symbol("B(i + s, j + s)"), T(b(j - i)), evaluate=False)
+    return sp.Eq(label("B(i + s, j + s)", "B(i + s,\\, j + s)"), T(b(j - i)), evaluate=False)
 
 
 def _relative_numeric() -> str:
@@ -111,6 +112,7 @@ def _relative_numeric() -> str:
 register(
     Claim(
         id="t5.relative",
+        name="T5's bias depends only on the relative position",
         title="T5's bias T[b(key - query)] is a function of the relative position only",
         kind="theorem",
         family="t5",
@@ -178,6 +180,7 @@ def _monotone_mpmath() -> str:
 register(
     Claim(
         id="t5.monotone",
+        name="T5's bucket grows with the distance",
         title="T5's bucket is non-decreasing in the distance within each direction",
         kind="theorem",
         family="t5",
@@ -199,7 +202,7 @@ def _exact_proof() -> Verdict:
 
 def _exact_statement() -> sp.Basic:
     n = sp.Symbol("n", integer=True, nonnegative=True)
-    return sp.Eq(sp.Function("b")(n), sp.Piecewise((n, n < sym.M), (sp.Symbol("M + min(K(n), E - 1)"), True)),
+    return sp.Eq(sp.Function("b")(n), sp.Piecewise((n, n < sym.M), (label("M + min(K(n), E - 1)", r"M + \min(K(n),\, E - 1)"), True)),
                  evaluate=False)
 
 
@@ -220,6 +223,7 @@ def _exact_numeric() -> str:
 register(
     Claim(
         id="t5.exact_below_max_exact",
+        name="T5 gives each small distance its own bucket",
         title="T5's bucket is the distance itself below max_exact = h // 2, where the log buckets start",
         kind="theorem",
         family="t5",
@@ -252,8 +256,8 @@ def _count_proof() -> Verdict:
 
 def _count_statement() -> sp.Basic:
     return sp.Eq(
-        sp.Symbol("|{bucket(r) : r in Z}|"),
-        sp.Symbol("num_buckets") - sp.Symbol("[bidirectional]"),
+        label("|{bucket(r) : r in Z}|", r"\left|\{\operatorname{bucket}(r) : r \in \mathbb{Z}\}\right|"),
+        label("num_buckets", r"\mathtt{num\_buckets}") - label("[bidirectional]", r"[\mathtt{bidirectional}]"),
         evaluate=False,
     )
 
@@ -276,6 +280,7 @@ def _count_numeric() -> str:
 register(
     Claim(
         id="t5.bucket_count",
+        name="How many buckets T5 uses",
         title="Where E <= M ln(D/M) (E log buckets, max_exact M, max_distance D): T5 buckets take exactly "
               "num_buckets values one way, num_buckets - 1 both ways (bucket num_buckets/2 unused); false without it",
         kind="theorem",

@@ -9,6 +9,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic.notation import label
 from ..symbolic import rope as rsym
 from ..symbolic import xpos as sym
 from ._inputs import Choice, Ints, for_all
@@ -31,7 +32,8 @@ def _statement() -> sp.Basic:
     q, k = sp.IndexedBase("q"), sp.IndexedBase("k")
     qi, ki = sp.Matrix([q[i, 0], q[i, 1]]), sp.Matrix([k[i, 0], k[i, 1]])
     zi, ti = sym.ZETA_I(i), sp.Function("theta")(i)
-    lhs = sp.Sum(sp.Symbol("<zeta_i^((m-c)/B) R(m theta_i) q_i, zeta_i^(-(n-c)/B) R(n theta_i) k_i>"), (i, 0, h - 1))
+    lhs = sp.Sum(label("<zeta_i^((m-c)/B) R(m theta_i) q_i, zeta_i^(-(n-c)/B) R(n theta_i) k_i>",
+                       r"\langle \zeta_i^{(m-c)/B} R(m\theta_i)\,q_i,\; \zeta_i^{-(n-c)/B} R(n\theta_i)\,k_i \rangle"), (i, 0, h - 1))
     rhs = sp.Sum(zi ** ((sym.m - sym.n) / sym.SCALE_BASE) * (qi.T * rsym.block((sym.n - sym.m) * ti) * ki)[0],
                  (i, 0, h - 1))
     return sp.Eq(lhs, rhs, evaluate=False)
@@ -123,6 +125,7 @@ def _mpmath() -> str:
 register(
     Claim(
         id="xpos.relative",
+        name="xPos's score depends only on the relative position",
         title="xPos: (zeta^(m/B) R(m)q)·(zeta^(-n/B) R(n)k) = zeta^((m-n)/B) q^T R(n-m) k, a function of n - m only",
         kind="theorem",
         family="xpos",

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import sympy as sp
 
 from ._decide import Derivation
+from .notation import label
 from .rope import TRIG, block, frequency, pair_indices
 
 __all__ = [
@@ -107,7 +108,7 @@ def axial_relative_symbolic() -> Derivation:
     d.define(
         "Axial RoPE rotates pair j of the group of axis a by the coordinate of that axis, p_a theta_{a,j} "
         "(theta_{a,j} any positive frequency: b^(-2j/d_a), or Pixtral's strided ones):",
-        sp.Eq(sp.Symbol("phi_{a,j}"), P[a] * th, evaluate=False),
+        sp.Eq(label("phi_{a,j}", r"\phi_{a,j}"), P[a] * th, evaluate=False),
     )
     q = sp.IndexedBase("q", real=True)
     k = sp.IndexedBase("k", real=True)

@@ -22,6 +22,7 @@ from mpmath import iv
 
 from ._decide import Derivation, ProofFailure
 from ._lemmas import exp_above_tangent
+from .notation import label
 
 __all__ = [
     "wavelengths",
@@ -124,7 +125,7 @@ def vaswani_end_point(dim: int = 512, base: int = 10000) -> Derivation:
         raise ValueError(f"dim must be an even integer >= 2, got {dim}")
     lam = 2 * sp.pi * sp.Integer(base) ** sp.Rational(dim - 2, dim)
     d.define(f"With d = {dim} (the paper's d_model) and b = {base} the last pair i = {dim // 2 - 1} has wavelength",
-          sp.Eq(sp.Symbol("lambda_last"), lam))
+          sp.Eq(label("lambda_last", r"\lambda_{\mathrm{last}}"), lam))
     d.true(f"2 pi {base}^({dim - 2}/{dim}) < {base} * 2 pi", sp.Lt(lam, 2 * sp.pi * base))
     with mpmath.workdps(30):
         val = mpmath.mpf(2) * mpmath.pi * mpmath.mpf(base) ** (mpmath.mpf(dim - 2) / dim)
@@ -257,7 +258,7 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
           f"{mpmath.nstr(_hi(claimed), 8)}: look for a counterexample where the Taylor bound is attained.")
 
     # counterexample: aligned h, midpoint of [0, L]
-    L, sm = sp.Symbol("L", positive=True), sp.Symbol("s_mid", real=True)
+    L, sm = sp.Symbol("L", positive=True), label("s_mid", r"s_{\mathrm{mid}}", real=True)
     aligned = sp.cos((s - sm) * th)  # Re[e^{-i s_mid theta} e^{i s theta}], |h_j| = 1
     d.equal("Take h_j = e^{-i s_mid theta_j} (so max_j |h_j| = 1): each term of a(s) is cos((s - s_mid) theta_j)",
             sp.re(sp.expand_complex(sp.exp(-sp.I * sm * th) * sp.exp(sp.I * s * th))), aligned,

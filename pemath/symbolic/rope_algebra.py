@@ -22,6 +22,7 @@ import sympy as sp
 
 from . import pairs
 from ._decide import Derivation, reduce_to_zero
+from .notation import label
 from .rope import H, I, LAYOUTS, THETA, TRIG, block, frequency, m, n, permutation, rotation
 
 __all__ = [
@@ -119,7 +120,7 @@ def group_block() -> Derivation:
     d = Derivation("RoPE rotations form a group, one block")
     a, b = ALPHA, BETA
     x = _vec("x", 2)
-    d.define("The block of a pair rotated by the angle alpha:", sp.Eq(sp.Symbol("B(alpha)"), block(a), evaluate=False))
+    d.define("The block of a pair rotated by the angle alpha:", sp.Eq(label("B(alpha)", r"B(\alpha)"), block(a), evaluate=False))
     d.equal("rotating by alpha then by beta is rotating by alpha + beta: B(alpha) B(beta) = B(alpha + beta)",
             block(a) * block(b), block(a + b), methods=TRIG)
     d.equal("the transpose is the rotation back: B(alpha)^T = B(-alpha)", block(a).T, block(-a), methods=TRIG)
@@ -234,7 +235,7 @@ def elementwise_symbolic_d(layout: str = "interleaved") -> Derivation:
     table = "repeated per pair" if layout == "interleaved" else "cat(freqs, freqs)"
     d.define(f"at pair i = ({a}, {b}): the tables ({table}) hold cos(m theta_i) and sin(m theta_i) at both "
              f"features, and {name}(x) holds (-x_b, x_a)",
-             sp.Eq(sp.Matrix([sp.Symbol("cos_a"), sp.Symbol("cos_b"), sp.Symbol("rot_a"), sp.Symbol("rot_b")]),
+             sp.Eq(sp.Matrix([label(f"{t}_{p}", rf"\mathrm{{{t}}}_{p}") for t in ("cos", "rot") for p in "ab"]),
                    sp.Matrix([sp.cos(m * th), sp.cos(m * th), -xb, xa]), evaluate=False))
     left = (xa * sp.cos(m * th) - xb * sp.sin(m * th), xb * sp.cos(m * th) + xa * sp.sin(m * th))
     pairs.weak_equality(d, f"x * cos(m theta) + {name}(x) * sin(m theta) = R(m) x for every d: the two agree "

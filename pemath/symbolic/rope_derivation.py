@@ -15,6 +15,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ._decide import Derivation
+from .notation import label
 from .rope import block
 
 __all__ = ["derive", "m", "n", "theta"]
@@ -111,12 +112,12 @@ def derive() -> Derivation:
             rad(rq, m) * rad(rk, m), rq * rk, methods=("expand",))
 
     # 5. the angle: Theta_f(x, m) = theta_x + phi(m)
-    k0_sym, a0 = sp.Symbol("k_ref"), sp.Symbol("theta_ref", real=True)
+    k0_sym, a0 = label("k_ref", r"k_{\mathrm{ref}}"), label("theta_ref", r"\theta_{\mathrm{ref}}", real=True)
     a0_eq = d.specialize("set n = m in the angle equation", angle, {n: m})
     d.rewrite_with("with Theta_g(q, k, 0) = theta_q - theta_k: Theta_f(q, m) - Theta_f(k, m) = theta_q - theta_k for "
                    "all q, k; fix one reference key k_ref (argument theta_ref) and solve for Theta_f(q, m):",
                    a0_eq, g0[1])
-    unknown = sp.Symbol("Theta_f(q,m)", real=True)
+    unknown = label("Theta_f(q,m)", r"\Theta_f(q, m)", real=True)
     sol = sp.solve(sp.Eq(unknown - Theta_f(k0_sym, m), aq - a0), unknown)
     phi_def = Theta_f(k0_sym, m) - a0
     if len(sol) != 1:

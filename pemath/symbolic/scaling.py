@@ -14,6 +14,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ._decide import Derivation
+from .notation import label
 from .rope import H, I, TRIG, block, frequency, m, n
 
 __all__ = [
@@ -282,10 +283,10 @@ def llama3_is_yarn() -> Derivation:
     th, w = theta, lam
     r = sp.Symbol("r", positive=True)
     der.define("Llama 3.1 (apply_scaling): with wavelength lambda = 2 pi / theta, factors l < h and "
-            "original length L0,", sp.Eq(sp.Symbol("theta'"), llama3_frequency(th)))
+            "original length L0,", sp.Eq(label("theta'", r"\theta'"), llama3_frequency(th)))
     der.define("YaRN (paper, NTK-by-parts): with r = L0 / lambda, the number of turns a wavelength makes in "
             "L0, and gamma(r) = clip((r - alpha)/(beta - alpha), 0, 1),",
-            sp.Eq(sp.Symbol("theta'"), yarn_ratio_frequency(th, alpha, beta)))
+            sp.Eq(label("theta'", r"\theta'"), yarn_ratio_frequency(th, alpha, beta)))
     r_of = L0 * th / (2 * sp.pi)
     der.equal("The turn count: L0 / lambda = L0 theta / (2 pi)", (L0 / w).subs(w, 2 * sp.pi / th), r_of)
     gamma_yarn = (r - alpha) / (beta - alpha)
@@ -374,7 +375,7 @@ def proportional_limits() -> Derivation:
     k_of = lambda frac, half: sp.floor(frac * 2 * half / 2)  # noqa: E731
     der.define("Of the d/2 = h pairs, p-RoPE keeps k = floor(p d / 2) and sets the other frequencies to 0; "
             "take any pair i, 0 <= i <= h - 1 (h = i + 1 + t, t >= 0):",
-            sp.Eq(sp.Symbol("theta'_i"), sp.Piecewise((frequency(I, 2 * H, b), proportional_kept(I, k_of(p, H), H)), (0, True))))
+            sp.Eq(label("theta'_i", r"\theta'_i"), sp.Piecewise((frequency(I, 2 * H, b), proportional_kept(I, k_of(p, H), H)), (0, True))))
     k0, k1 = k_of(sp.S.Zero, h), k_of(sp.S.One, h)
     der.equal("p = 0 keeps k = floor(0 * d/2) = 0 pairs", k0, sp.S.Zero)
     der.true("so no pair is rotated", sp.Not(proportional_kept(i, k0, h)))

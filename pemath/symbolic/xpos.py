@@ -17,6 +17,7 @@ from collections.abc import Callable
 import sympy as sp
 
 from ._decide import Derivation
+from .notation import label
 from .rope import TRIG, block, pair_indices, rotation
 
 __all__ = ["ZETA", "SCALE_BASE", "CENTER", "ZETA_I", "relative_block", "relative_symbolic_d", "relative_expanded"]
@@ -55,7 +56,7 @@ def relative_block() -> Derivation:
     lhs = (qm.T * kn)[0]
     rhs = ZETA ** ((m - n) / SCALE_BASE) * (q.T * block((n - m) * theta) * k)[0]
     d.define("A query at m is scaled by zeta^((m-c)/B), a key at n by zeta^(-(n-c)/B) (zeta, B > 0, any c):",
-          sp.Eq(sp.Symbol("score"), lhs, evaluate=False))
+          sp.Eq(label("score", r"\operatorname{score}"), lhs, evaluate=False))
     d.equal("score = zeta^((m-n)/B) q^T R((n-m) theta) k: the centre c cancels", lhs, rhs, methods=TRIG)
     r = sp.Symbol("r", real=True)
     d.zero("with n = m + r the score does not depend on m: it is a function of the distance only",
