@@ -1,4 +1,4 @@
-"""Derivations behind bugs users hit (``shared/reference/rope-bugs.md``), decided exactly.
+"""Derivations behind bugs users hit (reported in public issue trackers; each claim names the issue), decided exactly.
 
 * A rotation (with its attention factor) applied twice is one rotation by the doubled angle
   with the squared factor: what a kernel that rotates twice computes (TensorRT-LLM #16378).

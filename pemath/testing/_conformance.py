@@ -27,7 +27,7 @@ __all__ = ["check_rope_kernel", "ConformanceReport", "ConformanceRow"]
 
 _BACKENDS = ("numpy", "torch", "cupy", "jax")
 _DTYPES = ("float32", "float16", "bfloat16", "float64")
-#: CUDA's __sinf / __cosf reduce their argument accurately only below this (rope-bugs.md).
+#: CUDA's __sinf / __cosf reduce their argument accurately only below this (kekzl/imp #1630).
 FAST_TRIG_LIMIT = 48039
 
 

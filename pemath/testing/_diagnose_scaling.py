@@ -1,6 +1,6 @@
 """The named diagnoses of a scaling: each spec's scaling replaced by what real code got wrong about it.
 
-Each entry is a bug reported in public trackers (``shared/reference/rope-bugs.md``): Llama
+Each entry is a bug reported in public trackers: Llama
 3.1 treated as linear scaling; YaRN's ramp bounds rounded (or not) against the config's
 ``truncate``, its ramp computed from ``max_position_embeddings``, an explicit
 ``attention_factor`` ignored, ``mscale`` used without ``mscale_all_dim``; LongRoPE in
