@@ -38,6 +38,8 @@ extensions = [
     "sphinx.ext.doctest",
     "sphinx.ext.mathjax",
     "sphinx-mathjax-offline",  # bundles MathJax into _static/mathjax (no CDN)
+    "sphinx_copybutton",  # a copy button on every code block (prompts and output left out)
+    "sphinx_design",  # tabs and dropdowns
     "matplotlib.sphinxext.plot_directive",  # figures drawn at build time from docs/plots/*.py
     "claims_page",  # docs/_ext/claims_page.py: the claim pages, built from the registry
     "models_table",  # docs/_ext/models_table.py: the model registry as a table
@@ -68,14 +70,28 @@ import numpy as np
 import pemath
 """
 
-html_theme = "alabaster"
+# Furo: light and dark (following the reader's system, with a toggle), a sidebar that folds away on
+# a phone, nothing loaded from the network (system fonts).
+html_theme = "furo"
 html_static_path = ["_static"]
-html_css_files = ["pemath.css"]
-html_js_files = ["pemath-measure.js"]  # the page size, for the render check  # machine records collapsed, wide formulas scroll in their own box
+html_css_files = ["pemath.css"]  # machine records collapsed, wide formulas scroll in their own box
+html_js_files = ["pemath-measure.js"]  # the page size, for the render check (tests/test_docs_render.py)
 html_title = "pemath"
-# No links or assets off the site (the footer's "Powered by" links included).
+# No assets off the site (tests/test_docs_render.py checks every page); the footer keeps Furo's
+# credit link, which loads nothing.
 html_show_sphinx = False
-html_theme_options = {"show_powered_by": False, "page_width": "1160px", "sidebar_width": "230px"}
+html_theme_options = {
+    "navigation_with_keys": True,
+    "top_of_page_buttons": [],  # no "edit this page" link to a host the site does not know
+    "light_css_variables": {"color-brand-primary": "#1d5b8f", "color-brand-content": "#1d5b8f"},
+    "dark_css_variables": {"color-brand-primary": "#7cb7e8", "color-brand-content": "#7cb7e8"},
+}
+
+# Copy buttons: strip the ">>> " and "... " prompts and leave the output lines out, so a copied
+# doctest pastes into Python as it is.
+copybutton_prompt_text = r">>> |\.\.\. |\$ "
+copybutton_prompt_is_regexp = True
+copybutton_only_copy_prompt_lines = True
 
 # Figures: docs/plots/*.py run at build time (Agg, seeded), one PNG each, no links to the
 # scripts or other formats, so the build is quick, -W clean and the same every time.
