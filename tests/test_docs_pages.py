@@ -156,11 +156,45 @@ def test_the_generated_record_of_a_claim(ext):
     assert ".. _claim-docs.example:" in text
     assert r"A \*published\* claim \[about\] x\_1" in text  # inline markup made inert
     assert "\\left(x + 1\\right)^{2} = x^{2} + 2 x + 1" in text
-    assert ":verdict: **refuted**" in text
+    assert "``docs.example`` · published claim · verdict **refuted**" in text
+    assert "As ``pemath prove`` lists it: ``A *published* claim [about] x_1``" in text
     assert "x = 0\\: 1 != 2" in text
-    assert "1. Expand the square. *(definition)*" in text and "*(decided by rewrite: expand)*" in text
+    # the argument, shown; then the machine record, in a closed dropdown
+    argument, record = text.split("**Proof.**")[1].split(".. dropdown::")
+    assert "1. Expand the square. *(definition)*" in argument and "*(decided by rewrite: expand)*" in argument
+    assert record.startswith(" The machine record: 2 steps (1 decided, each with its certificate) in 1 derivation")
+    assert "   *t*" in record and "   2. (x + 1)^2" in record
     assert "* ``numeric``: passed\\: 3 examples" in text
     assert "Someone et al. (2020), eq. 1" in text
+
+
+def test_the_argument_is_a_few_steps_and_the_record_has_them_all(ext):
+    """A claim's argument: the main derivation's first steps (a repeated step and the pair-partition
+    lemma folded into one line), the other derivations named; the record keeps every step."""
+    import sympy as sp
+
+    from pemath.symbolic import pairs
+    from pemath.symbolic._decide import Derivation
+
+    d = Derivation("group, every even d")
+    u, v = sp.IndexedBase("u"), sp.IndexedBase("v")
+    pairs.inner_over_pairs(d, "half", u, v, partial=True)  # 4 lemma steps
+    x = sp.Symbol("x")
+    for k in range(ext.ARGUMENT_STEPS + 2):
+        d.equal(f"step {k}: x + {k} = {k} + x", x + k, k + x)
+    d.equal("step 0: x + 0 = 0 + x", x, x)  # the same text again: shown once
+    other = Derivation("group, d = 4")
+    other.equal("x = x", x, x)
+    steps = d.steps + other.steps  # each step keeps its derivation's title as its section
+    argument = "\n".join(ext._argument(steps))
+    assert argument.startswith("Sums over the features are sums over the pairs, by the pair-partition lemma")
+    assert "enumerate the features" not in argument
+    shown = [k for k in range(ext.ARGUMENT_STEPS + 2) if f"step {k}\\:" in argument]
+    assert shown == list(range(ext.ARGUMENT_STEPS)) and argument.count("step 0\\:") == 1
+    assert "In the machine record: 2 more steps of this derivation, and 1 more derivation (d = 4)." in argument
+    record = "\n".join(ext._record(steps))
+    assert all(ext._text(s.text) in record for s in steps)
+    assert f"The machine record: {len(steps)} steps ({len(steps)} decided" in record
 
 
 def test_the_generator_writes_every_page_and_warns_on_a_failed_theorem(ext, monkeypatch):
@@ -189,6 +223,6 @@ def test_the_generator_writes_every_page_and_warns_on_a_failed_theorem(ext, monk
     every = "".join(files[f"{p}.inc"] for p in ext.PAGES)
     for c in claims_pkg.all_claims():
         assert every.count(f".. _claim-{c.id}:\n") == 1, c.id
-        assert f":ref:`claim-{c.id}`" in files["index.inc"]
+        assert f"<claim-{c.id}>` (``{c.id}``)" in files["index.inc"]
         if c.kind == "published claim":
             assert ext._text(f"canned counterexample of {c.id}") in files["published_table.inc"]

@@ -4,12 +4,17 @@ At ``builder-inited`` it runs ``pemath.claims.run_claims(pemath.claims.all_claim
 once (about 10 s) and writes, under ``docs/_generated/claims/``:
 
 ``<page>.inc``
-    for each theory page of :data:`PAGES`, the full record of each claim of the page's
-    families: title, id, kind, verdict, the statement and the proof steps (rendered with
-    :func:`sympy.latex`), the counterexample of a refuted claim, the checks and the
-    references. Each claim is written on exactly one page (its ``claim-<id>`` label).
+    for each theory page of :data:`PAGES`, the record of each claim of the page's families:
+    its name (``Claim.name``, words without formulas), id, kind and verdict; the statement
+    (:func:`sympy.latex`; named quantities carry their LaTeX, :mod:`pemath.symbolic.notation`);
+    the title as ``pemath prove`` lists it; the counterexample of a refuted claim; the proof
+    as a reader follows it (:func:`_argument`: the first steps of the main derivation, each
+    formula displayed, the pair-partition lemma folded into one line); the machine record of
+    every step with its certificate, in a closed sphinx-design dropdown (:func:`_record`);
+    the checks and the references. Each claim is written on exactly one page (its
+    ``claim-<id>`` label).
 ``index.inc``
-    the table of every claim: verdict, kind and a link to its record.
+    the table of every claim: its name linking to its record, id, page, kind and verdict.
 ``published_table.inc``
     the table of every published claim (kind ``"published claim"``, and the claims of the
     family ``published``): verdict and counterexample.
@@ -43,7 +48,8 @@ _INLINE_SPECIAL = re.compile(r"([\\`*_|\[\]<>:])")
 #: except ``published`` (``docs/published.rst``).
 PAGES: dict[str, tuple[str, ...]] = {
     "sinusoidal": ("sinusoidal", "pedagogy"),
-    "rope": ("rope_relative", "rope_forms", "rope_calculus", "rope_derivation", "rope_decay", "failures"),
+    "rope": ("rope_relative", "rope_forms", "rope_calculus", "rope_derivation", "rope_decay"),
+    "failures": ("failures",),
     "scaling": ("scaling",),
     "multidim": ("multidim",),
     "xpos": ("xpos",),
@@ -95,50 +101,116 @@ def _literal_block(text: str, indent: str) -> list[str]:
     return [f"{indent}::", ""] + [f"{indent}   {line}" for line in str(text).splitlines()] + [""]
 
 
+#: The argument shows at most this many steps of a claim's main derivation (a step whose text it has
+#: shown already, a lemma used twice, is not repeated), and formulas up to this many characters of
+#: LaTeX; the rest is in the machine record, one click away.
+ARGUMENT_STEPS = 4
+ARGUMENT_FORMULA_CHARS = 500
+
+
+def _mark(step) -> str:
+    """How a step stands: decided (and by what), or the role of a narrated step."""
+    if step.status == "proved":
+        return f" *(decided by {_text(step.certificate or '')}: {_text(step.method or 'exact')})*"
+    if step.status == "failed":
+        return " **(failed)**"
+    return f" *({_text(step.role or '')})*"
+
+
+def _sections(steps) -> list[str | None]:
+    out: list[str | None] = []
+    for s in steps:
+        if s.section not in out:
+            out.append(s.section)
+    return out
+
+
+def _without_common_prefix(titles: list[str]) -> list[str]:
+    """``["RoPE group, d = 2", "RoPE group, d = 4"]`` -> ``["d = 2", "d = 4"]`` (cut at a word boundary)."""
+    if len(titles) < 2:
+        return titles
+    prefix = os.path.commonprefix(titles)
+    cut = max(prefix.rfind(", "), prefix.rfind(": "))
+    if cut <= 0:
+        return titles
+    return [t[cut + 2:] or t for t in titles]
+
+
+def _argument(steps, indent: str = "") -> list[str]:
+    """The proof as a reader follows it: the first steps of the claim's main derivation (its first
+    section), each with its formula displayed; the other derivations (the same facts at fixed sizes,
+    the other layout, a lemma) are named in one line."""
+    from pemath.symbolic.pairs import is_lemma_step
+
+    sections = _sections(steps)
+    main = [s for s in steps if s.section == sections[0]]
+    seen: set[str] = set()
+    shown = []
+    lemma = False
+    for step in main:
+        if is_lemma_step(step.text):
+            lemma = True
+        elif step.text not in seen:
+            seen.add(step.text)
+            shown.append(step)
+    out: list[str] = []
+    if lemma:
+        out += [f"{indent}Sums over the features are sums over the pairs, by the pair-partition lemma (decided by "
+                "induction on the number of pairs h; its steps are in the machine record).", ""]
+    for n, step in enumerate(shown[:ARGUMENT_STEPS], 1):
+        out += [f"{indent}{n}. {_text(step.text)}{_mark(step)}", ""]
+        tex = step.latex()
+        if tex is not None and tex != r"\text{True}" and len(tex) <= ARGUMENT_FORMULA_CHARS:
+            out += _math(tex, indent + "   ")
+    rest = len(shown) - min(len(shown), ARGUMENT_STEPS)
+    others = [s for s in sections[1:] if s]
+    if rest or others:
+        more = [f"{rest} more step{'s' if rest != 1 else ''} of this derivation"] if rest else []
+        if others:
+            names = "; ".join(_text(t) for t in _without_common_prefix([s for s in sections if s])[1:])
+            more.append(f"{len(others)} more derivation{'s' if len(others) != 1 else ''} ({names})")
+        out += [f"{indent}In the machine record: " + ", and ".join(more) + ".", ""]
+    return out
+
+
+def _record(steps) -> list[str]:
+    """Every step, with its certificate, in a dropdown (closed): grouped by the derivation that made it."""
+    decided = sum(s.status == "proved" for s in steps)
+    sections = _sections(steps)
+    plural = "s" if len(sections) != 1 else ""
+    out = [f".. dropdown:: The machine record: {len(steps)} steps ({decided} decided, each with its certificate) "
+           f"in {len(sections)} derivation{plural}", "   :class-container: pemath-record", ""]
+    section = object()
+    for i, step in enumerate(steps, 1):
+        if step.section != section:
+            section = step.section
+            out += [f"   *{_text(section or 'derivation')}*", ""]
+        out += [f"   {i}. {_text(step.text)}{_mark(step)}", ""]
+        tex = step.latex()
+        if tex is not None:
+            out += _math(tex, "      ")
+    return out
+
+
 def _claim_rst(claim, outcome, latex, char: str) -> list[str]:
     out = [f".. _claim-{claim.id}:", ""]
-    out += _heading(claim.title, char)
-    out += [
-        f":id: ``{claim.id}``",
-        f":kind: {claim.kind}",
-        f":verdict: **{outcome.status}**",
-        "",
-    ]
-    out += ["**Statement**", ""]
+    out += _heading(claim.display_name, char)
+    out += [f"``{claim.id}`` · {claim.kind} · verdict **{outcome.status}**", ""]
+    out += ["**Statement.**", ""]
     try:
         out += _math(latex(claim.statement()))
     except Exception as exc:  # pragma: no cover - reported, never hidden
         logger.warning("claim %s: statement() raised %s: %s", claim.id, type(exc).__name__, exc)
+    out += [f"As ``pemath prove`` lists it: ``{' '.join(claim.title.split())}``", ""]
     if outcome.counterexample:
-        out += ["**False as stated**", "", _text(outcome.counterexample), ""]
+        out += ["**False as stated.**", "", _text(outcome.counterexample), ""]
     if outcome.fair_reading:
-        out += ["**Fair reading**", "", _text(outcome.fair_reading), ""]
+        out += ["**Fair reading.**", "", _text(outcome.fair_reading), ""]
     if outcome.message:
         out += ["**Message**", ""] + _literal_block(outcome.message, "")
     steps = outcome.derivation.steps if outcome.derivation is not None else []
     if steps:
-        decided = sum(s.status == "proved" for s in steps)
-        sections = []
-        for s in steps:
-            if s.section not in sections:
-                sections.append(s.section)
-        out += [".. raw:: html", "",
-                f'   <details class="pemath-record"><summary>Proof: the machine record, {len(steps)} steps '
-                f'({decided} decided, each with its certificate) in {len(sections)} derivation'
-                f'{"s" if len(sections) != 1 else ""}</summary>', ""]
-        section = None
-        for i, step in enumerate(steps, 1):
-            if step.section != section:
-                section = step.section
-                out += [f"*{_text(section)}*", ""]
-            mark = {"proved": " *(decided by " + _text(step.certificate or "") + ": " + _text(step.method or "exact")
-                             + ")*", "failed": " **(failed)**", "info": f" *({_text(step.role or '')})*"}
-            out.append(f"{i}. {_text(step.text)}{mark.get(step.status, '')}")
-            out.append("")
-            tex = step.latex()
-            if tex is not None:
-                out += _math(tex, "   ")
-        out += [".. raw:: html", "", "   </details>", ""]
+        out += ["**Proof.**", ""] + _argument(steps) + _record(steps)
     if outcome.checks:
         out += ["**Checks**", ""]
         for name, result in outcome.checks.items():
@@ -149,6 +221,12 @@ def _claim_rst(claim, outcome, latex, char: str) -> list[str]:
         out += [f"* {_text(r)}" for r in claim.references]
         out.append("")
     return out
+
+
+def _link(claim) -> str:
+    """A table cell: the claim's name in words, linking to its record, and its id."""
+    name = claim.display_name.replace("<", "\\<").replace("`", "\\`")
+    return f":ref:`{name} <claim-{claim.id}>` (``{claim.id}``)"
 
 
 def _counts(outcomes) -> str:
@@ -175,7 +253,7 @@ def _page_rst(pairs, latex) -> list[str]:
     lines = [_counts([o for _, o in pairs]), ""]
     lines += _table(
         ["claim", "kind", "verdict"],
-        [[f":ref:`claim-{c.id}`", c.kind, f"**{o.status}**"] for c, o in pairs],
+        [[_link(c), c.kind, f"**{o.status}**"] for c, o in pairs],
         "70 15 15",
     )
     for fam in families:
@@ -218,13 +296,13 @@ def generate() -> tuple[dict[str, str], list[str]]:
     for c, o in pairs:
         page = _page_of(c.family)
         where = f":doc:`/{page_doc(page)}`" if page else "(none)"
-        rows.append([f":ref:`claim-{c.id}`", where, c.kind, f"**{o.status}**"])
+        rows.append([_link(c), where, c.kind, f"**{o.status}**"])
     files["index.inc"] = "\n".join([_counts(outcomes), ""] + _table(["claim", "page", "kind", "verdict"], rows, "55 15 15 15")) + "\n"
 
     published = [(c, o) for c, o in pairs if c.kind == PUBLISHED_KIND or c.family == "published"]
     rows = [
         [
-            f":ref:`claim-{c.id}`",
+            _link(c),
             c.kind,
             f"**{o.status}**",
             _text(o.counterexample) if o.counterexample else "(none: it holds)" if o.status == "proved" else "",
