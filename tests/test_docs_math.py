@@ -98,3 +98,23 @@ def test_the_scaling_formulas_shown_are_the_code_s():
         got = rope.inv_freq(d, base=base, scaling=sc, seq_len=seq)
         want = [float(at(i)) for i in range(d // 2)]
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=0, err_msg=name)
+
+
+def test_the_model_table_names_each_rope_models_golden_file():
+    from pemath import models
+    from pemath.testing import golden
+
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        import models_table
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+    column = models_table.HEADER.index("golden file")
+    shown = {row[0].split("``")[1]: row[column] for row in models_table.rows()}
+    assert set(shown) == set(models.names())
+    for name in models.names():
+        if models.get(name).encoding == "rope":
+            cases = len(golden.load(name)["cases"])
+            assert shown[name] == f"``v{golden.FORMAT_VERSION}/{name}.json`` ({cases} case{'s' if cases != 1 else ''})"
+        else:
+            assert shown[name] == "(none)" and name not in golden.names()

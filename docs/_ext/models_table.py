@@ -1,12 +1,11 @@
 """The ``pemath-models`` directive: the model registry as a table, generated at build time.
 
-Every row comes from :mod:`pemath.models` (the registry shipped as package data) and
-:func:`pemath.rope.from_hf_config`: nothing in the table is typed by hand.
+Every row comes from :mod:`pemath.models` (the registry shipped as package data),
+:func:`pemath.rope.from_hf_config` and :mod:`pemath.testing.golden` (the golden file of each
+RoPE model, with its number of cases): nothing in the table is typed by hand.
 """
 
 from __future__ import annotations
-
-from docutils.parsers.rst import Directive
 
 
 def _fmt(v: float) -> str:
@@ -26,6 +25,16 @@ def _scaling(s) -> str:
     return f"``{s.rope_type}`` ({inner})" if inner else f"``{s.rope_type}``"
 
 
+def _golden(name: str) -> str:
+    """The model's golden file, ``golden.load(name)``, and its number of cases; a dash for none."""
+    from pemath.testing import golden
+
+    if name not in golden.names():
+        return "(none)"
+    cases = len(golden.load(name)["cases"])
+    return f"``v{golden.FORMAT_VERSION}/{name}.json`` ({cases} case{'s' if cases != 1 else ''})"
+
+
 def rows() -> list[list[str]]:
     from pemath import models
 
@@ -36,7 +45,7 @@ def rows() -> list[list[str]]:
         if m.encoding != "rope":
             what = (f"ALiBi, {m.alibi().num_heads} heads" if m.encoding == "alibi" else
                     "T5 buckets ({0.num_buckets}, max distance {0.max_distance})".format(m.t5()))
-            out.append([f"``{name}``", m.hf_id, what, "", "", "", "", src])
+            out.append([f"``{name}``", m.hf_id, what, "", "", "", "", _golden(name), src])
             continue
         for lt in m.layer_types or (None,):
             s = m.spec(lt)
@@ -50,21 +59,25 @@ def rows() -> list[list[str]]:
                 extra.append(f"query scaling β={s.query_scaling_beta:g}")
             label = f"``{name}``" + (f" ({lt})" if lt else "")
             out.append([label, m.hf_id, layout, _fmt(s.base), f"{s.rotary_dim} / {s.head_dim}",
-                        _scaling(s.scaling), "; ".join(extra), src])
+                        _scaling(s.scaling), "; ".join(extra), _golden(name), src])
     return out
 
 
-class ModelsTable(Directive):
-    has_content = False
-
-    def run(self):
-        from _rst import list_table, parsed
-
-        header = ["model", "Hugging Face id", "layout / encoding", "base", "rotary / head dim", "scaling",
-                  "beyond the rotation", "source"]
-        return parsed(self, list_table([header, *rows()], (":class: pemath-wide",)))
+HEADER = ["model", "Hugging Face id", "layout / encoding", "base", "rotary / head dim", "scaling",
+          "beyond the rotation", "golden file", "source"]
 
 
 def setup(app):
+    # docutils is imported here, so the tests can import rows() with the test extra alone
+    from docutils.parsers.rst import Directive
+
+    from _rst import list_table, parsed
+
+    class ModelsTable(Directive):
+        has_content = False
+
+        def run(self):
+            return parsed(self, list_table([HEADER, *rows()], (":class: pemath-wide",)))
+
     app.add_directive("pemath-models", ModelsTable)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
