@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import subprocess
 import sys
 
@@ -140,6 +142,19 @@ def test_prove_cli_json_and_exit_code():
     assert [d["id"] for d in data] == ["rope.relative"]
     for key in ("id", "title", "kind", "status", "seconds", "checks"):
         assert key in data[0]
+    assert data[0]["name"] == "RoPE's score depends only on the relative position"
     assert data[0]["status"] == "proved" and data[0]["checks"]["numeric"].startswith("passed")
     bad = subprocess.run([sys.executable, "-m", "pemath.cli", "prove", "nonexistent"], capture_output=True, text=True)
     assert bad.returncode == 2 and "unknown claim id" in bad.stderr
+
+
+def test_every_registered_claim_has_a_name_in_words():
+    """The docs' tables and headings show Claim.name: words, no ASCII math (the title keeps that)."""
+    bad = {c.id: c.name for c in claims.all_claims() if not c.name or re.search(r"[\^_*<>=|{}\\]", c.name)}
+    assert bad == {}
+    names = [c.name for c in claims.all_claims()]
+    assert len(set(names)) == len(names), "two claims share a name"
+    c = claims.get("rope.relative")
+    assert c.display_name == c.name and dataclasses.replace(c, name=None).display_name == c.title
+    with pytest.raises(TypeError, match="Claim name must be a non-empty string"):
+        dataclasses.replace(c, name="")

@@ -152,6 +152,7 @@ class Outcome:
     derivation: Any = None
     references: tuple[str, ...] = ()
     fair_reading: str | None = None
+    name: str | None = None  # the claim's name in words (Claim.display_name)
 
     def as_json(self) -> dict[str, Any]:
         steps = []
@@ -161,6 +162,7 @@ class Outcome:
                               "certificate": s.certificate, "section": s.section, "latex": s.latex()})
         return {
             "id": self.id,
+            "name": self.name,
             "title": self.title,
             "kind": self.kind,
             "family": self.family,

@@ -18,7 +18,8 @@ def run_claim(claim: Claim, *, checks: bool = True) -> Outcome:
     if not isinstance(checks, bool):
         raise TypeError(f"checks must be True or False, got {checks!r}")
     t0 = time.perf_counter()
-    out = Outcome(claim.id, claim.title, claim.kind, claim.family, "error", 0.0, references=claim.references)
+    out = Outcome(claim.id, claim.title, claim.kind, claim.family, "error", 0.0, references=claim.references,
+                  name=claim.display_name)
     try:
         verdict = claim.proof()
         out.derivation = verdict.derivation
