@@ -247,8 +247,9 @@ THEORY_MAX_HEIGHT = 18000
 SCREENSHOTS = ROOT / "docs" / "_build" / "screenshots"
 
 
-def _measure(binary: str, page: Path, width: int) -> tuple[int, int, list[str], int]:
-    """Height, horizontal overflow, the images that did not load, and the count of raw TeX or MathJax errors."""
+def _measure(binary: str, page: Path, width: int) -> tuple[int, int, list[str], int, int]:
+    """Height, horizontal overflow, the images that did not load, the count of raw TeX or MathJax errors,
+    and the count of code blocks wider than their box."""
     with tempfile.TemporaryDirectory(prefix="pemath-chromium-") as profile:
         cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", f"--user-data-dir={profile}",
                "--host-resolver-rules=MAP * ~NOTFOUND", f"--window-size={width},900", "--virtual-time-budget=30000",
@@ -258,13 +259,14 @@ def _measure(binary: str, page: Path, width: int) -> tuple[int, int, list[str], 
     over = re.search(r'data-pemath-overflow="(\d+)"', done.stdout)
     broken = re.search(r'data-pemath-broken="([^"]*)"', done.stdout)
     raw = re.search(r'data-pemath-raw-tex="(\d+)"', done.stdout)
-    assert height and over and broken and raw, (
+    clipped = re.search(r'data-pemath-clipped="(\d+)"', done.stdout)
+    assert height and over and broken and raw and clipped, (
         f"{page}: the page did not record its size (is _static/pemath-measure.js loaded?)")
-    return int(height.group(1)), int(over.group(1)), broken.group(1).split(), int(raw.group(1))
+    return int(height.group(1)), int(over.group(1)), broken.group(1).split(), int(raw.group(1)), int(clipped.group(1))
 
 
 @pytest.fixture(scope="module")
-def sizes(site) -> dict[tuple[str, int], tuple[int, int, list[str], int]]:
+def sizes(site) -> dict[tuple[str, int], tuple[int, int, list[str], int, int]]:
     binary = _chromium()
     if binary is None:
         _missing("no chromium binary (apt-get install chromium, or set PEMATH_CHROMIUM)")
@@ -276,13 +278,13 @@ def sizes(site) -> dict[tuple[str, int], tuple[int, int, list[str], int]]:
 
 
 def test_no_page_is_wider_than_the_window(sizes):
-    wide = {f"{p} at {w}px": over for (p, w), (_, over, _, _) in sizes.items() if over > 0}
+    wide = {f"{p} at {w}px": over for (p, w), (_, over, *_) in sizes.items() if over > 0}
     assert wide == {}, f"pages wider than the window (px): {wide}"
     assert {w for _, w in sizes} == set(WIDTHS) and len(sizes) >= 2 * (len(MEASURED) + 7)
 
 
 def test_theory_pages_are_of_a_readable_height(sizes):
-    tall = {p: h for (p, w), (h, _, _, _) in sizes.items() if p.startswith("theory/") and w == 1280 and
+    tall = {p: h for (p, w), (h, *_) in sizes.items() if p.startswith("theory/") and w == 1280 and
             h > THEORY_MAX_HEIGHT}
     assert tall == {}, f"theory pages taller than {THEORY_MAX_HEIGHT} px at 1280 px: {tall}"
 
@@ -290,12 +292,18 @@ def test_theory_pages_are_of_a_readable_height(sizes):
 def test_every_figure_loads_and_no_raw_tex_is_left(sizes):
     """In the browser, on every measured page at both widths: each <img> loaded (complete, a natural
     width), and no text still holds TeX delimiters or a MathJax error."""
-    broken = {f"{p} at {w}px": b for (p, w), (_, _, b, _) in sizes.items() if b}
+    broken = {f"{p} at {w}px": b for (p, w), (_, _, b, *_) in sizes.items() if b}
     assert broken == {}, f"images that did not load: {broken}"
-    raw = {f"{p} at {w}px": n for (p, w), (_, _, _, n) in sizes.items() if n}
+    raw = {f"{p} at {w}px": n for (p, w), (_, _, _, n, _) in sizes.items() if n}
     assert raw == {}, f"text nodes with raw TeX or a MathJax error: {raw}"
     figures = sum(1 for (p, w) in sizes if p in FIGURES)
     assert figures == 2 * len(FIGURES), "the pages with figures were not all measured"
+
+
+def test_no_code_block_is_clipped(sizes):
+    """Code and messages wrap inside the column (pemath.css): no <pre> wider than its box, at 1280 px or 400 px."""
+    clipped = {f"{p} at {w}px": n for (p, w), (*_, n) in sizes.items() if n}
+    assert clipped == {}, f"code blocks wider than their box (a reader would scroll or miss the end): {clipped}"
 
 
 def test_screenshots_of_the_main_pages(site):

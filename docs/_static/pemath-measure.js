@@ -4,6 +4,7 @@
 //   data-pemath-overflow  how many px the page is wider than the window
 //   data-pemath-broken    the images that did not load (space-separated sources; empty when all did)
 //   data-pemath-raw-tex   how many text nodes still hold TeX delimiters \( \[ or $$, or a MathJax error
+//   data-pemath-clipped   how many code blocks (<pre>) are wider than their box (a reader would have to scroll)
 (function () {
   function rawTex() {
     var count = document.querySelectorAll("mjx-merror, [data-mjx-error]").length;
@@ -26,6 +27,11 @@
     el.setAttribute("data-pemath-overflow", String(Math.max(0, el.scrollWidth - el.clientWidth)));
     el.setAttribute("data-pemath-broken", broken.join(" "));
     el.setAttribute("data-pemath-raw-tex", String(rawTex()));
+    var clipped = 0;
+    document.querySelectorAll("pre").forEach(function (pre) {
+      if (pre.scrollWidth > pre.clientWidth + 1) clipped += 1;
+    });
+    el.setAttribute("data-pemath-clipped", String(clipped));
   }
   window.addEventListener("load", function () {
     if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
