@@ -98,3 +98,28 @@ def test_narrate_labels_each_combined_derivation_and_wraps_at_the_width():
     assert {s["section"] for s in data[0]["steps"]} >= {"RoPE relative inner product, d = 2, interleaved"}
     with pytest.raises(ValueError, match="width must be an int >= 40"):
         narrate(o, width=10)
+
+
+def test_narrate_prints_no_bare_true_or_zero_for_a_decided_step():
+    """An exact boolean's True and a difference closed to 0 on construction add nothing to the step's text and
+    certificate: --narrate and the docs print no formula for them (Step.trivial); JSON keeps the LaTeX."""
+    import sympy as sp
+
+    from pemath.claims import get, narrate
+    from pemath.symbolic import Step
+
+    o = run_claim(get("sinusoidal.shift"), checks=False)
+    lines = narrate(o, width=100).splitlines()
+    bodies = [ln.strip() for ln in lines if ln.startswith("       ")]
+    assert "True" not in bodies and "0" not in bodies
+    assert not any("0" in b and set(b) <= set("⎡⎤⎢⎥⎣⎦[]0, ") for b in bodies), "a zero matrix was printed"
+    trivial = [s for s in o.derivation.steps if s.trivial]
+    assert {s.certificate for s in trivial} >= {"exact boolean", "closed on construction"}
+    assert all(json.loads(__import__("pemath").claims.to_json([o]))[0]["steps"][i]["latex"] is not None
+               for i, s in enumerate(o.derivation.steps) if s.trivial and s.expr is not None)
+    # what is trivial and what is not
+    x = sp.Symbol("x")
+    for expr in (None, True, sp.true, 0, sp.Integer(0), sp.zeros(2, 2)):
+        assert Step("t", expr, "info", role="remark").trivial
+    for expr in (x, sp.Eq(x, 1), sp.Integer(1), sp.eye(2), sp.sin(x) ** 2 + sp.cos(x) ** 2 - 1, sp.false):
+        assert not Step("t", expr, "info", role="remark").trivial

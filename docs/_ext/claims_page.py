@@ -159,8 +159,8 @@ def _argument(steps, indent: str = "") -> list[str]:
                 "induction on the number of pairs h; its steps are in the machine record).", ""]
     for n, step in enumerate(shown[:ARGUMENT_STEPS], 1):
         out += [f"{indent}{n}. {_text(step.text)}{_mark(step)}", ""]
-        tex = step.latex()
-        if tex is not None and tex != r"\text{True}" and len(tex) <= ARGUMENT_FORMULA_CHARS:
+        tex = None if step.trivial else step.latex()
+        if tex is not None and len(tex) <= ARGUMENT_FORMULA_CHARS:
             out += _math(tex, indent + "   ")
     rest = len(shown) - min(len(shown), ARGUMENT_STEPS)
     others = [s for s in sections[1:] if s]
@@ -186,7 +186,7 @@ def _record(steps) -> list[str]:
             section = step.section
             out += [f"   *{_text(section or 'derivation')}*", ""]
         out += [f"   {i}. {_text(step.text)}{_mark(step)}", ""]
-        tex = step.latex()
+        tex = None if step.trivial else step.latex()
         if tex is not None:
             out += _math(tex, "      ")
     return out

@@ -113,7 +113,7 @@ def narrate(outcome: Outcome, *, latex: bool = False, width: int = 100) -> str:
                    f" ({step.certificate})" if step.certificate else f" (by {step.method})" if step.method else "")
             lines.extend(textwrap.wrap(f"{n}. {step.text} {mark}{how}", width=width, initial_indent="  ",
                                        subsequent_indent="     "))
-            body = step.latex() if latex else step.pretty(width=width - 7)
+            body = None if step.trivial else step.latex() if latex else step.pretty(width=width - 7)
             if body:
                 lines.extend("       " + ln for ln in body.splitlines())
     lines.append(f"  => {outcome.status}" + (f": {outcome.message.strip()}" if outcome.message else ""))

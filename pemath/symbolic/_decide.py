@@ -321,6 +321,20 @@ class Step:
             return None
         return sp.latex(self.expr)
 
+    @property
+    def trivial(self) -> bool:
+        """Whether the step's expression adds nothing to its text: none, a bare ``True`` or an exact zero
+        (scalar or matrix), where the certificate already says what was decided. Reports print no
+        formula for such a step (``pemath prove --narrate``, the docs)."""
+        e = self.expr
+        if e is None or e is True or e is sp.true:
+            return True
+        if isinstance(e, sp.MatrixBase):
+            return all(x == 0 for x in e)
+        if isinstance(e, (int, sp.Basic)) and not isinstance(e, bool):
+            return e == 0
+        return False
+
     def pretty(self, width: int = 100, max_lines: int = 24) -> str | None:
         """Pretty-printed, or the plain string form when the picture would be too tall."""
         if self.expr is None:
