@@ -306,16 +306,34 @@ def test_no_code_block_is_clipped(sizes):
     assert clipped == {}, f"code blocks wider than their box (a reader would scroll or miss the end): {clipped}"
 
 
+def _screenshot(binary: str, page: Path, out: Path, *, dark: bool = False) -> None:
+    with tempfile.TemporaryDirectory(prefix="pemath-chromium-") as profile:
+        subprocess.run([binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                        f"--user-data-dir={profile}", "--host-resolver-rules=MAP * ~NOTFOUND",
+                        "--window-size=1280,2400", "--virtual-time-budget=30000", "--hide-scrollbars",
+                        *(["--force-dark-mode"] if dark else []), f"--screenshot={out}", page.as_uri()],
+                       capture_output=True, timeout=120)
+    assert out.exists() and out.stat().st_size > 10_000, f"no screenshot of {page}"
+
+
 def test_screenshots_of_the_main_pages(site):
+    """The pages of SHOT at 1280 px (docs/_build/screenshots/, build artifacts), and the first two again with
+    the reader's system in dark mode: the theme follows it (the page's mean brightness drops)."""
     binary = _chromium()
     if binary is None:
         _missing("no chromium binary (apt-get install chromium, or set PEMATH_CHROMIUM)")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for page in SHOT:
-        out = SCREENSHOTS / (page.replace("/", "-").replace(".html", ".png"))
-        with tempfile.TemporaryDirectory(prefix="pemath-chromium-") as profile:
-            subprocess.run([binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                            f"--user-data-dir={profile}", "--host-resolver-rules=MAP * ~NOTFOUND",
-                            "--window-size=1280,2400", "--virtual-time-budget=30000", "--hide-scrollbars",
-                            f"--screenshot={out}", (site / page).as_uri()], capture_output=True, timeout=120)
-        assert out.exists() and out.stat().st_size > 10_000, f"no screenshot of {page}"
+        _screenshot(binary, site / page, SCREENSHOTS / (page.replace("/", "-").replace(".html", ".png")))
+    for page in SHOT[:2]:
+        name = page.replace("/", "-").replace(".html", "")
+        _screenshot(binary, site / page, SCREENSHOTS / f"{name}-dark.png", dark=True)
+    pil = pytest.importorskip("PIL", reason="Pillow (with matplotlib, the docs extra) measures brightness")
+    from PIL import Image, ImageStat
+
+    del pil
+    for page in SHOT[:2]:
+        name = page.replace("/", "-").replace(".html", "")
+        mean = [ImageStat.Stat(Image.open(SCREENSHOTS / f"{name}{suffix}.png").convert("L")).mean[0]
+                for suffix in ("", "-dark")]
+        assert mean[0] > 180 and mean[1] < 90, f"{page}: mean brightness light {mean[0]:.0f}, dark {mean[1]:.0f}"
