@@ -51,6 +51,20 @@ def test_a_label_prints_text_in_the_terminal_and_latex_in_the_docs():
     assert back == a and back.tex == a.tex
     positive = label("s_mid", r"s_{\mathrm{mid}}", positive=True)
     assert positive.is_positive and sp.latex(2 * positive) == r"2 s_{\mathrm{mid}}"
+    assert sp.pretty(positive) == "s_mid" and str(positive) == "s_mid"  # no subscript made of the name
+    assert label("y", "y", positive=1).is_positive is True  # assumptions sanitised as Symbol does
+    # one quantity, one object: a label and a plain Symbol of the same name are different symbols
+    from pemath.claims import get
+    from pemath.symbolic import published
+    assert get("sinusoidal.wavelengths").statement().lhs is published.LAMBDA_I
+
+
+def test_a_label_of_a_sum_or_quotient_is_bracketed_in_products_and_powers():
+    ratio = label("b_static / b", r"b_{\mathrm{static}} / b")
+    assert sp.latex(ratio**2) == r"\left(b_{\mathrm{static}} / b\right)^{2}" and str(ratio**2) == "(b_static / b)**2"
+    assert sp.latex(2 * label("M + m", r"M + \min(K)")) == r"2 \left(M + \min(K)\right)"
+    assert sp.latex(2 * label("|a - b|", r"\left|a - b\right|")) == r"2 \left|a - b\right|"  # bracketed already
+    assert sp.latex(3 * label("lambda_i", r"\lambda_i")) == r"3 \lambda_i"
 
 
 def test_a_matrix_label_keeps_its_latex_through_products_transposes_and_doit():
@@ -59,7 +73,15 @@ def test_a_matrix_label_keeps_its_latex_through_products_transposes_and_doit():
     e = sp.Eq(M, sp.MatMul(P, M, P.T, evaluate=False), evaluate=False)
     assert sp.latex(e) == r"R_{\mathrm{half}}(m) = P R_{\mathrm{half}}(m) P^{T}"
     assert sp.latex(e.doit()) == sp.latex(e) and M.shape == (4, 4) and isinstance(M, MatrixLabel)
-    assert str(e) == "Eq(R_half(m), P*R_half(m)*P.T)"
+    assert str(e) == "Eq(R_half(m), P*R_half(m)*P.T)" and sp.pretty(M) == "R_half(m)"
+    # rebuilt from its args: func(*args), pickle, copies, substitution into a symbolic shape
+    import copy
+
+    n = sp.Symbol("n", integer=True, positive=True)
+    A = matrix_label("A", n, n, r"A_{\mathrm{x}}")
+    for back in (A.func(*A.args), pickle.loads(pickle.dumps(A)), copy.deepcopy(A), copy.copy(A)):
+        assert back == A and back.tex == A.tex
+    assert A.subs(n, 3).shape == (3, 3) and sp.latex(A.xreplace({n: 3})) == r"A_{\mathrm{x}}"
 
 
 @pytest.mark.parametrize("text, tex, error", [

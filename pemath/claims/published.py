@@ -14,8 +14,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..symbolic.notation import label
 from ..symbolic import published as sym
+from ..symbolic.notation import label
 from ._inputs import Choice, Floats, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
 from ._registry import register
@@ -40,7 +40,7 @@ def _wave_proof() -> Verdict:
 
 def _wave_statement() -> sp.Basic:
     i, d, b = sp.Symbol("i", integer=True, nonnegative=True), sp.Symbol("d", even=True, positive=True), sp.Symbol("b")
-    return sp.Eq(label("lambda_i", r"\lambda_i"), 2 * sp.pi * b ** (2 * i / d))
+    return sp.Eq(sym.LAMBDA_I, 2 * sp.pi * b ** (2 * i / d))
 
 
 def _wave_numeric() -> str:

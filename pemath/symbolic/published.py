@@ -64,6 +64,8 @@ def _iv_precision(dps: int = _IV_DPS) -> Iterator[None]:
 _h = sp.Symbol("h", integer=True, positive=True)  # d = 2h, h frequencies
 _i = sp.Symbol("i", integer=True, nonnegative=True)
 _beta = sp.Symbol("beta", positive=True)
+#: The wavelength of pair i, as statements and steps name it.
+LAMBDA_I = label("lambda_i", r"\lambda_i")
 
 
 def claimed_last_wavelength(convention: str, derived: sp.Expr) -> sp.Expr:
@@ -89,14 +91,14 @@ def wavelengths(convention: str = "interleaved") -> Derivation:
         expo = 2 * i / (2 * h)  # omega_i = b^(-2i/d)
         d.define("Frequencies omega_i = b^{-2i/d}, i = 0, ..., d/2 - 1, with d = 2h and b = 1 + beta > 1; the "
               "wavelength (positions per period) of pair i is lambda_i = 2 pi / omega_i:",
-              sp.Eq(sp.Symbol("lambda_i"), 2 * sp.pi * b**expo))
+              sp.Eq(LAMBDA_I, 2 * sp.pi * b**expo))
         ratio_expected = b ** (sp.Integer(2) / (2 * h))
         last_expected = 2 * sp.pi * b ** ((2 * h - 2) / (2 * h))
     else:
         expo = i / (h - 1)  # omega_i = b^(-i/(h-1)), h >= 2
         d.define("tensor2tensor's frequencies omega_i = b^{-i/(d/2 - 1)}, i = 0, ..., d/2 - 1 "
               "(d/2 = h >= 2, b = 1 + beta); lambda_i = 2 pi / omega_i:",
-              sp.Eq(sp.Symbol("lambda_i"), 2 * sp.pi * b**expo))
+              sp.Eq(LAMBDA_I, 2 * sp.pi * b**expo))
         ratio_expected = b ** (1 / (h - 1))
         last_expected = 2 * sp.pi * b
     lam = lambda j: 2 * sp.pi * b ** expo.subs(i, j)  # noqa: E731
