@@ -187,7 +187,7 @@ def test_the_argument_is_a_few_steps_and_the_record_has_them_all(ext):
     other.equal("x = x", x, x)
     steps = d.steps + other.steps  # each step keeps its derivation's title as its section
     argument = "\n".join(ext._argument(steps))
-    assert argument.startswith("Sums over the features are sums over the pairs, by the pair-partition lemma")
+    assert argument.startswith("Sums over the features are sums over the pairs (the pair-partition lemma")
     assert "enumerate the features" not in argument
     shown = [k for k in range(ext.ARGUMENT_STEPS + 2) if f"step {k}\\:" in argument]
     assert shown == list(range(ext.ARGUMENT_STEPS)) and argument.count("step 0\\:") == 1

@@ -155,8 +155,9 @@ def _argument(steps, indent: str = "") -> list[str]:
             shown.append(step)
     out: list[str] = []
     if lemma:
-        out += [f"{indent}Sums over the features are sums over the pairs, by the pair-partition lemma (decided by "
-                "induction on the number of pairs h; its steps are in the machine record).", ""]
+        out += [f"{indent}Sums over the features are sums over the pairs (the pair-partition lemma, decided by induction "
+                "on the number of pairs h; with partial rotary, the features past the rotary ones split off, decided "
+                "by the sums rewrite). Their steps are in the machine record.", ""]
     for n, step in enumerate(shown[:ARGUMENT_STEPS], 1):
         out += [f"{indent}{n}. {_text(step.text)}{_mark(step)}", ""]
         tex = None if step.trivial else step.latex()

@@ -26,7 +26,7 @@ def _scaling(s) -> str:
 
 
 def _golden(name: str) -> str:
-    """The model's golden file, ``golden.load(name)``, and its number of cases; a dash for none."""
+    """The model's golden file, ``golden.load(name)``, and its number of cases; ``(none)`` for none."""
     from pemath.testing import golden
 
     if name not in golden.names():

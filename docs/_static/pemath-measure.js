@@ -5,6 +5,8 @@
 //   data-pemath-broken    the images that did not load (space-separated sources; empty when all did)
 //   data-pemath-raw-tex   how many text nodes still hold TeX delimiters \( \[ or $$, or a MathJax error
 //   data-pemath-clipped   how many code blocks (<pre>) are wider than their box (a reader would have to scroll)
+//   data-pemath-clipped-tables  how many of those are recorded tables of figures (div.pemath-output), which
+//                               keep their lines and may scroll on a phone
 (function () {
   function rawTex() {
     var count = document.querySelectorAll("mjx-merror, [data-mjx-error]").length;
@@ -27,11 +29,15 @@
     el.setAttribute("data-pemath-overflow", String(Math.max(0, el.scrollWidth - el.clientWidth)));
     el.setAttribute("data-pemath-broken", broken.join(" "));
     el.setAttribute("data-pemath-raw-tex", String(rawTex()));
-    var clipped = 0;
+    var clipped = 0, tables = 0;
     document.querySelectorAll("pre").forEach(function (pre) {
-      if (pre.scrollWidth > pre.clientWidth + 1) clipped += 1;
+      if (pre.scrollWidth > pre.clientWidth + 1) {
+        clipped += 1;
+        if (pre.closest("div.pemath-output")) tables += 1;
+      }
     });
     el.setAttribute("data-pemath-clipped", String(clipped));
+    el.setAttribute("data-pemath-clipped-tables", String(tables));
   }
   window.addEventListener("load", function () {
     if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
