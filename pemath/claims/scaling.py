@@ -507,8 +507,10 @@ register(
         title="Llama 3.1's smoothing is continuous at both band edges: θ at λ = L0/h, θ/s at λ = L0/l",
         kind="theorem",
         family=FAMILY,
-        statement=lambda: sp.Eq(_derived("llama3_continuity").result["smooth"].subs(sym.lam, sym.L0 / sym.high),
-                                2 * sp.pi * sym.high / sym.L0, evaluate=False),
+        statement=lambda: sp.Tuple(*(  # the smoothed frequency at each edge is the adjacent branch's, 2 pi / lambda
+            sp.Eq(sp.Subs(_derived("llama3_continuity").result["smooth"], sym.lam, edge), value, evaluate=False)
+            for edge, value in ((sym.L0 / sym.high, 2 * sp.pi * sym.high / sym.L0),
+                                (sym.L0 / sym.low, 2 * sp.pi * sym.low / (sym.L0 * sym.s))))),
         proof=lambda: Verdict(True, _derived("llama3_continuity")),
         checks=(Check("numeric", _continuity_numeric), Check("mpmath", _continuity_mpmath)),
         references=("Meta llama-models, apply_scaling (Llama 3.1 reference implementation)",
