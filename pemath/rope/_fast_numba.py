@@ -5,7 +5,7 @@ pair, in float64, exactly as the portable kernel (:func:`pemath.rope._core.rotat
 
 .. math:: y_a = x_a c - x_b s, \qquad y_b = x_b c + x_a s
 
-with ``c``, ``s`` the entries of the table :func:`pemath.rope._fast_numpy._cis` computes with
+with ``c``, ``s`` the entries of the table :func:`pemath.rope._fast_numpy.cos_sin` computes with
 NumPy (the same cos/sin values as the portable kernel, the attention factor included), each
 product rounded to float64, then the sum, then one rounding to x's dtype. numba compiles
 without ``fastmath``, so LLVM neither contracts a product and a sum into an FMA nor reorders

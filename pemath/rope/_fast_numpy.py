@@ -218,48 +218,39 @@ def cos_sin(pos: np.ndarray, freq: np.ndarray, factor: float) -> tuple[np.ndarra
 def _compute_cos_sin(flat: np.ndarray, f: np.ndarray, factor: float) -> tuple[np.ndarray, np.ndarray]:
     c = np.empty((flat.size, f.size), dtype=np.float64)
     s = np.empty((flat.size, f.size), dtype=np.float64)
-
-    def fill(start: int, stop: int) -> None:
-        t = flat[start:stop, None] * f
-        cb, sb = c[start:stop], s[start:stop]
-        np.cos(t, out=cb)
-        np.sin(t, out=sb)
-        if factor != 1.0:
-            np.multiply(cb, factor, out=cb)
-            np.multiply(sb, factor, out=sb)
-
-    if c.size * 16 < _THREAD_MIN or num_threads() == 1:  # small: inline (cos, sin of finite phases raise nothing)
-        fill(0, flat.size)
-        return c, s
-    step = max(1, -(-flat.size // num_threads()))
-
-    def work(chunk: list[int]) -> None:
-        for start in chunk:
-            fill(start, start + step)
-
-    _run_blocks(list(range(0, flat.size, step)), work, 16 * c.size)
+    _by_rows(flat.size, lambda a, b: _cos_sin_into(flat[a:b, None] * f, c[a:b], s[a:b], factor), 16 * c.size)
     return c, s
 
 
 def _cis(theta: np.ndarray, factor: float) -> np.ndarray:
     """The complex128 table ``factor * (cos theta + i sin theta)``: each part computed and scaled as the portable kernel does."""
     table = np.empty(theta.shape, dtype=np.complex128)
-    flat_theta = theta.reshape(-1)
-    flat = table.reshape(-1)
-    step = max(1, -(-flat.size // max(1, num_threads())))
-    starts = list(range(0, flat.size, step))
+    t, z = theta.reshape(-1), table.reshape(-1)
+    _by_rows(z.size, lambda a, b: _cos_sin_into(t[a:b], z[a:b].real, z[a:b].imag, factor), 8 * z.size)
+    return table
+
+
+def _cos_sin_into(theta: np.ndarray, c: np.ndarray, s: np.ndarray, factor: float) -> None:
+    """``factor * cos(theta)`` into ``c`` and ``factor * sin(theta)`` into ``s``, as the portable kernel computes
+    them: cos and sin in float64, then each scaled separately (signed zeros kept as ``cos * factor``). The one
+    home of the table's arithmetic for the NumPy and compiled kernels and the oracle."""
+    np.cos(theta, out=c)
+    np.sin(theta, out=s)
+    if factor != 1.0:
+        np.multiply(c, factor, out=c)
+        np.multiply(s, factor, out=s)
+
+
+def _by_rows(n: int, fill: Callable[[int, int], None], size: int) -> None:
+    """``fill(start, stop)`` over the rows ``[0, n)``, one run of rows per thread (inline when small, as
+    :func:`_run_blocks` decides from ``size``)."""
+    step = max(1, -(-n // max(1, num_threads())))
 
     def work(chunk: list[int]) -> None:
         for start in chunk:
-            t, z = flat_theta[start:start + step], flat[start:start + step]
-            np.cos(t, out=z.real)
-            np.sin(t, out=z.imag)
-            if factor != 1.0:  # real and imaginary parts scaled separately: signed zeros kept as cos * factor
-                np.multiply(z.real, factor, out=z.real)
-                np.multiply(z.imag, factor, out=z.imag)
+            fill(start, min(start + step, n))
 
-    _run_blocks(starts, work, 8 * flat.size)
-    return table
+    _run_blocks(list(range(0, n, step)), work, size)
 
 
 def _complex(xr: np.ndarray, table: np.ndarray, layout: str, r: int, outr: np.ndarray) -> None:
