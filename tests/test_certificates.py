@@ -144,3 +144,29 @@ def test_production_derivations_take_no_mutation_parameters():
         params = set(inspect.signature(fn).parameters)
         assert not params & hooks, f"{where} still takes {sorted(params & hooks)}"
         assert not any(p.kind is p.VAR_KEYWORD for p in inspect.signature(fn).parameters.values()), where
+
+
+def test_a_lemma_marks_its_steps_and_they_keep_the_mark_when_combined():
+    import sympy as sp
+
+    from pemath.symbolic import pairs
+
+    d = Derivation("outer")
+    x = sp.Symbol("x")
+    d.equal("before", x, x)
+    pairs.inner_over_pairs(d, "half", sp.IndexedBase("u"), sp.IndexedBase("v"), partial=True)
+    d.equal("after", x, x)
+    assert [s.lemma for s in d.steps] == [None, pairs.PARTITION, pairs.PARTITION, pairs.PASS_THROUGH,
+                                          pairs.PASS_THROUGH, None]
+    combined = Derivation("combined")
+    combined.steps.extend(d.steps)
+    assert [s.lemma for s in combined.steps] == [s.lemma for s in d.steps]
+    assert all(s.section == "outer" for s in combined.steps)
+    with pytest.raises(ValueError, match="lemmas are not nested"):
+        with d.lemma("a"):
+            with d.lemma("b"):
+                pass
+    assert d.steps.lemma is None  # left as it was, after the error too
+    with pytest.raises(TypeError, match="lemma name must be a non-empty string"):
+        with d.lemma(""):
+            pass

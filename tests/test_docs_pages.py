@@ -187,8 +187,9 @@ def test_the_argument_is_a_few_steps_and_the_record_has_them_all(ext):
     other.equal("x = x", x, x)
     steps = d.steps + other.steps  # each step keeps its derivation's title as its section
     argument = "\n".join(ext._argument(steps))
-    assert argument.startswith("Sums over the features are sums over the pairs (the pair-partition lemma")
-    assert "enumerate the features" not in argument
+    assert argument.startswith("Uses the pair partition lemma (decided by induction, instance) and the pass-through "
+                               "split lemma (decided by instance, rewrite); their steps are in the machine record.")
+    assert "enumerate the features" not in argument and "split off" not in argument
     shown = [k for k in range(ext.ARGUMENT_STEPS + 2) if f"step {k}\\:" in argument]
     assert shown == list(range(ext.ARGUMENT_STEPS)) and argument.count("step 0\\:") == 1
     assert "In the machine record: 2 more steps of this derivation, and 1 more derivation (d = 4)." in argument

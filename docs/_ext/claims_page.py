@@ -140,24 +140,21 @@ def _argument(steps, indent: str = "") -> list[str]:
     """The proof as a reader follows it: the first steps of the claim's main derivation (its first
     section), each with its formula displayed; the other derivations (the same facts at fixed sizes,
     the other layout, a lemma) are named in one line."""
-    from pemath.symbolic.pairs import is_lemma_step
-
     sections = _sections(steps)
     main = [s for s in steps if s.section == sections[0]]
     seen: set[str] = set()
     shown = []
-    lemma = False
+    lemmas: dict[str, set[str]] = {}  # a shared lemma's steps (Derivation.lemma), folded into one line
     for step in main:
-        if is_lemma_step(step.text):
-            lemma = True
+        if step.lemma is not None:
+            lemmas.setdefault(step.lemma, set()).add(step.certificate or step.role or "")
         elif step.text not in seen:
             seen.add(step.text)
             shown.append(step)
     out: list[str] = []
-    if lemma:
-        out += [f"{indent}Sums over the features are sums over the pairs (the pair-partition lemma, decided by induction "
-                "on the number of pairs h; with partial rotary, the features past the rotary ones split off, decided "
-                "by the sums rewrite). Their steps are in the machine record.", ""]
+    if lemmas:
+        used = " and ".join(f"the {_text(name)} lemma (decided by {', '.join(sorted(c))})" for name, c in lemmas.items())
+        out += [f"{indent}Uses {used}; {'their' if len(lemmas) > 1 else 'its'} steps are in the machine record.", ""]
     for n, step in enumerate(shown[:ARGUMENT_STEPS], 1):
         out += [f"{indent}{n}. {_text(step.text)}{_mark(step)}", ""]
         tex = None if step.trivial else step.latex()

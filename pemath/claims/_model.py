@@ -159,7 +159,8 @@ class Outcome:
         if self.derivation is not None:
             for s in self.derivation.steps:
                 steps.append({"text": s.text, "status": s.status, "role": s.role, "method": s.method,
-                              "certificate": s.certificate, "section": s.section, "latex": s.latex()})
+                              "certificate": s.certificate, "section": s.section, "lemma": s.lemma,
+                              "latex": s.latex()})
         return {
             "id": self.id,
             "name": self.name,

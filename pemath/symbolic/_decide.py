@@ -8,7 +8,8 @@ answering ``None``, is a failure, never a pass.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -232,17 +233,21 @@ def _no_floats(condition: Any, title: str, text: str) -> None:
 
 
 class _Steps(list):
-    """A derivation's steps: a step appended without a section gets the derivation's title; steps taken
-    from another derivation keep theirs."""
+    """A derivation's steps: a step appended without a section gets the derivation's title, and, inside
+    :meth:`Derivation.lemma`, the lemma's name; steps taken from another derivation keep theirs."""
 
     def __init__(self, title: str, steps: Any = ()) -> None:
         super().__init__()
         self.title = title
+        self.lemma: str | None = None
         self.extend(steps)
 
     def append(self, step: Any) -> None:
-        if isinstance(step, Step) and step.section is None:
-            step.section = self.title
+        if isinstance(step, Step):
+            if step.section is None:
+                step.section = self.title
+            if step.lemma is None:
+                step.lemma = self.lemma
         super().append(step)
 
     def extend(self, steps: Any) -> None:
@@ -294,6 +299,7 @@ class Step:
     certificate: str | None = None  # what decided a proved step: one of CERTIFICATES
     role: str | None = None  # what a narrated step is: one of ROLES
     section: str | None = None  # the title of the derivation that made the step (kept when steps are combined)
+    lemma: str | None = None  # the shared lemma the step belongs to (Derivation.lemma), e.g. "pair partition"
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
@@ -306,6 +312,8 @@ class Step:
             raise ValueError(f"Step certificate must be None or one of {CERTIFICATES}, got {self.certificate!r}")
         if self.section is not None and not isinstance(self.section, str):
             raise TypeError(f"Step section must be None or a string (a derivation's title), got {self.section!r}")
+        if self.lemma is not None and (not isinstance(self.lemma, str) or not self.lemma):
+            raise TypeError(f"Step lemma must be None or a lemma's name (a non-empty string), got {self.lemma!r}")
         if self.status == "info" and (not isinstance(self.role, str) or self.role not in ROLES):
             raise ValueError(f"Step role must be one of {ROLES} for a narrated step (status 'info': it carries no "
                              f"logic), got {self.role!r}")
@@ -362,6 +370,20 @@ class Derivation:
         if not isinstance(self.title, str):
             raise TypeError(f"Derivation title must be a string, got {self.title!r}")
         self.steps = _Steps(self.title, self.steps)
+
+    @contextmanager
+    def lemma(self, name: str) -> Iterator[None]:
+        """Mark the steps made inside the ``with`` block as those of the shared lemma ``name`` (reports may
+        fold them into one line: the docs' argument of a claim does). Not nested."""
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"lemma name must be a non-empty string, got {name!r}")
+        if self.steps.lemma is not None:
+            raise ValueError(f"lemma {name!r} inside lemma {self.steps.lemma!r}: lemmas are not nested")
+        self.steps.lemma = name
+        try:
+            yield
+        finally:
+            self.steps.lemma = None
 
     def define(self, text: str, expr: Any = None) -> Any:
         """Narrate a definition: notation, the objects studied, or the published text examined (no decision)."""

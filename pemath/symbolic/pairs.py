@@ -42,18 +42,9 @@ def features(i: sp.Expr, layout: str, h: sp.Expr = H) -> tuple[sp.Expr, sp.Expr]
     return (2 * i, 2 * i + 1) if layout == "interleaved" else (i, i + h)
 
 
-#: Phrases that mark the steps of this module's lemmas (the pair partition and the pass-through split) in
-#: every derivation that uses them: the docs fold them into one line of a claim's argument.
-_ENUMERATE = "enumerate the features 0..2h-1 once each"
-_SPLIT = "past the rotary ones split off"
-_ROTARY = "over the rotary features is the sum over the"
-_WHOLE = "features is the rotary part plus the pass-through part"
-LEMMA_PHRASES = (_ENUMERATE, _SPLIT, _ROTARY, _WHOLE)
-
-
-def is_lemma_step(text: str) -> bool:
-    """Whether a step's text is one of this module's lemma steps (pair partition, pass-through split)."""
-    return any(p in text for p in LEMMA_PHRASES)
+#: The names under which this module's steps are marked (Derivation.lemma): reports fold them.
+PARTITION = "pair partition"
+PASS_THROUGH = "pass-through split"
 
 
 def partition(d: Derivation, layout: str) -> sp.Eq:
@@ -64,17 +55,19 @@ def partition(d: Derivation, layout: str) -> sp.Eq:
         return sp.Sum(F(a) + F(b), (I, 0, n - 1))
 
     pairs = "(2i, 2i + 1)" if layout == "interleaved" else "(i, i + h)"
-    return d.induction(f"the {layout} pairs {pairs}, i < h, {_ENUMERATE}: "
-                       "sum_j F(j) = sum_i [F(a_i) + F(b_i)] for every function F and every h",
-                       lambda n: sp.Sum(F(J), (J, 0, 2 * n - 1)), pair_sum, H, 1)
+    with d.lemma(PARTITION):
+        return d.induction(f"the {layout} pairs {pairs}, i < h, enumerate the features 0..2h-1 once each: "
+                           "sum_j F(j) = sum_i [F(a_i) + F(b_i)] for every function F and every h",
+                           lambda n: sp.Sum(F(J), (J, 0, 2 * n - 1)), pair_sum, H, 1)
 
 
 def pass_through(d: Derivation) -> sp.Eq:
     """Decide, in ``d``, that a sum over 2h + e features is the rotary part plus the p features past it."""
     lhs = sp.Sum(F(J), (J, 0, 2 * H + PASS - 1))
     rhs = sp.Sum(F(J), (J, 0, 2 * H - 1)) + sp.Sum(F(J), (J, 2 * H, 2 * H + PASS - 1))
-    d.equal(f"with head_dim 2h + e (partial rotary), the features 2h..2h+e-1 {_SPLIT}: "
-            "sum_{j<2h+e} F(j) = sum_{j<2h} F(j) + sum_{2h<=j<2h+e} F(j)", lhs, rhs, methods=("sums",))
+    with d.lemma(PASS_THROUGH):
+        d.equal("with head_dim 2h + e (partial rotary), the features 2h..2h+e-1 past the rotary ones split off: "
+                "sum_{j<2h+e} F(j) = sum_{j<2h} F(j) + sum_{2h<=j<2h+e} F(j)", lhs, rhs, methods=("sums",))
     return sp.Eq(lhs, rhs, evaluate=False)
 
 
@@ -83,12 +76,16 @@ def inner_over_pairs(d: Derivation, layout: str, u: sp.IndexedBase, v: sp.Indexe
     """Decide ``<u, v> = sum_i (u_a v_a + u_b v_b) [+ sum over the pass-through features]`` for vectors of
     symbolic length ``2h`` (``2h + e`` when ``partial``) and return the right side."""
     product = sp.Lambda(J, u[J] * v[J])
-    rotary = d.instance(f"so <{u}, {v}> {_ROTARY} {layout} pairs",
-                        partition(d, layout), F, product)
+    rotary = partition(d, layout)
+    with d.lemma(PARTITION):
+        rotary = d.instance(f"so <{u}, {v}> over the rotary features is the sum over the {layout} pairs",
+                            rotary, F, product)
     if not partial:
         return rotary.rhs
-    whole = d.instance(f"and <{u}, {v}> over all 2h + e {_WHOLE}",
-                       pass_through(d), F, product)
+    whole = pass_through(d)
+    with d.lemma(PASS_THROUGH):
+        whole = d.instance(f"and <{u}, {v}> over all 2h + e features is the rotary part plus the pass-through part",
+                           whole, F, product)
     rest = whole.rhs - rotary.lhs
     return rotary.rhs + rest
 
