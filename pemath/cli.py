@@ -42,13 +42,6 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _width() -> int:
-    """The terminal's width (80 when not a terminal), for text that wraps."""
-    import shutil
-
-    return max(40, shutil.get_terminal_size((80, 24)).columns)
-
-
 def _select(parser: argparse.ArgumentParser, ids: Sequence[str]) -> list:
     from . import claims
 
@@ -73,6 +66,8 @@ def _select(parser: argparse.ArgumentParser, ids: Sequence[str]) -> list:
 def _prove(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from . import claims
 
+    from .claims.report import terminal_width
+
     selected = _select(parser, args.ids)
     if args.list:
         wid, wkind = max(len(c.id) for c in selected), max(len(c.kind) for c in selected)
@@ -84,7 +79,7 @@ def _prove(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         o = claims.run_claim(c, checks=not args.no_checks)
         outcomes.append(o)
         if args.narrate and not args.json:
-            print(claims.narrate(o, latex=args.latex, width=_width()), flush=True)
+            print(claims.narrate(o, latex=args.latex, width=terminal_width()), flush=True)
             print()
     if args.json:
         print(claims.to_json(outcomes))
@@ -96,7 +91,7 @@ def _prove(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
         from .claims.report import LEGEND
 
-        print(textwrap.fill(LEGEND, width=_width(), subsequent_indent="  "))
+        print(textwrap.fill(LEGEND, width=terminal_width(), subsequent_indent="  "))
     return claims.exit_code(outcomes)
 
 

@@ -7,7 +7,7 @@ import sys
 
 from ._registry import all_claims
 from ._runner import run_claim
-from .report import exit_code, narrate, summary_line
+from .report import exit_code, narrate, summary_line, terminal_width
 
 __all__ = ["family_main"]
 
@@ -42,9 +42,7 @@ def _family_main(family: str, argv: list[str] | None) -> int:
     for c in claims:
         o = run_claim(c)
         outcomes.append(o)
-        import shutil
-
-        print(narrate(o, latex=args.latex, width=max(40, shutil.get_terminal_size((100, 24)).columns)), flush=True)
+        print(narrate(o, latex=args.latex, width=terminal_width()), flush=True)
         print()
     print(summary_line(outcomes))
     return exit_code(outcomes)

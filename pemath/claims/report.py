@@ -9,7 +9,7 @@ from typing import Any
 
 from ._model import Outcome
 
-__all__ = ["table", "to_json", "narrate", "summary_line", "exit_code", "LEGEND"]
+__all__ = ["table", "to_json", "narrate", "summary_line", "exit_code", "LEGEND", "terminal_width"]
 
 def _outcomes(outcomes: Any) -> Sequence[Outcome]:
     if isinstance(outcomes, (str, bytes, Outcome)) or not isinstance(outcomes, Sequence):
@@ -86,6 +86,14 @@ def exit_code(outcomes: Sequence[Outcome]) -> int:
 def to_json(outcomes: Sequence[Outcome]) -> str:
     _outcomes(outcomes)
     return json.dumps([o.as_json() for o in outcomes], indent=2)
+
+
+def terminal_width() -> int:
+    """The terminal's width in columns (80 when stdout is not a terminal), at least 40: what the command
+    line wraps its text at (``pemath prove``, ``proofs/*.py``)."""
+    import shutil
+
+    return max(40, shutil.get_terminal_size((80, 24)).columns)
 
 
 def narrate(outcome: Outcome, *, latex: bool = False, width: int = 100) -> str:
