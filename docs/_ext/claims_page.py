@@ -38,6 +38,7 @@ import os
 import re
 from pathlib import Path
 
+from _rst import list_table  # docs/_ext/_rst.py: the list-table every generated table uses
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
@@ -234,15 +235,8 @@ def _counts(outcomes) -> str:
     return f"{len(outcomes)} claims: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + "."
 
 
-def _table(header: list[str], rows: list[list[str]], widths: str | None = None) -> list[str]:
-    out = [".. list-table::", "   :header-rows: 1"]
-    if widths:
-        out.append(f"   :widths: {widths}")
-    out.append("")
-    for row in [header, *rows]:
-        out.append(f"   * - {row[0]}")
-        out += [f"     - {cell}" for cell in row[1:]]
-    return out + [""]
+def _table(header: list[str], rows: list[list[str]], widths: str) -> list[str]:
+    return list_table([header, *rows], (f":widths: {widths}",)) + [""]
 
 
 def _page_rst(pairs, latex) -> list[str]:
