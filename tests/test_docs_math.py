@@ -3,6 +3,7 @@ and every ``scaling.X(...)`` a page shows names parameters X has."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import re
 import sys
@@ -17,16 +18,21 @@ from pemath.testing import rope_tolerance
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
+def _ext(name: str):
+    """A docs/_ext module, imported as the docs build does (from that folder)."""
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+
+
 def test_the_tolerance_table_is_generated_from_rope_tolerance():
     text = (DOCS / "tolerance.rst").read_text()
     assert ".. pemath-tolerance-table::" in text
     for stale in ("2.62", "2.63", "2.67", "3 \\cdot 10^5"):  # the hand-typed figures the page once had
         assert stale not in text
-    sys.path.insert(0, str(DOCS / "_ext"))
-    try:
-        import tolerance_table
-    finally:
-        sys.path.remove(str(DOCS / "_ext"))
+    tolerance_table = _ext("tolerance_table")
     rows = {r[0]: r[1:] for r in tolerance_table.rows()}
     x = np.zeros(128)
     x[0] = x[1] = 1.0
@@ -68,11 +74,7 @@ def test_the_scaling_formulas_shown_are_the_code_s():
     from pemath.symbolic import scaling as S
     from pemath.symbolic.rope import H, I
 
-    sys.path.insert(0, str(DOCS / "_ext"))
-    try:
-        import scaling_formulas
-    finally:
-        sys.path.remove(str(DOCS / "_ext"))
+    scaling_formulas = _ext("scaling_formulas")
     shown = {name: tex for name, _, _, tex, _ in scaling_formulas.rows()}
     formulas = S.variant_frequencies()
     assert shown == {name: sp.latex(e) for name, e in formulas.items()}
@@ -104,11 +106,7 @@ def test_the_model_table_names_each_rope_models_golden_file():
     from pemath import models
     from pemath.testing import golden
 
-    sys.path.insert(0, str(DOCS / "_ext"))
-    try:
-        import models_table
-    finally:
-        sys.path.remove(str(DOCS / "_ext"))
+    models_table = _ext("models_table")
     column = models_table.HEADER.index("golden file")
     shown = {row[0].split("``")[1]: row[column] for row in models_table.rows()}
     assert set(shown) == set(models.names())
