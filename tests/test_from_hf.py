@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pemath import rope
-from pemath.rope.hf import KNOWN_ROPE_TYPES
+from pemath.rope.hf.parameters import KNOWN_ROPE_TYPES
 from pemath.scaling import DynamicNTK, Linear, Llama3, LongRoPE, Proportional, YaRN
 
 

@@ -25,8 +25,17 @@ def test_files_are_reproduced_by_the_generator(tmp_path):
         assert p.read_bytes() == (make_models.OUT / p.name).read_bytes(), p.name
 
 
+def _rope_spec(doc: dict, case: dict) -> rope.Spec:
+    """The Spec of the layers the case stands for (a model that mixes in NoPE layers: the one its RoPE layers share)."""
+    if doc.get("nope_layers"):
+        specs = {s for s in rope.layers(doc["config"]) if isinstance(s, rope.Spec)}
+        assert len(specs) == 1
+        return specs.pop()
+    return rope.from_hf_config(doc["config"], layer_type=case["layer_type"])
+
+
 def _pemath(doc: dict, case: dict, dtype=np.float64) -> np.ndarray:
-    spec = rope.from_hf_config(doc["config"], layer_type=case["layer_type"])
+    spec = _rope_spec(doc, case)
     x = np.array(case["x"], dtype=dtype)
     if "position_components" in case:
         pos = np.array(case["position_components"])[:, None, :]  # (3, heads 1, seq)
@@ -40,7 +49,9 @@ def test_file_is_consistent_and_pemath_agrees(name, i):
     doc = golden.load(name, version=2)
     case = doc["cases"][i]
     assert all(r["ok"] for r in C.check({**doc, "cases": [case]}))  # expected against math.cos/sin
-    spec = rope.from_hf_config(doc["config"], layer_type=case["layer_type"])
+    spec = _rope_spec(doc, case)
+    if doc.get("nope_layers"):
+        assert doc["nope_layers"] == [i for i, s in enumerate(rope.layers(doc["config"])) if isinstance(s, rope.NoRope)]
     assert case["rope"]["layout"] == spec.layout and case["rope"]["out_layout"] == spec.output_layout
     assert case["inv_freq"] == rope.inv_freq(spec=spec, seq_len=case["seq_len"]).tolist()
     report = C.compare(doc, case, _pemath(doc, case).tolist(), dtype="float64")

@@ -40,7 +40,18 @@ def _positions(params: dict, pid: np.ndarray, component: int | None = None) -> n
 
 
 def _spec(params: dict) -> rope.Spec:
-    spec = rope.from_hf_config(params["config"], layer_type=params["layer_type"])
+    """The Spec of the layers the recording stands for: the recorder ran the rotary class and apply function,
+    which is what every RoPE layer does (a model that mixes in NoPE layers: layer 0, a RoPE layer in all)."""
+    try:
+        spec = rope.from_hf_config(params["config"], layer_type=params["layer_type"])
+    except ValueError as exc:
+        if "mixes RoPE and NoPE" not in str(exc):
+            raise
+        spec = rope.from_hf_config(params["config"], layer=0)
+        assert isinstance(spec, rope.Spec)
+        if params["model"] in models.names():
+            assert models.get(params["model"]).layers()[0] == spec
+        return spec
     if params["model"] in models.names():
         assert models.get(params["model"]).spec(params["layer_type"]) == spec
     return spec

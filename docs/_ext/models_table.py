@@ -48,7 +48,7 @@ def rows() -> list[list[str]]:
             out.append([f"``{name}``", m.hf_id, what, "", "", "", "", _golden(name), src])
             continue
         for lt in m.layer_types or (None,):
-            s = m.spec(lt)
+            s = m.rope_spec(lt)
             layout = s.layout if s.out_layout is None else f"{s.layout} in, {s.out_layout} out"
             extra = []
             if s.mrope_section:
@@ -57,6 +57,10 @@ def rows() -> list[list[str]]:
                 extra.append(f"softmax scale ×{s.softmax_scale:.4f}")
             if s.query_scaling_beta is not None:
                 extra.append(f"query scaling β={s.query_scaling_beta:g}")
+            if m.nope_layers:
+                nope = list(m.nope_layers)
+                extra.append(f"no RoPE on layers {', '.join(map(str, nope[:3]))}, ..., {nope[-1]} ({len(nope)} of "
+                             f"{len(m.layers())})")
             label = f"``{name}``" + (f" ({lt})" if lt else "")
             out.append([label, m.hf_id, layout, _fmt(s.base), f"{s.rotary_dim} / {s.head_dim}",
                         _scaling(s.scaling), "; ".join(extra), _golden(name), src])

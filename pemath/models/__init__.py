@@ -122,20 +122,53 @@ class Model:
     @property
     def layer_types(self) -> tuple[str, ...]:
         """The layer types with their own RoPE (Gemma 3, ModernBERT); ``()`` where all layers share one."""
-        from ..rope import hf_config
+        from ..rope.hf import config as hf_config
 
         cfg = hf_config._text(self.config)
         per = hf_config._per_layer_type(cfg, cfg.get("model_type"), cfg.get("rope_parameters") or
                                         cfg.get("rope_scaling"))
         return () if per is None else tuple(sorted(per))
 
-    def spec(self, layer_type: str | None = None) -> Any:
-        """:func:`pemath.rope.from_hf_config` of this model's config."""
+    def spec(self, layer_type: str | None = None, *, layer: int | None = None) -> Any:
+        """:func:`pemath.rope.from_hf_config` of this model's config (a Spec, or NoRope for a layer without RoPE)."""
         from ..rope import from_hf_config
 
         if self.encoding != "rope":
             raise ValueError(f"{self.name} uses {self.encoding}, not RoPE: use .{self.encoding}()")
-        return from_hf_config(self.config, layer_type=layer_type)
+        return from_hf_config(self.config, layer_type=layer_type, layer=layer)
+
+    def layers(self) -> tuple:
+        """:func:`pemath.rope.layers` of this model's config: a Spec or a NoRope per layer."""
+        from ..rope import layers
+
+        if self.encoding != "rope":
+            raise ValueError(f"{self.name} uses {self.encoding}, not RoPE: use .{self.encoding}()")
+        return layers(self.config)
+
+    @property
+    def nope_layers(self) -> tuple[int, ...]:
+        """The layers (0-based) that apply no RoPE (Llama 4's and SmolLM3's NoPE layers); ``()`` where all do."""
+        from ..rope import NoRope
+        from ..rope.hf.families import FAMILIES
+
+        family = FAMILIES.get(self.model_type)
+        if self.encoding != "rope" or family is None or family.rope_layers is None:
+            return ()
+        return tuple(i for i, s in enumerate(self.layers()) if isinstance(s, NoRope))
+
+    def rope_spec(self, layer_type: str | None = None) -> Any:
+        """The Spec of this model's RoPE layers (of ``layer_type``): :meth:`spec` where every layer applies RoPE;
+        where NoPE layers are mixed in (:attr:`nope_layers`), the one Spec its other layers share."""
+        from ..rope import NoRope
+
+        if not self.nope_layers:
+            return self.spec(layer_type)
+        if layer_type is not None:
+            raise ValueError(f"{self.name} mixes RoPE and NoPE layers without per-type RoPE; use layer= or layers()")
+        specs = list(dict.fromkeys(s for s in self.layers() if not isinstance(s, NoRope)))
+        if len(specs) != 1:
+            raise ValueError(f"{self.name}'s RoPE layers do not share one Spec: use layers()")
+        return specs[0]
 
     def alibi(self) -> AlibiSpec:
         if self.encoding != "alibi":

@@ -1,9 +1,8 @@
 """Rotary position embedding (RoPE): numeric reference in every layout and convention."""
 
-from .spec import Spec
+from .spec import NoRope, Spec
 from .apply import apply, cos_sin, inv_freq
-from .hf import from_hf
-from .hf_config import from_hf_config
+from .hf import from_hf, from_hf_config, layers
 from .complex_form import apply_complex, freqs_cis, from_complex, to_complex
 from .dense import matrix
 from .layout import convert_layout, permute_qk_weight, permute_qk_weights
@@ -14,11 +13,13 @@ from .vision import pixel_bands, pixel_positions, pixel_spec
 
 __all__ = [
     "Spec",
+    "NoRope",
     "inv_freq",
     "apply",
     "cos_sin",
     "from_hf",
     "from_hf_config",
+    "layers",
     "matrix",
     "to_complex",
     "from_complex",

@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 
 from .. import _compat
-from .._validate import as_positions, check_bool, check_not_traced, check_rotary_dim, show
+from .._validate import as_positions, check_bool, check_not_traced, check_rotary_dim, check_seq_len, show
 from ..scaling import RopeScaling
 from . import _core, _fast_cupy, _fast_numba, _fast_numpy
-from .spec import Spec, frequencies_of, resolve
+from .spec import NoRope, Spec, frequencies_of, hf_seq_len, resolve
 
 __all__ = ["inv_freq", "apply", "cos_sin"]
 
@@ -108,7 +108,10 @@ def apply(
         ``rotary_dim``; the rest pass through bit-identical.
     scaling : pemath.scaling.RopeScaling, optional
     seq_len : int, optional
-        For the sequence-length-driven scalings.
+        For the sequence-length-driven scalings (dynamic NTK, LongRoPE). Default: what
+        transformers' forward uses, ``max(positions) + 1``. An engine that fixes the
+        regime for a whole run (vLLM's ``max_model_len``, llama.cpp's context size)
+        passes that length here.
     inverse : bool
         Rotate by :math:`-m\theta_i`, times the same attention factor: the transpose of
         the rotation, i.e. the backward pass. It undoes ``apply`` exactly when the
@@ -154,9 +157,12 @@ def apply(
     array([0.540302, 0.841471, 0.995004, 0.099833])
     """
     xp = _core.check_x(x)
+    if isinstance(spec, NoRope):
+        return _identity(x, positions, spec, layout, base, rotary_dim, scaling, seq_len, inverse, out, xp)
     if spec is None and rotary_dim is not None:  # the range message names x's feature size
         check_rotary_dim(rotary_dim, int(x.shape[-1]), dim_name="x.shape[-1]")
     spec = resolve(spec, "rope.apply", layout=layout, base=base, rotary_dim=rotary_dim, scaling=scaling)
+    seq_len = hf_seq_len(spec.scaling, positions, seq_len)
     inverse = check_bool("inverse", inverse)
     if out is not None:
         _check_out(out, x, xp)
@@ -177,6 +183,28 @@ def apply(
     wdt = _compat.working_dtype(xp, device)
     pos = as_positions(positions, xp, device, wdt, target_shape=tuple(x.shape[:-1]))
     return _kernel(x, xp, wdt, out)(x, pos, freq, factor, spec.layout, r, out)
+
+
+def _identity(x: Any, positions: Any, spec: NoRope, layout: Any, base: Any, rotary_dim: Any, scaling: Any,
+              seq_len: Any, inverse: Any, out: Any, xp: Any) -> Any:
+    """``rope.apply`` of a layer without RoPE: ``x`` unchanged, the arguments checked all the same."""
+    given = {"layout": layout, "base": base, "rotary_dim": rotary_dim, "scaling": scaling}
+    both = sorted(k for k, v in given.items() if v is not None)
+    if both:
+        raise TypeError(f"rope.apply: pass spec= or the keywords it replaces, not both; got spec={spec!r} and "
+                        + ", ".join(f"{k}={given[k]!r}" for k in both))
+    check_bool("inverse", inverse)
+    spec.check_x(int(x.shape[-1]))
+    check_not_traced(positions)
+    check_seq_len(seq_len)
+    device = _compat.device_of(x)
+    if not _compat.host_route(xp, device, x, positions):
+        as_positions(positions, xp, device, _compat.working_dtype(xp, device), target_shape=tuple(x.shape[:-1]))
+    if out is not None:
+        _check_out(out, x, xp)
+        out[...] = x
+        return out
+    return xp.asarray(x, copy=True)
 
 
 def _kernel(x: Any, xp: Any, wdt: Any, out: Any = None) -> Any:
@@ -302,6 +330,7 @@ def cos_sin(
                          "layout, build the tables in spec.layout, or use rope.apply)")
     if dim is None and spec.rotary_dim is None:
         raise TypeError("rope.cos_sin needs dim (the rotary dimension), or a spec that fixes it")
+    seq_len = hf_seq_len(spec.scaling, positions, seq_len)
     layout = spec.layout
     freq, factor = spec.frequencies(dim, seq_len)
     if _compat.is_array(positions):

@@ -22,7 +22,7 @@ from .._validate import check_bool, check_choice, check_real, check_rotary_dim, 
 from ..scaling import RopeScaling
 from . import _core
 
-__all__ = ["Spec"]
+__all__ = ["Spec", "NoRope"]
 
 _DEFAULT_BASE = 10000.0
 
@@ -81,6 +81,9 @@ class Spec:
         :attr:`query_scaling_length` (:math:`L_0`).
     query_scaling_length : int, optional
         :math:`L_0` of ``query_scaling_beta``.
+    provenance : str, optional
+        Where the Spec comes from, where pemath measured it (the transformers version and
+        classes run, :func:`pemath.rope.hf.measure`); not compared, not shown in the repr.
 
     Notes
     -----
@@ -118,6 +121,7 @@ class Spec:
     softmax_scale: float = 1.0
     query_scaling_beta: float | None = None
     query_scaling_length: int | None = None
+    provenance: str | None = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
@@ -179,6 +183,8 @@ class Spec:
                                  "layout; convert the output with rope.convert_layout")
         elif self.axial_grouping != "features" or self.axial_frequencies != "per_axis":
             raise ValueError("Spec.axial_grouping and Spec.axial_frequencies need Spec.axial_dims")
+        if self.provenance is not None and not isinstance(self.provenance, str):
+            raise TypeError(f"Spec.provenance must be a string or None, got {show(self.provenance)}")
         put("softmax_scale", check_real("Spec.softmax_scale", self.softmax_scale, positive=True))
         if (self.query_scaling_beta is None) != (self.query_scaling_length is None):
             raise ValueError(
@@ -273,10 +279,68 @@ class Spec:
     def __repr__(self) -> str:
         items = [f"layout={self.layout!r}"]
         for f in dataclasses.fields(self)[1:]:
+            if f.name == "provenance":
+                continue
             value = getattr(self, f.name)
             if value != f.default:
                 items.append(f"{f.name}={list(value) if isinstance(value, tuple) else value!r}")
         return f"Spec({', '.join(items)})"
+
+
+@dataclasses.dataclass(frozen=True)
+class NoRope:
+    """A layer that applies no rotary embedding (NoPE): what a model's own code does on that layer.
+
+    Models mix RoPE and NoPE layers (Llama 4's and SmolLM3's ``no_rope_layers``, Cohere 2's
+    global layers, EXAONE 4's global layers, the linear-attention layers of hybrids).
+    :func:`pemath.rope.from_hf_config` and :func:`pemath.rope.layers` return a ``NoRope`` for
+    such a layer, never a :class:`Spec`. :func:`pemath.rope.apply` with ``spec=NoRope(...)``
+    returns ``x`` unchanged (a copy, or ``out``); :func:`pemath.testing.assert_rope_close`
+    asserts that the output equals ``x``. Entry points that compute frequencies or cos/sin
+    tables refuse it, naming the reason.
+
+    Parameters
+    ----------
+    head_dim : int, optional
+        The layer's head dimension; when given, calls check ``x.shape[-1]`` against it.
+    reason : str
+        Why the layer has no RoPE, in words (not compared).
+    provenance : str, optional
+        Where this answer comes from (the family table, or the transformers version and
+        classes measured); not compared.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pemath import rope
+    >>> x = np.arange(8.0).reshape(2, 4)
+    >>> nope = rope.NoRope(head_dim=4, reason="SmolLM3 no_rope_layers[3] = 0")
+    >>> bool(np.array_equal(rope.apply(x, [5, 6], spec=nope), x))
+    True
+    >>> nope == rope.NoRope(head_dim=4)
+    True
+    """
+
+    head_dim: int | None = None
+    reason: str = dataclasses.field(default="", compare=False)
+    provenance: str | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.head_dim is not None:
+            object.__setattr__(self, "head_dim", check_size("NoRope.head_dim", self.head_dim, minimum=1))
+        if not isinstance(self.reason, str):
+            raise TypeError(f"NoRope.reason must be a string, got {show(self.reason)}")
+        if self.provenance is not None and not isinstance(self.provenance, str):
+            raise TypeError(f"NoRope.provenance must be a string or None, got {show(self.provenance)}")
+
+    def check_x(self, d: int, name: str = "x.shape[-1]") -> None:
+        """``x``'s feature size against ``head_dim`` (where given)."""
+        if self.head_dim is not None and d != self.head_dim:
+            raise ValueError(f"{name} is {d}, but the layer's head_dim is {self.head_dim}: {self!r}")
+
+    def replace(self, **changes: Any) -> NoRope:
+        """A copy with ``changes`` applied."""
+        return dataclasses.replace(self, **changes)
 
 
 def _explicit_freq(values: Any) -> tuple[float, ...]:
@@ -328,8 +392,15 @@ def resolve(spec: Any, where: str, /, *, layout_free: bool = False, **given: Any
             # not cached: (2, 1, 1) and (2.0, 1, 1) are equal keys but not equally valid
             return _cached_spec(tuple(sorted((k, type(v), v) for k, v in kw.items())))
         return Spec(**kw)
+    if isinstance(spec, NoRope):
+        raise ValueError(
+            f"{where}: spec is {spec!r}, a layer that applies no RoPE ({spec.reason or 'NoPE'}): it has no "
+            "frequencies, cos/sin tables or rotation to compute; rope.apply returns x unchanged for it and "
+            "pemath.testing.assert_rope_close asserts the output equals x"
+        )
     if not isinstance(spec, Spec):
-        raise TypeError(f"{where}: spec must be a pemath.rope.Spec (e.g. from rope.from_hf_config), got {show(spec)}")
+        raise TypeError(f"{where}: spec must be a pemath.rope.Spec or NoRope (e.g. from rope.from_hf_config), got "
+                        f"{show(spec)}")
     both = sorted(k for k, v in given.items() if v is not None)
     if both:
         raise TypeError(
@@ -337,6 +408,26 @@ def resolve(spec: Any, where: str, /, *, layout_free: bool = False, **given: Any
             + ", ".join(f"{k}={given[k]!r}" for k in both)
         )
     return spec
+
+
+def hf_seq_len(scaling: Any, positions: Any, seq_len: Any) -> Any:
+    """``seq_len`` as transformers' forward takes it: where not given and the scaling depends on it (dynamic NTK,
+    LongRoPE), ``max(positions) + 1`` (floor of the largest position, plus one); otherwise ``seq_len`` itself.
+
+    Engines that fix the regime for a whole run (vLLM's ``max_model_len``, llama.cpp's context size) pass that
+    length as ``seq_len`` explicitly."""
+    if seq_len is not None or not getattr(scaling, "length_dependent", False) or positions is None:
+        return seq_len
+    from .. import _compat
+
+    try:
+        host = _compat.to_numpy(positions) if _compat.is_array(positions) else np.asarray(positions, dtype=np.float64)
+        top = float(np.max(host)) if np.size(host) else 0.0
+    except (TypeError, ValueError):
+        return seq_len  # the call's own validation names the bad positions
+    if not math.isfinite(top):
+        return seq_len
+    return max(int(math.floor(top)) + 1, 1)
 
 
 def frequencies_of(

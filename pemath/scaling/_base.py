@@ -26,6 +26,9 @@ class RopeScaling(abc.ABC):
 
     #: HF's ``rope_type`` name of this variant.
     rope_type: str = ""
+    #: whether the frequencies depend on the sequence length (dynamic NTK, LongRoPE): with ``seq_len=None``,
+    #: pemath's RoPE functions and oracle use transformers' forward length ``max(positions) + 1``
+    length_dependent: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

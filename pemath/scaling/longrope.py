@@ -57,6 +57,8 @@ class LongRoPE(RopeScaling):
     1.416666666667
     """
 
+    length_dependent = True
+
     rope_type = "longrope"
 
     def __init__(

@@ -106,6 +106,8 @@ class DynamicNTK(RopeScaling):
     (100.0, 900.0)
     """
 
+    length_dependent = True
+
     rope_type = "dynamic"
 
     def __init__(self, factor: float, original_max_position: int) -> None:

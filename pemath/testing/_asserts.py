@@ -7,7 +7,9 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_real
+from ..rope.spec import NoRope, Spec, hf_seq_len
 from ._arrays import as_host, rope_case, sinusoidal_case
+from ._nope import assert_no_rope
 from ._diagnose import rope_message
 from ._report import compare
 from ._tolerance import rope_bound, sinusoidal_bound, unit_roundoff
@@ -124,6 +126,15 @@ def assert_rope_close(
     from .. import rope
 
     user = user_tolerance(rtol, atol)
+    if isinstance(spec, NoRope):  # a layer without RoPE: the output must be x
+        given = {"layout": layout, "base": base, "rotary_dim": rotary_dim, "scaling": scaling}
+        if any(v is not None for v in given.values()):
+            raise TypeError("assert_rope_close: pass spec= or the keywords it replaces, not both; got spec="
+                            f"{spec!r} and " + ", ".join(f"{k}={v!r}" for k, v in given.items() if v is not None))
+        assert_no_rope(actual, x, positions, spec, user)
+        return
+    # transformers' forward length where the scaling depends on it (dynamic NTK, LongRoPE) and none was given
+    seq_len = hf_seq_len(spec.scaling if isinstance(spec, Spec) else scaling, positions, seq_len)
     if getattr(spec, "is_multi_axis", False) or getattr(spec, "out_layout", None) is not None:
         # M-RoPE, axial, or a change of layout on output (a non-Spec spec is refused by rope_case below)
         from ..rope.spec import resolve

@@ -26,7 +26,10 @@ from ._fuzz import (
     valid,
 )
 
-ROPE_MODELS = [m for m in models.names(encoding="rope") if not models.get(m).layer_types]
+ROPE_MODELS = [m for m in models.names(encoding="rope") if not models.get(m).layer_types and not models.get(m).nope_layers]
+#: the registered RoPE models whose config gives its layer count (rope.layers needs it)
+LAYERED_MODELS = [m for m in models.names(encoding="rope")
+                  if (models.get(m).config.get("text_config") or models.get(m).config).get("num_hidden_layers")]
 _JUNK_VALUES = [None, -1, 0, 0.5, 1e30, "128", True, [], {}, float("nan")]
 
 
@@ -67,8 +70,11 @@ def _check(result: Any, kw: dict[str, Any]) -> None:
 
 FROM_HF_CONFIG = Spec(
     rope.from_hf_config,
-    st.sampled_from(ROPE_MODELS).map(lambda n: {"config": models.get(n).config, "layer_type": None, "layout": None}),
+    st.sampled_from(ROPE_MODELS).map(lambda n: {"config": models.get(n).config, "layer": None, "layer_type": None,
+                                                "layout": None}),
     {
+        "layer": lambda b: st.sampled_from([valid(None), valid(0), reject(-1), reject(True), reject("0"),
+                                            reject(1.5), maybe(10**6)]),
         "config": _config_kind,
         "layer_type": lambda b: st.sampled_from(
             [valid(None), reject(3), reject(""), reject("no_such_layer")]
@@ -95,6 +101,51 @@ def test_from_hf_config(data):
 @given(st.data())
 def test_from_hf_config_valid(data):
     run_valid(FROM_HF_CONFIG, data)
+
+
+def _check_layers(result: Any, kw: dict[str, Any]) -> None:
+    assert isinstance(result, tuple) and len(result) >= 1
+    assert all(isinstance(s, (rope.Spec, rope.NoRope)) for s in result)
+    cfg = kw["config"].get("text_config") or kw["config"]
+    if isinstance(cfg.get("num_hidden_layers"), int):
+        assert len(result) == cfg["num_hidden_layers"]
+
+
+LAYERS = Spec(
+    rope.layers,
+    st.sampled_from(LAYERED_MODELS).map(lambda n: {"config": models.get(n).config, "layout": None}),
+    {
+        "config": _config_kind,
+        "layout": lambda b: st.sampled_from([valid(None), reject("Half"), reject(3), reject("rotate_half")]),
+    },
+    _check_layers,
+    aliases=FROM_HF_CONFIG.aliases,
+)
+
+
+@covers("pemath.rope.layers")
+@fuzz_settings()
+@given(st.data())
+def test_layers(data):
+    run_spec(LAYERS, data)
+
+
+NO_ROPE = Spec(
+    rope.NoRope,
+    st.just({"head_dim": 128, "reason": "", "provenance": None}),
+    {"head_dim": lambda b: st.sampled_from([valid(None), valid(1), valid(128), reject(0), reject(-1), reject(1.5),
+                                            reject("128"), reject(True)]),
+     "reason": lambda b: st.sampled_from([valid(""), valid("SmolLM3 layer 3"), reject(None), reject(3)]),
+     "provenance": lambda b: st.sampled_from([valid(None), valid("table"), reject(3), reject(b"x")])},
+    lambda out, kw: isinstance(out, rope.NoRope) and out.head_dim == kw["head_dim"],
+)
+
+
+@covers("pemath.rope.NoRope")
+@fuzz_settings()
+@given(st.data())
+def test_no_rope(data):
+    run_spec(NO_ROPE, data)
 
 
 GET = Spec(

@@ -12,7 +12,8 @@ DeepSeek-V3 rotates interleaved pairs and returns them half-split), ``head_dim``
 ``rotary_dim``, ``base``, ``attention_factor``, ``scaling``, and for M-RoPE
 ``components`` (which position component drives each pair) with the case's
 ``position_components`` (one list of positions per component) in place of
-``positions``. The file keeps the model's registered ``config`` (the config.json keys)
+``positions``. A model whose layers mix RoPE and NoPE (Llama 4, SmolLM3) lists the
+layers without RoPE as ``nope_layers`` (0-based); its cases are its RoPE layers'. The file keeps the model's registered ``config`` (the config.json keys)
 and its ``spec`` (what the config implies beyond the rotation: DeepSeek's softmax scale,
 Ministral 3's query scaling). Regenerating gives byte-identical files.
 """
@@ -58,7 +59,7 @@ def build(name: str) -> dict[str, Any]:
     mpe = text.get("max_position_embeddings") or cfg.get("max_position_embeddings")
     out_cases, beyond = [], None
     for lt in m.layer_types or (None,):
-        spec = m.spec(lt)
+        spec = m.rope_spec(lt)
         beyond = {"softmax_scale": spec.softmax_scale, "query_scaling_beta": spec.query_scaling_beta,
                   "query_scaling_length": spec.query_scaling_length}
         r, layout = spec.rotary_dim, spec.layout
@@ -107,6 +108,7 @@ def build(name: str) -> dict[str, Any]:
         "source": m.source,
         "reconstructed": m.reconstructed,
         "config": cfg,
+        **({"nope_layers": list(m.nope_layers)} if m.nope_layers else {}),
         "beyond_rotation": beyond,
         "shape": "x and expected: [head][position index][feature]; x in case.rope.layout, expected in "
                  "case.rope.out_layout",

@@ -8,9 +8,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from .._validate import check_bool, check_real, check_size, show
-from . import _core
-from ._hf_families import (
+from ..._validate import check_bool, check_real, check_size, show
+from .. import _core
+from .families import (
     ALIBI_TYPES,
     DEFAULT_QK_ROPE_HEAD_DIM,
     DEFAULT_ROTARY_DIM,
@@ -18,10 +18,10 @@ from ._hf_families import (
     FIXED_BASE,
     T5_TYPES,
 )
-from .hf import from_hf
-from .spec import Spec
+from .parameters import from_hf
+from ..spec import NoRope, Spec
 
-__all__ = ["from_hf_config"]
+__all__ = ["from_hf_config", "layers"]
 
 _HEADS = ("num_attention_heads", "n_head", "num_heads", "n_heads")
 _HIDDEN = ("hidden_size", "n_embd", "d_model", "dim")
@@ -104,7 +104,8 @@ def _refuse_other_encodings(cfg: Mapping[str, Any], model_type: str | None) -> N
     if model_type in T5_TYPES:
         raise ValueError(f"model_type {model_type!r} uses T5's relative position buckets, not RoPE: see pemath.t5")
     pet = cfg.get("position_embedding_type")
-    if pet is not None and pet not in ("rotary", "rope"):
+    # "rope_gptj" (every shipped Cohere 2 config): RoPE; transformers does not read the key, the pairing is the code's
+    if pet is not None and pet not in ("rotary", "rope", "rope_gptj"):
         raise ValueError(f"config['position_embedding_type'] is {pet!r}: this model does not use RoPE")
     if model_type in ALIBI_TYPES and model_type not in FAMILIES:
         raise ValueError(f"model_type {model_type!r} uses ALiBi, not RoPE: see pemath.alibi")
@@ -143,7 +144,7 @@ def _given(cfg: Mapping[str, Any], key: str, default: float) -> Any:
 
 def _phimoe(scaling: Any, short_mscale: Any, long_mscale: Any) -> Any:
     """HF's PhiMoE: the short factors in every regime; short_mscale / long_mscale as the attention factors."""
-    from ..scaling import LongRoPE
+    from ...scaling import LongRoPE
 
     if not isinstance(scaling, LongRoPE):
         raise ValueError(f"short_mscale/long_mscale go with rope_type 'longrope' (PhiMoE), got {scaling!r}")
@@ -160,7 +161,152 @@ def _yarn_mscale(scale: float, m: float) -> float:
     return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
 
 
-def from_hf_config(config: Any, *, layer_type: str | None = None, layout: str | None = None) -> Spec:
+def _prepare(config: Any) -> dict[str, Any]:
+    cfg = _text(_load(config))
+    model_type = cfg.get("model_type")
+    if model_type is not None and not isinstance(model_type, str):
+        raise TypeError(f"config['model_type'] must be a string, got {show(model_type)}")
+    _refuse_other_encodings(cfg, model_type)
+    return cfg
+
+
+def _num_layers(cfg: Mapping[str, Any], at_least: int | None = None) -> int:
+    """The config's layer count; without one, the length of its per-layer lists, else ``at_least`` (enough for
+    the class defaults, which are periodic in the layer index), else a refusal."""
+    n = cfg.get("num_hidden_layers", cfg.get("n_layer", cfg.get("num_layers")))
+    if n is None:
+        for key in ("layer_types", "no_rope_layers"):
+            if isinstance(cfg.get(key), list) and cfg[key]:
+                return len(cfg[key])
+        if at_least is not None:
+            return at_least
+    if n is None:
+        raise ValueError("config has no num_hidden_layers (nor n_layer / num_layers): the per-layer RoPE needs the "
+                         "number of layers; give the config.json's value")
+    return _int("num_hidden_layers", n)
+
+
+def _rope_mask(cfg: Mapping[str, Any], rule: str | None, n: int) -> list[bool] | None:
+    """Which of the ``n`` layers apply RoPE under the family's rule (None: all of them)."""
+    if rule is None:
+        return None
+    if rule == "no_rope_layers":
+        flags = cfg.get("no_rope_layers")
+        if not flags:  # the config classes' default: every interval-th layer is NoPE
+            interval = _int("no_rope_layer_interval", cfg.get("no_rope_layer_interval", 4))
+            return [(i + 1) % interval != 0 for i in range(n)]
+        if not isinstance(flags, list) or len(flags) != n or any(f not in (0, 1) for f in flags):
+            raise ValueError(f"config['no_rope_layers'] must be a list of {n} flags 0/1 (1: the layer applies "
+                             f"RoPE; num_hidden_layers = {n}), got {show(flags)}")
+        return [bool(f) for f in flags]
+    if rule == "sliding":
+        return [t == "sliding_attention" for t in _layer_types(cfg, n)]
+    raise AssertionError(f"unknown rope_layers rule {rule!r}")  # the family table is pemath's own
+
+
+def _layer_types(cfg: Mapping[str, Any], n: int) -> list[str] | None:
+    """The config's ``layer_types`` (checked against ``n``), else the list its config class derives (the family
+    table's ``layer_pattern``), else None."""
+    types = cfg.get("layer_types")
+    if types is not None:
+        if not isinstance(types, list) or len(types) != n or not all(isinstance(t, str) for t in types):
+            raise ValueError(f"config['layer_types'] must be a list of {n} strings (num_hidden_layers = {n}), got "
+                             f"{show(types)}")
+        return list(types)
+    family = FAMILIES.get(cfg.get("model_type"))
+    if family is None or family.layer_pattern is None:
+        return None
+    key, default, where = family.layer_pattern
+    every = _int(key, cfg.get(key, default))
+    full = (lambda i: (i + 1) % every == 0) if where == "last" else (lambda i: i % every == 0)
+    return ["full_attention" if full(i) else "sliding_attention" for i in range(n)]
+
+
+def _nope(cfg: Mapping[str, Any], head_dim: int, why: str) -> NoRope:
+    return NoRope(head_dim, reason=why, provenance=f"pemath family table (model_type {cfg.get('model_type')!r})")
+
+
+def layers(config: Any, *, layout: str | None = None) -> tuple[Spec | NoRope, ...]:
+    """The RoPE of every layer of a Hugging Face model: a :class:`~pemath.rope.Spec` or a :class:`~pemath.rope.NoRope` each.
+
+    Layer ``i`` of the result is :func:`from_hf_config` ``(config, layer=i)``; layers that share
+    a Spec share one object. Needs ``num_hidden_layers`` in the config.
+
+    Examples
+    --------
+    >>> from pemath import models, rope
+    >>> specs = rope.layers(models.get("smollm3-3b").config)
+    >>> len(specs), [i for i, s in enumerate(specs) if isinstance(s, rope.NoRope)][:3]
+    (36, [3, 7, 11])
+    """
+    cfg = _prepare(config)
+    if _measured(cfg, layout):
+        return _measurement(cfg, layout).specs_or_raise()
+    return _layers(cfg, layout)
+
+
+def _measured(cfg: Mapping[str, Any], layout: str | None) -> bool:
+    """Whether this config's RoPE is measured from transformers' code: a model type outside the family table,
+    where transformers can be imported; without it, ``layout=`` gives the generic reading (or the refusal)."""
+    if cfg.get("model_type") in FAMILIES:
+        return False
+    from .probe import available
+
+    if available():
+        return True
+    if layout is None:
+        raise ValueError(
+            f"config['model_type'] is {cfg.get('model_type')!r}, which pemath's family table has not checked. pemath "
+            "measures such a model from its own transformers code (pip install 'pemath[hf]': torch and transformers), "
+            "or reads the config generically if you name the pairing of its apply function: layout='half' "
+            "(rotate_half, pairs (i, i + d/2)) or layout='interleaved' (pairs (2i, 2i+1))"
+        )
+    return False
+
+
+def _measurement(cfg: Mapping[str, Any], layout: str | None) -> Any:
+    from .measure import measure_cached
+
+    return measure_cached(json.dumps(cfg, sort_keys=True, default=str), layout)
+
+
+def _layers(cfg: dict[str, Any], layout: str | None, at_least: int | None = None) -> tuple[Spec | NoRope, ...]:
+    n = _num_layers(cfg, at_least)
+    family = FAMILIES.get(cfg.get("model_type"))
+    mask = _rope_mask(cfg, family.rope_layers if family is not None else None, n)
+    per_type = _per_layer_type(cfg, cfg.get("model_type"), _rope_dict(cfg, family))
+    sliding = family is not None and family.rope_layers == "sliding"
+    types = _layer_types(cfg, n) if per_type is not None or sliding else None
+    if per_type is not None and types is None:
+        raise ValueError(f"this config gives each layer type its own RoPE ({sorted(per_type)}) but no layer_types "
+                         "list saying which layer is which; give the config.json's layer_types")
+    made: dict[Any, Spec] = {}
+    out: list[Spec | NoRope] = []
+    for i in range(n):
+        lt = types[i] if per_type is not None else None
+        if lt not in made:
+            made[lt] = _type_spec(cfg, layer_type=lt, layout=layout)
+        if mask is not None and not mask[i]:
+            rule = family.rope_layers
+            why = (f"no_rope_layers[{i}] = 0" if rule == "no_rope_layers" and cfg.get("no_rope_layers") else
+                   f"layer {i} is a NoPE layer (every {cfg.get('no_rope_layer_interval', 4)}th layer)"
+                   if rule == "no_rope_layers" else f"layer_types[{i}] = {types[i]!r}: RoPE on sliding layers only")
+            out.append(_nope(cfg, made[lt].head_dim, f"{cfg.get('model_type')}: {why}"))
+        else:
+            out.append(made[lt])
+    return tuple(out)
+
+
+def _rope_dict(cfg: Mapping[str, Any], family: Any) -> Any:
+    v5, v4 = cfg.get("rope_parameters"), cfg.get("rope_scaling")
+    rope_dict = v5 if v5 is not None else v4
+    if rope_dict is None and family is not None and family.default_rope is not None:
+        rope_dict = dict(family.default_rope)
+    return rope_dict
+
+
+def from_hf_config(config: Any, *, layer: int | None = None, layer_type: str | None = None,
+                   layout: str | None = None) -> Spec | NoRope:
     r"""The :class:`~pemath.rope.Spec` a Hugging Face ``config.json`` implies, whole.
 
     Reads what a model's own transformers code reads: the head dim (``head_dim``, else
@@ -186,17 +332,23 @@ def from_hf_config(config: Any, *, layer_type: str | None = None, layout: str | 
     ----------
     config : dict or path
         The parsed ``config.json`` or its path.
+    layer : int, optional
+        The layer (0-based, as transformers' ``layer_idx``): its Spec, or
+        :class:`~pemath.rope.NoRope` where that layer applies no RoPE. Needs the config's
+        ``num_hidden_layers``. :func:`pemath.rope.layers` gives every layer at once.
     layer_type : str, optional
         For configs whose layer types use different RoPE (Gemma 3's
-        ``"sliding_attention"`` and ``"full_attention"``): which one. Required there;
-        elsewhere it may name any of the config's ``layer_types``.
+        ``"sliding_attention"`` and ``"full_attention"``): which one. Required there
+        (or ``layer``); elsewhere it may name any of the config's ``layer_types``. A
+        layer type whose layers apply no RoPE (Cohere 2's ``"full_attention"``) gives
+        :class:`~pemath.rope.NoRope`.
     layout : {"interleaved", "half"}, optional
         For a ``model_type`` pemath has not checked: the layout of its apply function.
         Where pemath knows the model type, giving a layout is an error unless it agrees.
 
     Returns
     -------
-    pemath.rope.Spec
+    pemath.rope.Spec or pemath.rope.NoRope
         With ``head_dim`` set; DeepSeek's softmax-scale multiplier, Ministral 3's query
         scaling and DeepSeek-V3's output layout included.
 
@@ -204,7 +356,8 @@ def from_hf_config(config: Any, *, layer_type: str | None = None, layout: str | 
     ------
     ValueError
         An unknown ``model_type`` without ``layout``; several RoPE layer types without
-        ``layer_type`` (the message lists them); a config of an ALiBi or T5 model; any
+        ``layer_type`` (the message lists them); a model whose layers mix RoPE and
+        NoPE without ``layer`` or ``layer_type`` (the message names the NoPE layers); a config of an ALiBi or T5 model; any
         key :func:`pemath.rope.from_hf` refuses.
 
     Examples
@@ -217,11 +370,61 @@ def from_hf_config(config: Any, *, layer_type: str | None = None, layout: str | 
     >>> rope.from_hf_config({"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64})
     Spec(layout='interleaved', base=10000.0, head_dim=256, rotary_dim=64)
     """
-    cfg = _text(_load(config))
+    cfg = _prepare(config)
+    family = FAMILIES.get(cfg.get("model_type"))
+    measured = _measured(cfg, layout)
+    if layer is not None:
+        if layer_type is not None:
+            raise TypeError(f"pass layer= or layer_type=, not both; got layer={layer!r}, layer_type={layer_type!r}")
+        if isinstance(layer, bool) or not isinstance(layer, int) or layer < 0:
+            raise TypeError(f"layer must be a non-negative int (transformers' layer_idx), got {show(layer)}")
+        per = _measurement(cfg, layout).specs_or_raise() if measured else _layers(cfg, layout, at_least=layer + 1)
+        i = layer
+        if i >= len(per):
+            raise ValueError(f"layer must be an int in [0, {len(per)}) (num_hidden_layers = {len(per)}), got "
+                             f"{layer!r}")
+        return per[i]
+    if measured:
+        return _measurement(cfg, layout).one(layer_type)
+    rule = family.rope_layers if family is not None else None
+    if rule == "sliding" and layer_type is not None and cfg.get("layer_types") is None:
+        if layer_type not in ("sliding_attention", "full_attention"):
+            raise ValueError(f"layer_type must be 'sliding_attention' or 'full_attention' for model_type "
+                             f"{cfg.get('model_type')!r}, got {layer_type!r}")
+        spec = _type_spec(cfg, layer_type=None, layout=layout)
+        if layer_type == "sliding_attention":
+            return spec
+        return _nope(cfg, spec.head_dim, f"{cfg.get('model_type')}: layer type 'full_attention' applies no RoPE "
+                                         "(RoPE on sliding layers only)")
+    if rule is not None:
+        n = _num_layers(cfg, at_least=8)  # the class defaults are periodic (period 4): 8 layers show both kinds
+        mask = _rope_mask(cfg, rule, n)
+        types = _layer_types(cfg, n) if rule == "sliding" else None
+        if layer_type is not None and types is not None:
+            chosen = [m for m, t in zip(mask, types) if t == layer_type]
+            if chosen and not any(chosen):
+                spec = _type_spec(cfg, layer_type=None, layout=layout)
+                return _nope(cfg, spec.head_dim, f"{cfg.get('model_type')}: layer type {layer_type!r} applies no "
+                                                 "RoPE (RoPE on sliding layers only)")
+            if chosen and all(chosen):
+                return _type_spec(cfg, layer_type=None, layout=layout)
+        if not all(mask):
+            nope = [i for i, m in enumerate(mask) if not m]
+            raise ValueError(
+                f"this model mixes RoPE and NoPE layers: layers {_short(nope)} apply no RoPE ({family.note}); pass "
+                "layer= (or use rope.layers(config) for every layer)"
+                + (f", or layer_type= one of {sorted(set(types))}" if types is not None else ""))
+    return _type_spec(cfg, layer_type=layer_type, layout=layout)
+
+
+def _short(idx: list[int]) -> str:
+    return str(idx) if len(idx) <= 8 else f"[{', '.join(map(str, idx[:6]))}, ..., {idx[-1]}] ({len(idx)} layers)"
+
+
+def _type_spec(config: Any, *, layer_type: str | None = None, layout: str | None = None) -> Spec:
+    """The Spec of one layer type (every layer of it applies RoPE); ``config``: the merged text config."""
+    cfg = config
     model_type = cfg.get("model_type")
-    if model_type is not None and not isinstance(model_type, str):
-        raise TypeError(f"config['model_type'] must be a string, got {show(model_type)}")
-    _refuse_other_encodings(cfg, model_type)
     family = FAMILIES.get(model_type) if model_type is not None else None
     if layout is not None:
         layout = _core.check_layout(layout)

@@ -36,6 +36,14 @@ class Family:
     out_layout: str | None = None
     #: the code reads the partial rotary size from this key instead of partial_rotary_factor
     rotary_key: str | None = None
+    #: which layers apply RoPE, where not all do: "no_rope_layers" (the config's 0/1 list, 1 = RoPE; absent:
+    #: every no_rope_layer_interval-th layer is NoPE, Llama 4 and SmolLM3), "sliding" (only the sliding-window
+    #: layers of layer_types, Cohere 2's global layers are NoPE); None: every attention layer
+    rope_layers: str | None = None
+    #: how the config class derives layer_types where the file has none: (key, default n, where) with layer i
+    #: full attention when (i + 1) % n == 0 ("last" of each group: Gemma 3, Cohere 2) or i % n == 0 ("first":
+    #: ModernBERT), sliding otherwise
+    layer_pattern: tuple | None = None
     #: what the code does that a reader would not guess
     note: str = ""
 
@@ -56,15 +64,16 @@ FAMILIES: dict[str, Family] = {
     "qwen3": _f(default_head_dim=128),
     "gemma": _f(default_head_dim=256),
     "gemma2": _f(default_head_dim=256),
-    "gemma3": _f(default_head_dim=256, note="sliding layers: rope_local_base_freq (10000) and no scaling; full "
+    "gemma3": _f(default_head_dim=256, layer_pattern=("sliding_window_pattern", 6, "last"), note="sliding layers: rope_local_base_freq (10000) and no scaling; full "
                                             "layers: rope_theta (1e6) and rope_scaling"),
-    "gemma3_text": _f(default_head_dim=256, note="sliding layers: rope_local_base_freq (10000) and no scaling; full "
+    "gemma3_text": _f(default_head_dim=256, layer_pattern=("sliding_window_pattern", 6, "last"), note="sliding layers: rope_local_base_freq (10000) and no scaling; full "
                                                  "layers: rope_theta (1e6) and rope_scaling"),
-    "modernbert": _f(note="global layers: global_rope_theta (160000); local layers: local_rope_theta (10000)"),
+    "modernbert": _f(layer_pattern=("global_attn_every_n_layers", 3, "first"), note="global layers: global_rope_theta (160000); local layers: local_rope_theta (10000)"),
     "stablelm": _f(default_partial=0.25),
     "persimmon": _f(default_partial=0.5),
     "phi": _f(default_partial=0.5),
-    "smollm3": _f(default_theta=2e6),
+    "smollm3": _f(default_theta=2e6, rope_layers="no_rope_layers",
+                  note="no_rope_layers[i] = 0 makes layer i NoPE (default: every 4th layer)"),
     **{t: _f(default_theta=1e6, default_mrope=(16, 24, 24), mrope_interleaved=False)
        for t in ("qwen2_vl", "qwen2_vl_text", "qwen2_5_vl", "qwen2_5_vl_text")},
     **{t: _f(default_theta=5e5, default_head_dim=128, default_mrope=(24, 20, 20), mrope_interleaved=True,
@@ -90,15 +99,17 @@ FAMILIES: dict[str, Family] = {
                note="rotate_every_two on the first rotary_dim (default 64) features; the code fixes the base at 10000"),
     "codegen": _f("interleaved", rotary_key="rotary_dim", note="GPT-J's rotation; the base is fixed at 10000"),
     "cohere": _f("interleaved", default_theta=5e5, note="rotate_half on x[..., ::2], x[..., 1::2]: interleaved pairs"),
-    "cohere2": _f("interleaved", note="rotate_half on x[..., ::2], x[..., 1::2]: interleaved pairs"),
+    "cohere2": _f("interleaved", rope_layers="sliding", layer_pattern=("sliding_window_pattern", 4, "last"),
+                  note="rotate_half on x[..., ::2], x[..., 1::2]: interleaved pairs; RoPE on the sliding-window "
+                       "layers only (layer_types; default every 4th layer global, NoPE)"),
     "glm": _f("interleaved", default_partial=0.5, default_head_dim=128,
               note="GLM's rotate_half pairs (2i, 2i+1) on the first half of the head"),
     "glm4": _f("interleaved", default_partial=0.5, default_head_dim=128,
                note="GLM's rotate_half pairs (2i, 2i+1) on the first half of the head"),
-    "llama4": _f("interleaved", default_theta=5e5, default_head_dim=128,
-                 note="complex freqs_cis on view_as_complex(x.reshape(..., -1, 2)): interleaved pairs"),
-    "llama4_text": _f("interleaved", default_theta=5e5, default_head_dim=128,
-                      note="complex freqs_cis on view_as_complex(x.reshape(..., -1, 2)): interleaved pairs"),
+    **{t: _f("interleaved", default_theta=5e5, default_head_dim=128, rope_layers="no_rope_layers",
+             note="complex freqs_cis on view_as_complex(x.reshape(..., -1, 2)): interleaved pairs; "
+                  "no_rope_layers[i] = 0 makes layer i NoPE (default: every 4th layer)")
+       for t in ("llama4", "llama4_text")},
     "deepseek_v2": _f("interleaved", note="complex multiply on interleaved q_pe/k_pe; returns them interleaved"),
     "deepseek_v3": _f("interleaved", out_layout="half",
                       note="with rope_interleave (default true) the code de-interleaves q_pe/k_pe, then applies "

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_bool, check_int, check_real, check_size, show
-from . import _core
-from .spec import Spec
-from ..scaling import DynamicNTK, Linear, Llama3, LongRoPE, Proportional, RopeScaling, YaRN
+from ..._validate import check_bool, check_int, check_real, check_size, show
+from .. import _core
+from ..spec import Spec
+from ...scaling import DynamicNTK, Linear, Llama3, LongRoPE, Proportional, RopeScaling, YaRN
 
 __all__ = ["from_hf"]
 

@@ -1,0 +1,368 @@
+"""Per-layer RoPE Specs read from what a model's own code did to probes (NumPy only).
+
+A :class:`~pemath.rope.hf.probe.Probe` holds, for every attention layer and position set,
+the query and key the layer's code produced after RoPE from one pre-RoPE vector per probe.
+Relative to position 0 (where RoPE is the identity up to its attention factor), the
+output at position ``p`` is the rotation RoPE applies at ``p``. pemath reads it with its
+own measurement (:func:`pemath.testing.recover_rope`: the pairing, the rotated features,
+each pair's angle) and accepts a Spec only if that Spec predicts every recorded angle at
+every position and regime (``seq_len = max(position_ids) + 1``, as transformers' forward),
+the amplitude, and the rotary module's attention factor. Where pemath's family table
+knows the model type, the table's Spec must pass this check or the result is an error
+naming both; elsewhere the generic reading of the config is tried with the measured
+pairing, then explicit frequencies; what none explains is refused with what did not fit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import math
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..spec import NoRope, Spec
+from .probe import Probe
+
+__all__ = ["LayerReading", "Measurement", "measure_probe", "measure", "measure_cached", "MeasurementMismatch"]
+
+#: float32 phase rounding in the model's code: HF computes inv_freq @ position_ids in float32
+_U32 = 2.0**-24
+
+
+class MeasurementMismatch(ValueError):
+    """The family table and the model's own code disagree about a layer's RoPE."""
+
+
+@dataclasses.dataclass(frozen=True)
+class LayerReading:
+    """What one layer's code did, as read from the probes."""
+
+    layer: int
+    #: "rope", "nope" (attention without RoPE) or "mixer" (no attention module: Mamba, linear attention, ...)
+    kind: str
+    layout: str | None = None
+    rotary_dim: int | None = None
+    #: features before the rotated ones that never move (DeepSeek's MLA query is cat(q_nope, q_pe))
+    offset: int = 0
+    #: angle of each rotated pair at position 1 (radians)
+    angle_at_1: tuple[float, ...] | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Measurement:
+    """The per-layer answer of :func:`measure`: ``specs[i]`` is a Spec, a NoRope, or None (refused: ``refusals[i]``)."""
+
+    specs: tuple
+    readings: tuple
+    refusals: dict
+    source: dict  # layer -> "table" | "generic" | "explicit" | "nope"
+    provenance: str
+    seconds: float
+    layer_types: tuple | None = None
+
+    def spec(self, layer: int) -> Spec | NoRope:
+        if self.specs[layer] is None:
+            raise ValueError(f"layer {layer}: {self.refusals[layer]}")
+        return self.specs[layer]
+
+    def specs_or_raise(self) -> tuple:
+        """Every layer's Spec or NoRope; a ValueError naming each refused layer and why."""
+        if self.refusals:
+            raise ValueError("pemath cannot give this model's RoPE: "
+                             + "; ".join(f"layer {i}: {w}" for i, w in sorted(self.refusals.items())[:3])
+                             + (f" (and {len(self.refusals) - 3} more layers)" if len(self.refusals) > 3 else ""))
+        return self.specs
+
+    def one(self, layer_type: str | None = None) -> Spec | NoRope:
+        """The RoPE all layers (of ``layer_type``) share; a ValueError where they differ (pass ``layer=``)."""
+        specs = self.specs_or_raise()
+        types = self.layer_types
+        chosen = [s for i, s in enumerate(specs) if layer_type is None or (types and types[i] == layer_type)]
+        if layer_type is not None and not chosen:
+            raise ValueError(f"layer_type must be one of {sorted(set(types or ()))} (the config's layer_types), got "
+                             f"{layer_type!r}")
+        distinct = list(dict.fromkeys(chosen))
+        if len(distinct) == 1:
+            return distinct[0]
+        nope = [i for i, s in enumerate(specs) if isinstance(s, NoRope)]
+        raise ValueError(
+            "this model's layers differ in RoPE (measured from its code)"
+            + (f": layers {nope[:8]}{' ...' if len(nope) > 8 else ''} apply no RoPE" if nope else "")
+            + "; pass layer= (or use rope.layers(config) for every layer)"
+            + (f", or layer_type= one of {sorted(set(types))}" if types and layer_type is None else ""))
+
+
+def _rows(a: np.ndarray) -> np.ndarray:
+    """(probes, positions, heads, d) -> (positions, probes * heads, d)."""
+    p, n, h, d = a.shape
+    return np.transpose(a, (1, 0, 2, 3)).reshape(n, p * h, d)
+
+
+def _moved(arr: np.ndarray) -> float:
+    r = _rows(arr)
+    scale = float(np.max(np.abs(r[0]))) or 1.0
+    return float(np.max(np.abs(r - r[:1]))) / scale
+
+
+def _to_input_layout(r: np.ndarray, spec: Spec, rd: int) -> np.ndarray:
+    if spec.out_layout is None:
+        return r
+    from ..layout import convert_layout
+
+    return np.asarray(convert_layout(r, src=spec.out_layout, dst=spec.layout, rotary_dim=rd))
+
+
+def _slice(spec: Spec, d: int) -> tuple[int, int]:
+    """Where the spec's head sits in the recorded features: DeepSeek's MLA head is [nope | rope]."""
+    hd = spec.head_dim or d
+    if hd == d:
+        return 0, d
+    if hd < d:
+        return d - hd, d  # the RoPE part of a query that is cat(q_nope, q_pe)
+    raise ValueError(f"the spec's head_dim {hd} is larger than the recorded head {d}")
+
+
+def check_spec(spec: Spec | NoRope, q_sets: list[np.ndarray], k_sets: list[np.ndarray], positions: list[list[int]],
+               factors: list[float | None]) -> str | None:
+    """None if ``spec`` predicts every recorded query and key; else what it does not predict, in words."""
+    from ...testing import recover_rope
+
+    if isinstance(spec, NoRope):
+        worst = max(max(_moved(q), _moved(k)) for q, k in zip(q_sets, k_sets))
+        return None if worst < 1e-6 else f"the code rotates this layer (relative change {worst:.3g} between positions)"
+    for s, pos in enumerate(positions):
+        seq_len = max(pos) + 1
+        freq, a = spec.frequencies(spec.rotary_dim, seq_len)
+        if factors[s] is not None and abs(factors[s] - a) > 1e-5 * max(1.0, a):
+            return (f"attention factor at seq_len {seq_len}: the code's rotary module gives {factors[s]:.9g}, the "
+                    f"spec {a:.9g}")
+        for which, arr in (("query", q_sets[s]), ("key", k_sets[s])):
+            r = _rows(arr)
+            lo, hi = _slice(spec, r.shape[-1])
+            if lo and _moved(arr[..., :lo]) > 1e-6:
+                return f"{which}: the features before the rotary slice [{lo}, {hi}) move with the position"
+            r = _to_input_layout(r[..., lo:hi], spec, spec.rotary_dim)
+            ref = r[0]
+            scale0 = spec.query_scale(0) if which == "query" else 1.0
+            for j, p in enumerate(pos[1:], start=1):
+                rec = recover_rope(r[j], ref, spec=spec.replace(out_layout=None, mrope_section=None,
+                                                                mrope_interleaved=False))
+                want = np.remainder(p * freq + math.pi, 2 * math.pi) - math.pi
+                diff = np.abs(np.remainder(rec.angle - want[None, :] + math.pi, 2 * math.pi) - math.pi)
+                allow = 4 * _U32 * (abs(p) * freq + math.pi) + 1e-5 + 4 * rec.uncertainty
+                bad = np.nan_to_num(diff - allow, nan=0.0) > 0
+                if np.any(bad):
+                    i = int(np.nonzero(bad.any(axis=0))[0][0])
+                    got = float(np.nanmedian(rec.angle[:, i]))
+                    return (f"{which} at position {p} (seq_len {seq_len}): pair {i} turned by {got:.9g} rad, the spec "
+                            f"gives {float(want[i]):.9g} (frequency {float(freq[i]):.9g})")
+                qs = (spec.query_scale(p) / scale0) if which == "query" else 1.0
+                amp = float(np.nanmedian(rec.amplitude))
+                if abs(amp - qs) > 1e-4 * qs:
+                    return f"{which} at position {p}: amplitude {amp:.9g} relative to position 0, the spec gives {qs:.9g}"
+                if rec.passthrough_error > 1e-5:
+                    return f"{which} at position {p}: the features past the rotary dim {spec.rotary_dim} move"
+    return None
+
+
+def _read_layer(i: int, q1: np.ndarray) -> LayerReading:
+    """Pairing, rotated features and angles at position 1 of one layer, from the first position set."""
+    from ...testing import recover_rope
+
+    r = _rows(q1)
+    d = r.shape[-1]
+    lo = 0
+    moved = np.max(np.abs(r - r[:1]), axis=(0, 1)) > 1e-6 * float(np.max(np.abs(r[0])) or 1.0)
+    if moved.any():
+        lo = int(np.nonzero(moved)[0][0])  # leading features that never move: a pass-through prefix (MLA's nope)
+        lo -= lo % 2
+    rec = recover_rope(r[1][:, lo:], r[0][:, lo:])
+    return LayerReading(i, "rope", rec.layout, rec.rotary_dim, lo,
+                        tuple(float(v) for v in np.nanmedian(rec.angle, axis=0)))
+
+
+def _factors(probe: Probe, spec: Spec) -> list[float | None]:
+    """The rotary modules' attention factor per position set, where they agree on one for this spec."""
+    out = []
+    for amps in probe.rotary:
+        vals = sorted(set(round(v, 9) for v in amps.values()))
+        out.append(vals[0] if len(vals) == 1 else None)
+    return out
+
+
+def measure_probe(probe: Probe, *, table: bool = True, layout: str | None = None) -> Measurement:
+    """Per-layer Specs from a recorded probe (see the module docstring). ``table``: check the family table."""
+    from .config import _layers, _prepare, _type_spec
+    from .families import FAMILIES
+
+    t0 = time.perf_counter()
+    cfg = _prepare(probe.config)
+    if cfg.get("num_hidden_layers") is None:  # the config class's default, as the model was built with it
+        cfg["num_hidden_layers"] = probe.num_layers
+    mt = cfg.get("model_type")
+    family = FAMILIES.get(mt) if table else None
+    n = probe.num_layers
+    expected: tuple | None = None
+    table_error: str | None = None
+    if family is not None:
+        try:
+            expected = _layers(cfg, None)
+        except ValueError as exc:
+            table_error = str(exc)
+    specs: list = []
+    readings: list = []
+    refusals: dict = {}
+    source: dict = {}
+    cache: dict = {}
+    for i in range(n):
+        qs = [probe.query[s].get(i) for s in range(len(probe.positions))]
+        ks = [probe.key[s].get(i) for s in range(len(probe.positions))]
+        if any(q is None for q in qs):
+            mods = probe.attention_modules.get(i) or []
+            if mods:
+                specs.append(None)
+                readings.append(LayerReading(i, "unknown"))
+                refusals[i] = (f"layer {i}'s attention module ({', '.join(mods)}) did not call transformers' attention "
+                               "interface, so its query and key could not be read; pemath does not guess them")
+                continue
+            specs.append(NoRope(None, reason=f"layer {i} has no attention module (a RoPE-free mixer)",
+                                provenance=probe.provenance))
+            readings.append(LayerReading(i, "mixer"))
+            source[i] = "nope"
+            continue
+        d = qs[0].shape[-1]
+        moved = max(max(_moved(q), _moved(k)) for q, k in zip(qs, ks))
+        if moved < 1e-6:
+            reading = LayerReading(i, "nope")
+            found: Any = NoRope(d, reason=f"layer {i}: the code applies no RoPE (query and key do not change with the "
+                                          "position)", provenance=probe.provenance)
+            how = "nope"
+        else:
+            reading = _read_layer(i, qs[0])
+            found, how = None, None
+        factors = None
+        if expected is not None:
+            want = expected[i]
+            factors = _factors(probe, want) if isinstance(want, Spec) else None
+            why = check_spec(want, qs, ks, probe.positions, factors or [None] * len(qs))
+            if why is not None:
+                raise MeasurementMismatch(
+                    f"model_type {mt!r}, layer {i}: pemath's family table gives {want!r}, but the model's code "
+                    f"({probe.provenance}) disagrees: {why}")
+            if found is None or isinstance(want, NoRope):
+                found, how = want, "table"
+            if isinstance(want, Spec):
+                found = want
+                how = "table"
+        elif found is None:
+            key = (reading.layout, reading.rotary_dim, reading.offset, reading.angle_at_1)
+            if key in cache:
+                found, how = cache[key]
+            else:
+                found, how, why = _derive(cfg, probe, i, reading, qs, ks, layout, table_error)
+                if found is None:
+                    specs.append(None)
+                    readings.append(reading)
+                    refusals[i] = why
+                    continue
+                cache[key] = (found, how)
+        if isinstance(found, (Spec, NoRope)) and found.provenance is None:
+            found = found.replace(provenance=probe.provenance)
+        specs.append(found)
+        readings.append(reading)
+        source[i] = how
+    types = probe.hf_config.get("layer_types")
+    types = tuple(types) if isinstance(types, list) and len(types) == n else None
+    return Measurement(tuple(specs), tuple(readings), refusals, source, probe.provenance,
+                       probe.seconds + time.perf_counter() - t0, types)
+
+
+def _derive(cfg: Mapping[str, Any], probe: Probe, i: int, reading: LayerReading, qs: list, ks: list,
+            layout: str | None, table_error: str | None) -> tuple[Any, str | None, str]:
+    """A Spec for an unknown model type's layer: the generic reading with the measured pairing, else explicit
+    frequencies; (None, None, why) where neither predicts the recorded output."""
+    from .config import _prepare, _type_spec
+
+    lay = layout or reading.layout
+    # the config as the model's config class made it (its defaults filled in), not only the file's keys
+    cfg = _prepare({**probe.hf_config, "model_type": cfg.get("model_type")})
+    tried = []
+    types = cfg.get("layer_types") if isinstance(cfg.get("layer_types"), list) else None
+    lt_options = [types[i]] if types and i < len(types) else [None]
+    for lt in lt_options:
+        for kw in ({"layer_type": lt}, {}):
+            try:
+                cand = _type_spec(cfg, layout=lay, **kw)
+            except (TypeError, ValueError) as exc:
+                tried.append(f"the config's generic reading with layout {lay!r}: {exc}")
+                continue
+            factors = _factors(probe, cand)
+            why = check_spec(cand, qs, ks, probe.positions, factors)
+            if why is None:
+                return cand, "generic", ""
+            tried.append(f"the generic reading {cand!r}: {why}")
+    # explicit frequencies: the angles at position 1 are the frequencies (each below pi)
+    ang = np.asarray(reading.angle_at_1, dtype=np.float64)
+    if np.all(np.isfinite(ang)) and np.all(ang >= 0):
+        d = qs[0].shape[-1]
+        try:
+            cand = Spec(lay, inv_freq=tuple(ang), head_dim=d - reading.offset)
+        except (TypeError, ValueError) as exc:
+            tried.append(f"explicit frequencies: {exc}")
+        else:
+            # refine each frequency from the largest position of the first set (the angle there, unwrapped)
+            cand = _refine(cand, qs[0], probe.positions[0])
+            factors = _factors(probe, cand)
+            why = check_spec(cand, qs, ks, probe.positions, factors)
+            if why is None:
+                return cand, "explicit", ""
+            tried.append(f"explicit frequencies measured at position 1: {why}")
+    return None, None, ("the model's code was measured but no Spec pemath can express predicts it ("
+                        + "; ".join(tried) + ")" + (f"; the family table also failed: {table_error}" if table_error
+                                                    else ""))
+
+
+def _refine(spec: Spec, q: np.ndarray, pos: list[int]) -> Spec:
+    from ...testing import recover_rope
+
+    r = _rows(q)
+    freq = np.asarray(spec.inv_freq)
+    j = int(np.argmax(pos))
+    p = pos[j]
+    if p <= 1:
+        return spec
+    lo = r.shape[-1] - spec.rotary_dim if spec.head_dim and spec.head_dim < r.shape[-1] else 0
+    rec = recover_rope(r[j][:, lo:lo + spec.rotary_dim], r[0][:, lo:lo + spec.rotary_dim], layout=spec.layout,
+                       rotary_dim=spec.rotary_dim)
+    ang = np.nanmedian(rec.angle, axis=0)
+    turns = np.round((p * freq - ang) / (2 * math.pi))
+    better = (ang + 2 * math.pi * turns) / p
+    ok = np.isfinite(better) & (np.abs(better - freq) < 1e-3 * np.maximum(freq, 1e-12) + 1e-6)
+    return spec.replace(inv_freq=tuple(np.where(ok, better, freq)))
+
+
+@functools.lru_cache(maxsize=32)
+def measure_cached(config_json: str, layout: str | None) -> Measurement:
+    """:func:`measure` of a config given as JSON text, cached (from_hf_config asks once per layer)."""
+    return measure(json.loads(config_json), layout=layout)
+
+
+def measure(config: Any, *, table: bool = True, layout: str | None = None) -> Measurement:
+    """Run the model's own transformers code on probes and read its per-layer RoPE (needs torch, transformers).
+
+    Returns a :class:`Measurement`: ``specs[i]`` for every layer (a Spec, a NoRope, or None
+    where refused, with the reason in ``refusals[i]``), each carrying the transformers
+    version and classes measured as ``provenance``; ``seconds``: the time it took. With
+    ``table`` (the default), a model type in pemath's family table must agree with the
+    measurement on every layer, or :class:`MeasurementMismatch` names both.
+    """
+    from .config import _load, _text
+    from .probe import run_probe
+
+    raw = _load(config)
+    return measure_probe(run_probe(raw), table=table, layout=layout)
