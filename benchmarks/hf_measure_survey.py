@@ -18,10 +18,40 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import signal
 import sys
 import time
 import warnings
+
+
+def _isolated(mt: str, timeout: int):
+    """measure({"model_type": mt}) in a forked child (a model that exhausts memory or time takes only the child)."""
+    import multiprocessing as mp
+
+    from pemath.rope.hf.measure import MeasurementMismatch, measure
+
+    ctx = mp.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+
+    def child():
+        try:
+            send.send(("ok", measure({"model_type": mt})))
+        except MeasurementMismatch as exc:
+            send.send(("error", "MISMATCH", str(exc)))
+        except Exception as exc:  # noqa: BLE001
+            send.send(("error", "refused", f"{type(exc).__name__}: {str(exc)[:300]}"))
+
+    proc = ctx.Process(target=child)
+    proc.start()
+    try:
+        got = recv.recv() if recv.poll(timeout) else ("error", "refused", f"TimeoutError: over {timeout} s")
+    except EOFError:  # the child died before answering (killed for memory, say)
+        got = None
+    proc.join(5)
+    if proc.is_alive():
+        proc.kill()
+    if got is None or (proc.exitcode not in (0, None) and got[0] == "ok"):
+        got = ("error", "refused", f"the probe process died (exit {proc.exitcode})")
+    return got
 
 
 def main() -> int:
@@ -36,18 +66,12 @@ def main() -> int:
 
     from pemath.rope import NoRope
     from pemath.rope.hf.families import FAMILIES
-    from pemath.rope.hf.measure import MeasurementMismatch, measure
-
     torch.set_num_threads(2)
     warnings.simplefilter("ignore")
     transformers.logging.set_verbosity_error()
     types = args.types or sorted(CONFIG_MAPPING.keys())
     rows, counts = [], collections.Counter()
 
-    def alarm(*_):
-        raise TimeoutError(f"over {args.timeout} s")
-
-    signal.signal(signal.SIGALRM, alarm)
     for mt in types:
         t0 = time.perf_counter()
         try:
@@ -58,27 +82,25 @@ def main() -> int:
             counts["config does not build from defaults"] += 1
             print(f"{mt:32s}        config does not build from its defaults", flush=True)
             continue
-        signal.alarm(args.timeout)
-        try:
-            m = measure({"model_type": mt})
-            signal.alarm(0)
-        except MeasurementMismatch as exc:
-            signal.alarm(0)
-            status, why = "MISMATCH", str(exc)
-        except Exception as exc:  # noqa: BLE001
-            signal.alarm(0)
-            status, why = "refused", f"{type(exc).__name__}: {str(exc)[:300]}"
+        outcome = _isolated(mt, args.timeout)
+        if outcome[0] == "error":
+            _, status, why = outcome
         else:
+            m = outcome[1]
             rope = sum(1 for s in m.specs if s is not None and not isinstance(s, NoRope))
             nope = sum(1 for s in m.specs if isinstance(s, NoRope))
             refused = len(m.refusals)
             sources = collections.Counter(m.source.values())
             if refused:
-                status, why = ("refused (has RoPE layers)" if rope else "refused"), next(iter(m.refusals.values()))
+                status, why = ("has RoPE, refused" if rope else "refused: measured, not explained"), \
+                    next(iter(m.refusals.values()))
             elif rope:
                 status, why = "derived", ", ".join(f"{k} {v}" for k, v in sorted(sources.items()))
             else:
-                status, why = "no RoPE", f"{nope} layers without RoPE"
+                status, why = "no RoPE (measured)", f"{nope} layers without RoPE"
+        if status == "refused":
+            status = ("not RoPE (ALiBi or T5)" if "not RoPE" in why else
+                      "refused: the probe cannot run this model")
         dt = time.perf_counter() - t0
         counts[status] += 1
         if status.startswith("derived") and mt in FAMILIES:

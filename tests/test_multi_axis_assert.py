@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pemath import rope
+from pemath import models, rope
 from pemath.testing import assert_rope_close
 
 RNG = np.random.default_rng(21)
@@ -82,3 +82,33 @@ def test_a_non_finite_x_is_refused_as_in_the_single_axis_assert():
     x[3, 4] = np.nan
     with pytest.raises(ValueError, match="x must be finite"):
         assert_rope_close(x, x, GRID, spec=AX)
+
+
+@pytest.mark.parametrize("model", ["qwen2-vl-7b-instruct", "deepseek-v3"])
+def test_positions_from_another_library_are_read_on_the_host(model):
+    """x, actual and positions all from one non-NumPy library (issue: torch positions were refused)."""
+    xp = pytest.importorskip("array_api_strict")
+    spec = models.get(model).spec()
+    x = np.random.default_rng(5).standard_normal((1, 2, 5, spec.head_dim)).astype(np.float32)
+    pos = np.arange(5)
+    if spec.mrope_section is not None:
+        pos = np.broadcast_to(pos[None, None, None, :], (3, 1, 1, 5)).copy()
+    y = np.asarray(rope.apply(x, pos, spec=spec))
+    assert_rope_close(xp.asarray(y), xp.asarray(x), xp.asarray(pos), spec=spec)
+    with pytest.raises(AssertionError):
+        assert_rope_close(xp.asarray(y), xp.asarray(x), xp.asarray(pos + 1), spec=spec)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("model", ["qwen2-vl-7b-instruct", "deepseek-v3"])
+def test_torch_inputs_for_multi_axis_and_out_layout_specs(model):
+    torch = pytest.importorskip("torch")
+    spec = models.get(model).spec()
+    x = torch.randn(1, 2, 5, spec.head_dim, generator=torch.Generator().manual_seed(0))
+    pos = torch.arange(5)
+    if spec.mrope_section is not None:
+        pos = pos[None, None, None, :].expand(3, 1, 1, 5)
+    y = torch.from_numpy(np.asarray(rope.apply(x.numpy(), pos.numpy(), spec=spec)))
+    assert_rope_close(y, x, pos, spec=spec)
+    with pytest.raises(AssertionError):
+        assert_rope_close(y, x, pos + 1, spec=spec)

@@ -452,7 +452,7 @@ BAD = [
     (YaRN, (NAN, 4096), {}, ValueError, "factor"),
     (YaRN, (4.0, -1), {}, ValueError, "original_max_position"),
     (YaRN, (4.0, 4096), {"beta_fast": 1.0, "beta_slow": 32.0}, ValueError, "beta_fast"),
-    (YaRN, (4.0, 4096), {"beta_fast": 8.0, "beta_slow": 8.0}, ValueError, "beta_fast"),
+    (YaRN, (4.0, 4096), {"beta_fast": 8.0, "beta_slow": 8.0, "ramp": "ratio"}, ValueError, "beta_fast"),
     (YaRN, (4.0, 4096), {"beta_fast": INF}, ValueError, "beta_fast"),
     (YaRN, (4.0, 4096), {"beta_slow": 0.0}, ValueError, "beta_slow"),
     (YaRN, (4.0, 4096), {"ramp": "linear"}, ValueError, "ramp"),
@@ -526,3 +526,14 @@ def test_bad_helper_arguments():
         YaRN(4.0, 4096).correction_range(16, 1.0)
     with pytest.raises(ValueError, match="dim"):
         Proportional(0.5).kept_pairs(5)
+
+
+def test_yarn_equal_betas_take_the_reference_codes_widened_ramp():
+    """Kimi K2 ships beta_fast = beta_slow = 1: HF (and the reference code) widen the zero-width ramp by 0.001."""
+    y = YaRN(32.0, 4096, beta_fast=1.0, beta_slow=1.0, truncate=False)
+    low, high = y.correction_range(64, 50000.0)
+    assert low == high
+    i = np.arange(32, dtype=np.float64)
+    gamma = 1.0 - np.clip((i - low) / (high + 0.001 - low), 0.0, 1.0)
+    assert np.array_equal(y.ramp_weights(64, 50000.0), gamma)
+    assert set(np.unique(gamma)) <= {0.0, 1.0}  # a step: each pair is kept or divided by the factor

@@ -87,9 +87,14 @@ class YaRN(RopeScaling):
         self.original_max_position = check_int("original_max_position", original_max_position, minimum=1)
         self.beta_fast = check_real("beta_fast", beta_fast, positive=True)
         self.beta_slow = check_real("beta_slow", beta_slow, positive=True)
-        if not self.beta_fast > self.beta_slow:
+        ramp = check_choice("ramp", ramp, RAMPS)
+        # the index ramp takes equal bounds (the reference code widens a zero-width ramp by 0.001, and shipped
+        # configs rely on it: Kimi K2's beta_fast = beta_slow = 1); the ratio ramp divides by their difference
+        if not (self.beta_fast > self.beta_slow or (ramp == "index" and self.beta_fast == self.beta_slow)):
+            need = ">" if ramp == "ratio" else ">="
             raise ValueError(
-                f"beta_fast must be > beta_slow, got beta_fast={self.beta_fast}, beta_slow={self.beta_slow}"
+                f"beta_fast must be {need} beta_slow (ramp={ramp!r}), got beta_fast={self.beta_fast}, "
+                f"beta_slow={self.beta_slow}"
             )
         self.mscale = None if mscale is None else check_real("mscale", mscale, nonnegative=True)
         self.mscale_all_dim = (
@@ -99,7 +104,7 @@ class YaRN(RopeScaling):
             None if attention_factor is None else check_real("attention_factor", attention_factor, positive=True)
         )
         self.truncate = check_bool("truncate", truncate)
-        self.ramp = check_choice("ramp", ramp, RAMPS)
+        self.ramp = ramp
 
     @property
     def attention_factor(self) -> float:

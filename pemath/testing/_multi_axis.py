@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _compat
 from ._arrays import as_host, check_finite, given_positions
 from ._report import compare, diagnosis_lines, first_match, fmt, index_of, mismatch_line
 from ._tolerance import frequency_constants, pair_bounds, pair_scale, unit_roundoff
@@ -158,6 +159,9 @@ def assert_multi_axis(actual: Any, x: Any, positions: Any, spec: Any, seq_len: A
     a, t_name = as_host("actual", actual)
     if tuple(a.shape) != tuple(xh.shape):
         raise ValueError(f"actual has shape {tuple(a.shape)}, but x has shape {tuple(xh.shape)}")
+    if _compat.is_array(positions) and not isinstance(positions, np.ndarray):
+        # torch, CuPy, JAX, MLX positions: read on the host like x and actual (the oracle works in NumPy)
+        positions = _compat.to_numpy(positions)
     d = int(xh.shape[-1])
     lead = tuple(xh.shape[:-1])
     u_t = unit_roundoff(t_name)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import math
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +18,7 @@ from .families import (
     FIXED_BASE,
     T5_TYPES,
 )
+from ...scaling.yarn import _mscale
 from .parameters import from_hf
 from ..spec import NoRope, Spec
 
@@ -73,11 +74,12 @@ def _text(cfg: dict[str, Any]) -> dict[str, Any]:
 
 
 def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
-    if model_type in ("deepseek_v2", "deepseek_v3") or cfg.get("qk_rope_head_dim") is not None:
-        return _int("qk_rope_head_dim", cfg.get("qk_rope_head_dim", DEFAULT_QK_ROPE_HEAD_DIM), 2)
+    family = FAMILIES.get(model_type) if model_type is not None else None
+    key = family.rope_head_key if family is not None else None
+    if key is not None:
+        return _int(key, cfg.get(key, DEFAULT_QK_ROPE_HEAD_DIM), 2)
     if cfg.get("head_dim") is not None:
         return _int("head_dim", cfg["head_dim"], 2)
-    family = FAMILIES.get(model_type) if model_type is not None else None
     if family is not None and family.default_head_dim is not None:  # the config class's, not derived
         return family.default_head_dim
     hk, heads = _first(cfg, _HEADS)
@@ -96,7 +98,7 @@ def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
 def _refuse_other_encodings(cfg: Mapping[str, Any], model_type: str | None) -> None:
     attn = cfg.get("attn_config")
     alibi = cfg.get("alibi") is True or (isinstance(attn, Mapping) and attn.get("alibi") is True)
-    if model_type == "bloom" or alibi:
+    if (model_type in ALIBI_TYPES and ALIBI_TYPES[model_type] is None) or alibi:
         raise ValueError(
             f"this config (model_type {model_type!r}) uses ALiBi, not RoPE: see pemath.alibi, or "
             "pemath.models.get(name).alibi for the registered ALiBi models"
@@ -115,22 +117,20 @@ def _per_layer_type(cfg: Mapping[str, Any], model_type: str | None, rope: Any) -
     """The rope dict of each layer type, for configs whose layer types differ in RoPE; else None."""
     if isinstance(rope, Mapping) and rope and all(isinstance(v, Mapping) for v in rope.values()):
         return {str(k): dict(v) for k, v in rope.items()}
-    if model_type in ("gemma3", "gemma3_text"):
-        # v4 Gemma 3: rope_scaling and rope_theta are the global layers'; local layers: plain RoPE at
-        # rope_local_base_freq (the config class's defaults: 1e6 and 10000)
-        full = dict(rope or {})
-        if full.get("rope_theta") is None:
-            full["rope_theta"] = _given(cfg, "rope_theta", 1_000_000.0)
-        return {"full_attention": full,
-                "sliding_attention": {"rope_type": "default",
-                                      "rope_theta": _given(cfg, "rope_local_base_freq", 10_000.0)}}
-    if model_type == "modernbert":
-        if rope:
-            raise ValueError("a ModernBERT config with rope_scaling/rope_parameters: HF's ModernBERT reads "
-                             "global_rope_theta and local_rope_theta; pemath does not know what it would do")
-        return {"full_attention": {"rope_type": "default", "rope_theta": _given(cfg, "global_rope_theta", 160000.0)},
-                "sliding_attention": {"rope_type": "default", "rope_theta": _given(cfg, "local_rope_theta", 10000.0)}}
-    return None
+    family = FAMILIES.get(model_type) if model_type is not None else None
+    if family is None or family.per_type is None:
+        return None
+    if rope and not any(takes for *_, takes in family.per_type):
+        raise ValueError(f"a {model_type} config with rope_scaling/rope_parameters: HF's code reads "
+                         f"{' and '.join(key for _, key, _, _ in family.per_type)}; pemath does not know what it "
+                         "would do with the dict")
+    out = {}
+    for layer_type, key, default, takes in family.per_type:
+        params = dict(rope or {}) if takes else {"rope_type": "default"}
+        if params.get("rope_theta") is None:
+            params["rope_theta"] = _given(cfg, key, default)
+        out[layer_type] = params
+    return out
 
 
 def _given(cfg: Mapping[str, Any], key: str, default: float) -> Any:
@@ -155,10 +155,6 @@ def _phimoe(scaling: Any, short_mscale: Any, long_mscale: Any) -> Any:
                     factor=scaling.factor, max_position=scaling.max_position,
                     attention_factor=check_real("rope_parameters['long_mscale']", long_mscale, positive=True),
                     short_attention_factor=check_real("rope_parameters['short_mscale']", short_mscale, positive=True))
-
-
-def _yarn_mscale(scale: float, m: float) -> float:
-    return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
 
 
 def _prepare(config: Any) -> dict[str, Any]:
@@ -421,7 +417,35 @@ def _short(idx: list[int]) -> str:
     return str(idx) if len(idx) <= 8 else f"[{', '.join(map(str, idx[:6]))}, ..., {idx[-1]}] ({len(idx)} layers)"
 
 
-def _type_spec(config: Any, *, layer_type: str | None = None, layout: str | None = None) -> Spec:
+#: config keys whose names say they may change a model's RoPE (matched anywhere in the key)
+_ROPE_WORDS = re.compile(r"rope|rotary|theta|position_emb|nope|partial|layer_types|window_pattern|global_attn|"
+                         r"temperature|floor_scale|attn_scale|interleave|local_base|base_freq|freq_base|ntk|^alpha$|"
+                         r"attention_interval|block_type|block_config|layer_config|per_layer|override_pattern|"
+                         r"attn_layer|layer_period|mixer|hybrid")
+#: what the generic reading (an unknown model type with layout=) reads, besides the sizes
+_GENERIC_READS = frozenset({"rope_theta", "rope_scaling", "rope_parameters", "partial_rotary_factor",
+                            "position_embedding_type", "max_position_embeddings", "original_max_position_embeddings"})
+
+
+def _refuse_unread(cfg: Mapping[str, Any], layer_type: str | None) -> None:
+    """For a model type outside the family table: refuse every key that may change the RoPE and that the generic
+    reading does not read (the rule rope_parameters follows), and layer types the config does not tie to RoPE."""
+    unread = sorted(k for k, v in cfg.items()
+                    if v is not None and v is not False and _ROPE_WORDS.search(k) and k not in _GENERIC_READS
+                    and not (k == "layer_types" and _uniform(v)))
+    if unread:
+        raise ValueError(
+            f"config key(s) {unread} may change the RoPE of model_type {cfg.get('model_type')!r}, and pemath's generic "
+            "reading (layout=) does not read them: their meaning is in the model's code. Install pemath[hf] "
+            "(torch and transformers) so that pemath measures the model from its code; or, if you have read that "
+            "code and the keys do not change the RoPE, remove them from the dict you pass")
+
+
+def _uniform(types: Any) -> bool:
+    return isinstance(types, list) and len(set(map(str, types))) <= 1
+
+
+def _type_spec(config: Any, *, layer_type: str | None = None, layout: str | None = None, guard: bool = True) -> Spec:
     """The Spec of one layer type (every layer of it applies RoPE); ``config``: the merged text config."""
     cfg = config
     model_type = cfg.get("model_type")
@@ -435,11 +459,14 @@ def _type_spec(config: Any, *, layer_type: str | None = None, layout: str | None
         raise ValueError(
             f"config['model_type'] is {model_type!r}, which pemath has not checked; the layout is fixed by the "
             "model's code, not its config: read its apply function and pass layout='half' (rotate_half, pairs "
-            f"(i, i + d/2)) or layout='interleaved' (pairs (2i, 2i+1)). Known model types: {sorted(FAMILIES)}"
+            "(i, i + d/2)) or layout='interleaved' (pairs (2i, 2i+1)), or install pemath[hf] to measure it"
         )
+    if family is None and guard:  # the measurement checks its candidates against the code instead
+        _refuse_unread(cfg, layer_type)
     in_layout = layout or family.layout
     out_layout = family.out_layout if family is not None else None
-    if model_type == "deepseek_v3" and not check_bool("config['rope_interleave']", cfg.get("rope_interleave", True)):
+    key = family.interleave_key if family is not None else None
+    if key is not None and not check_bool(f"config[{key!r}]", cfg.get(key, True)):
         in_layout, out_layout = "half", None
 
     head_dim = _head_dim(cfg, model_type)
@@ -492,14 +519,14 @@ def _type_spec(config: Any, *, layer_type: str | None = None, layout: str | None
         params.pop("type", None), params.pop("rope_type", None)
     beta = params.pop("llama_4_scaling_beta", None)
     mscales = None
-    if model_type == "phimoe" and ("short_mscale" in params or "long_mscale" in params):
+    if family is not None and family.longrope_mscales and ("short_mscale" in params or "long_mscale" in params):
         mscales = (params.pop("short_mscale", None), params.pop("long_mscale", None))
 
     theta = params.get("rope_theta")
     if theta is None:
         theta = cfg.get("rope_theta")
-    if theta is None and model_type == "gpt_neox":
-        theta = cfg.get("rotary_emb_base")
+    if theta is None and family is not None and family.theta_key is not None:
+        theta = cfg.get(family.theta_key)
     if model_type in FIXED_BASE:
         fixed = FIXED_BASE[model_type]
         if theta is not None and theta != fixed:
@@ -538,9 +565,9 @@ def _type_spec(config: Any, *, layer_type: str | None = None, layout: str | None
     if mrope_section is not None:
         changes["mrope_section"] = mrope_section
         changes["mrope_interleaved"] = check_bool("config's mrope_interleaved", mrope_interleaved)
-    if model_type in ("deepseek_v2", "deepseek_v3") and params.get("mscale_all_dim"):
+    if family is not None and family.softmax_mscale and params.get("mscale_all_dim"):
         m = check_real("rope_parameters['mscale_all_dim']", params["mscale_all_dim"], nonnegative=True)
-        changes["softmax_scale"] = _yarn_mscale(spec.scaling.factor, m) ** 2
+        changes["softmax_scale"] = _mscale(spec.scaling.factor, m) ** 2
     if beta is not None:
         L0 = params.get("original_max_position_embeddings")
         if L0 is None:

@@ -44,8 +44,28 @@ class Family:
     #: full attention when (i + 1) % n == 0 ("last" of each group: Gemma 3, Cohere 2) or i % n == 0 ("first":
     #: ModernBERT), sliding otherwise
     layer_pattern: tuple | None = None
+    #: the RoPE part of the head is its own size under this key (DeepSeek's MLA: qk_rope_head_dim, default 64)
+    rope_head_key: str | None = None
+    #: a config flag that, when false, makes the code rotate half-split pairs in and out (DeepSeek-V3's
+    #: rope_interleave, default true)
+    interleave_key: str | None = None
+    #: a base under another key where the file has no rope_theta (GPT-NeoX: rotary_emb_base)
+    theta_key: str | None = None
+    #: the RoPE of each layer type where the config keeps them apart without a per-type rope dict:
+    #: {layer type: (key of its base, class default base, whether the config's rope dict applies to it)}
+    per_type: tuple | None = None
+    #: the rope dict's short_mscale / long_mscale are the attention factors of LongRoPE's regimes (PhiMoE)
+    longrope_mscales: bool = False
+    #: YaRN's mscale_all_dim also multiplies the softmax scale, by its square (DeepSeek)
+    softmax_mscale: bool = False
     #: what the code does that a reader would not guess
     note: str = ""
+
+
+#: Gemma 3 (v4 files): the full layers take rope_theta (1e6) and the rope dict, the sliding layers plain RoPE at
+#: rope_local_base_freq (10000)
+_GEMMA3 = (("full_attention", "rope_theta", 1_000_000.0, True), ("sliding_attention", "rope_local_base_freq", 10_000.0,
+                                                                 False))
 
 
 def _f(layout: str = "half", **kw) -> Family:
@@ -64,11 +84,14 @@ FAMILIES: dict[str, Family] = {
     "qwen3": _f(default_head_dim=128),
     "gemma": _f(default_head_dim=256),
     "gemma2": _f(default_head_dim=256),
-    "gemma3": _f(default_head_dim=256, layer_pattern=("sliding_window_pattern", 6, "last"), note="sliding layers: rope_local_base_freq (10000) and no scaling; full "
+    "gemma3": _f(default_head_dim=256, layer_pattern=("sliding_window_pattern", 6, "last"), per_type=_GEMMA3, note="sliding layers: rope_local_base_freq (10000) and no scaling; full "
                                             "layers: rope_theta (1e6) and rope_scaling"),
-    "gemma3_text": _f(default_head_dim=256, layer_pattern=("sliding_window_pattern", 6, "last"), note="sliding layers: rope_local_base_freq (10000) and no scaling; full "
+    "gemma3_text": _f(default_head_dim=256, layer_pattern=("sliding_window_pattern", 6, "last"), per_type=_GEMMA3,
+                      note="sliding layers: rope_local_base_freq (10000) and no scaling; full "
                                                  "layers: rope_theta (1e6) and rope_scaling"),
-    "modernbert": _f(layer_pattern=("global_attn_every_n_layers", 3, "first"), note="global layers: global_rope_theta (160000); local layers: local_rope_theta (10000)"),
+    "modernbert": _f(layer_pattern=("global_attn_every_n_layers", 3, "first"), per_type=(
+        ("full_attention", "global_rope_theta", 160000.0, False), ("sliding_attention", "local_rope_theta", 10000.0,
+                                                                    False)), note="global layers: global_rope_theta (160000); local layers: local_rope_theta (10000)"),
     "stablelm": _f(default_partial=0.25),
     "persimmon": _f(default_partial=0.5),
     "phi": _f(default_partial=0.5),
@@ -87,12 +110,12 @@ FAMILIES: dict[str, Family] = {
         ("rope_type", "yarn"), ("rope_theta", 1e6), ("factor", 16.0), ("original_max_position_embeddings", 16384),
         ("beta_fast", 32.0), ("beta_slow", 1.0), ("mscale_all_dim", 1.0), ("mscale", 1.0),
         ("llama_4_scaling_beta", 0.1))),
-    "phimoe": _f(default_theta=1e6,
+    "phimoe": _f(default_theta=1e6, longrope_mscales=True,
                  note="transformers' PhimoeRotaryEmbedding recomputes the LongRoPE frequencies without seq_len in "
                       "forward, so they stay the short ones in every regime; cos/sin are multiplied by long_mscale "
                       "above original_max_position_embeddings, short_mscale up to it. pemath follows HF (the "
                       "original release used the long factors)"),
-    "gpt_neox": _f(default_partial=0.25, rotary_key="rotary_pct", unread=("rope_theta", "partial_rotary_factor"),
+    "gpt_neox": _f(default_partial=0.25, rotary_key="rotary_pct", theta_key="rotary_emb_base", unread=("rope_theta", "partial_rotary_factor"),
                    note="the config class reads rotary_emb_base and rotary_pct (or rope_parameters); a top-level "
                         "rope_theta or partial_rotary_factor is ignored by it"),
     "gptj": _f("interleaved", rotary_key="rotary_dim",
@@ -110,8 +133,9 @@ FAMILIES: dict[str, Family] = {
              note="complex freqs_cis on view_as_complex(x.reshape(..., -1, 2)): interleaved pairs; "
                   "no_rope_layers[i] = 0 makes layer i NoPE (default: every 4th layer)")
        for t in ("llama4", "llama4_text")},
-    "deepseek_v2": _f("interleaved", note="complex multiply on interleaved q_pe/k_pe; returns them interleaved"),
-    "deepseek_v3": _f("interleaved", out_layout="half",
+    "deepseek_v2": _f("interleaved", rope_head_key="qk_rope_head_dim", softmax_mscale=True, note="complex multiply on interleaved q_pe/k_pe; returns them interleaved"),
+    "deepseek_v3": _f("interleaved", out_layout="half", rope_head_key="qk_rope_head_dim", interleave_key="rope_interleave",
+                      softmax_mscale=True,
                       note="with rope_interleave (default true) the code de-interleaves q_pe/k_pe, then applies "
                            "rotate_half: interleaved in, half-split out; rope_interleave false: half in and out"),
 }

@@ -25,13 +25,18 @@ from typing import Any
 
 import numpy as np
 
+from .. import _core
 from ..spec import NoRope, Spec
 from .probe import Probe
 
 __all__ = ["LayerReading", "Measurement", "measure_probe", "measure", "measure_cached", "MeasurementMismatch"]
 
-#: float32 phase rounding in the model's code: HF computes inv_freq @ position_ids in float32
+#: float32 rounding in the model's code: HF computes the frequencies in float32 (``base ** (2i/d)``: the
+#: exponent's rounding times ln(base) is up to about 14 units for base 1e6, then the scaling's own arithmetic) and
+#: ``inv_freq @ position_ids`` in float32 (one more unit of the phase). ``_PHASE`` units of the phase cover both
+#: with room; a wrong base, scaling or position moves a phase by a relative 1e-3 or more, 10^4 units
 _U32 = 2.0**-24
+_PHASE = 32
 
 
 class MeasurementMismatch(ValueError):
@@ -104,9 +109,16 @@ def _rows(a: np.ndarray) -> np.ndarray:
 
 
 def _moved(arr: np.ndarray) -> float:
+    """The largest change of any feature between positions, relative to the largest feature at position 0."""
     r = _rows(arr)
     scale = float(np.max(np.abs(r[0]))) or 1.0
     return float(np.max(np.abs(r - r[:1]))) / scale
+
+
+#: below this relative change a layer's query and key do not depend on the position: float32 rounding of rows
+#: that hold the same values (the model's GEMMs may round rows differently) stays far below it; the smallest
+#: RoPE angle change between the probed positions (pair 0 turns by 1 rad from position 0 to 1) far above
+_STILL = 1e-4
 
 
 def _to_input_layout(r: np.ndarray, spec: Spec, rd: int) -> np.ndarray:
@@ -134,7 +146,7 @@ def check_spec(spec: Spec | NoRope, q_sets: list[np.ndarray], k_sets: list[np.nd
 
     if isinstance(spec, NoRope):
         worst = max(max(_moved(q), _moved(k)) for q, k in zip(q_sets, k_sets))
-        return None if worst < 1e-6 else f"the code rotates this layer (relative change {worst:.3g} between positions)"
+        return None if worst < _STILL else f"the code rotates this layer (relative change {worst:.3g} between positions)"
     for s, pos in enumerate(positions):
         seq_len = max(pos) + 1
         freq, a = spec.frequencies(spec.rotary_dim, seq_len)
@@ -144,17 +156,22 @@ def check_spec(spec: Spec | NoRope, q_sets: list[np.ndarray], k_sets: list[np.nd
         for which, arr in (("query", q_sets[s]), ("key", k_sets[s])):
             r = _rows(arr)
             lo, hi = _slice(spec, r.shape[-1])
-            if lo and _moved(arr[..., :lo]) > 1e-6:
+            if lo and _moved(arr[..., :lo]) > _STILL:
                 return f"{which}: the features before the rotary slice [{lo}, {hi}) move with the position"
-            r = _to_input_layout(r[..., lo:hi], spec, spec.rotary_dim)
+            r = _to_input_layout(r[..., lo:hi], spec, spec.rotary_dim).astype(np.float32)  # the model's dtype
             ref = r[0]
+            rd = spec.rotary_dim
+            plain = spec.replace(out_layout=None, mrope_section=None, mrope_interleaved=False)
+            # each pair's size against its row's largest feature: the model's float32 projections round each
+            # row on its own, which moves a small pair's angle by about u * row max / |pair|
+            xa, xb = _core.split_pairs(ref.astype(np.float64), spec.layout, rd)
+            rel = np.max(np.abs(ref), axis=-1, keepdims=True) / np.maximum(np.hypot(xa, xb), 1e-300)
             scale0 = spec.query_scale(0) if which == "query" else 1.0
             for j, p in enumerate(pos[1:], start=1):
-                rec = recover_rope(r[j], ref, spec=spec.replace(out_layout=None, mrope_section=None,
-                                                                mrope_interleaved=False))
+                rec = recover_rope(r[j], ref, spec=plain)
                 want = np.remainder(p * freq + math.pi, 2 * math.pi) - math.pi
                 diff = np.abs(np.remainder(rec.angle - want[None, :] + math.pi, 2 * math.pi) - math.pi)
-                allow = 4 * _U32 * (abs(p) * freq + math.pi) + 1e-5 + 4 * rec.uncertainty
+                allow = _PHASE * _U32 * (abs(p) * freq + math.pi) + 16 * _U32 * rel + 1e-6 + 4 * rec.uncertainty
                 bad = np.nan_to_num(diff - allow, nan=0.0) > 0
                 if np.any(bad):
                     i = int(np.nonzero(bad.any(axis=0))[0][0])
@@ -165,8 +182,9 @@ def check_spec(spec: Spec | NoRope, q_sets: list[np.ndarray], k_sets: list[np.nd
                 amp = float(np.nanmedian(rec.amplitude))
                 if abs(amp - qs) > 1e-4 * qs:
                     return f"{which} at position {p}: amplitude {amp:.9g} relative to position 0, the spec gives {qs:.9g}"
-                if rec.passthrough_error > 1e-5:
-                    return f"{which} at position {p}: the features past the rotary dim {spec.rotary_dim} move"
+                rest = np.max(np.abs(r[j][:, rd:].astype(np.float64) - ref[:, rd:])) if r.shape[-1] > rd else 0.0
+                if rest > 16 * _U32 * float(np.max(np.abs(ref))):
+                    return f"{which} at position {p}: the features past the rotary dim {rd} move"
     return None
 
 
@@ -177,7 +195,7 @@ def _read_layer(i: int, q1: np.ndarray) -> LayerReading:
     r = _rows(q1)
     d = r.shape[-1]
     lo = 0
-    moved = np.max(np.abs(r - r[:1]), axis=(0, 1)) > 1e-6 * float(np.max(np.abs(r[0])) or 1.0)
+    moved = np.max(np.abs(r - r[:1]), axis=(0, 1)) > _STILL * float(np.max(np.abs(r[0])) or 1.0)
     if moved.any():
         lo = int(np.nonzero(moved)[0][0])  # leading features that never move: a pass-through prefix (MLA's nope)
         lo -= lo % 2
@@ -202,8 +220,12 @@ def measure_probe(probe: Probe, *, table: bool = True, layout: str | None = None
 
     t0 = time.perf_counter()
     cfg = _prepare(probe.config)
-    if cfg.get("num_hidden_layers") is None:  # the config class's default, as the model was built with it
-        cfg["num_hidden_layers"] = probe.num_layers
+    # the sizes the model was built with where the file has none (the config class's defaults); the RoPE keys stay
+    # the file's, so that the family table's own defaults (base, head dim, partial rotary) are what is checked
+    text = cfg
+    for key in ("num_hidden_layers", "hidden_size", "num_attention_heads"):
+        if text.get(key) is None and probe.hf_config.get(key) is not None:
+            text[key] = probe.hf_config[key]
     mt = cfg.get("model_type")
     family = FAMILIES.get(mt) if table else None
     n = probe.num_layers
@@ -237,7 +259,7 @@ def measure_probe(probe: Probe, *, table: bool = True, layout: str | None = None
             continue
         d = qs[0].shape[-1]
         moved = max(max(_moved(q), _moved(k)) for q, k in zip(qs, ks))
-        if moved < 1e-6:
+        if moved < _STILL:
             reading = LayerReading(i, "nope")
             found: Any = NoRope(d, reason=f"layer {i}: the code applies no RoPE (query and key do not change with the "
                                           "position)", provenance=probe.provenance)
@@ -276,6 +298,15 @@ def measure_probe(probe: Probe, *, table: bool = True, layout: str | None = None
         specs.append(found)
         readings.append(reading)
         source[i] = how
+    captured = any(probe.query[s] for s in range(len(probe.positions)))
+    if n and captured and all(isinstance(sp, NoRope) for sp in specs) and probe.rotary_classes:
+        # a rotary module, yet no layer's query or key moved: positions may not have reached the layers
+        why = (f"the model has a rotary module ({', '.join(probe.rotary_classes)}) but no layer's query or key "
+               "changed with position_ids: pemath cannot tell whether it applies no RoPE or takes its positions "
+               "from elsewhere, and does not conclude")
+        specs = [None] * n
+        refusals = {i: why for i in range(n)}
+        source = {}
     types = probe.hf_config.get("layer_types")
     types = tuple(types) if isinstance(types, list) and len(types) == n else None
     return Measurement(tuple(specs), tuple(readings), refusals, source, probe.provenance,
@@ -297,7 +328,7 @@ def _derive(cfg: Mapping[str, Any], probe: Probe, i: int, reading: LayerReading,
     for lt in lt_options:
         for kw in ({"layer_type": lt}, {}):
             try:
-                cand = _type_spec(cfg, layout=lay, **kw)
+                cand = _type_spec(cfg, layout=lay, guard=False, **kw)
             except (TypeError, ValueError) as exc:
                 tried.append(f"the config's generic reading with layout {lay!r}: {exc}")
                 continue

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
+import re
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -27,10 +28,11 @@ __all__ = ["Probe", "run_probe", "position_sets", "available"]
 
 #: sizes that do not touch RoPE, shrunk so that any model probes in seconds and a few hundred MB
 _SHRINK = {"intermediate_size": 16, "moe_intermediate_size": 16, "shared_expert_intermediate_size": 16,
-           "ffn_hidden_size": 16, "vocab_size": 64, "expert_intermediate_size": 16}
+           "ffn_hidden_size": 16, "vocab_size": 64, "expert_intermediate_size": 16, "n_inner": 16, "ffn_dim": 16,
+           "d_ff": 16, "inner_hidden_size": 16}
 _CAP = {"num_experts": 4, "num_local_experts": 4, "n_routed_experts": 4, "num_experts_per_tok": 2, "top_k": 2,
         "n_group": 1, "topk_group": 1, "n_shared_experts": 1, "moe_topk": 2, "num_shared_experts": 1,
-        "linear_num_key_heads": 1, "linear_num_value_heads": 1}
+        "linear_num_key_heads": 1, "linear_num_value_heads": 1, "index_n_heads": 1, "q_lora_rank": 64}
 _PROBES = 2
 
 
@@ -58,6 +60,10 @@ class Probe:
     rotary: list
     provenance: str
     seconds: float
+    #: class names of the model's rotary modules (an empty list: the model has none)
+    rotary_classes: list = dataclasses.field(default_factory=list)
+    #: position sets the model's code refused (JSON of the set -> the error), e.g. past an absolute table
+    skipped: dict = dataclasses.field(default_factory=dict)
 
     def to_npz(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Arrays and a JSON-able manifest (``tests/fixtures`` replays probes recorded this way)."""
@@ -155,8 +161,9 @@ def build_config(config: Mapping[str, Any]) -> tuple[Any, Any]:
     return conf, text
 
 
-def _small_overrides(text: Any) -> dict[str, Any]:
-    """The config values that make the model small without touching RoPE (read from the full text config)."""
+def _small_overrides(text: Any, n_heads: int) -> dict[str, Any]:
+    """The config values that make the model small without touching RoPE (read from the full text config):
+    ``n_heads`` attention heads of the config's head dim (fewer where the config has fewer)."""
     over: dict[str, Any] = {}
     heads = getattr(text, "num_attention_heads", None)
     hidden = getattr(text, "hidden_size", None)
@@ -164,9 +171,13 @@ def _small_overrides(text: Any) -> dict[str, Any]:
     if d is None and isinstance(heads, int) and isinstance(hidden, int) and heads:
         d = hidden // heads
     if isinstance(heads, int) and isinstance(d, int):
-        over.update(num_attention_heads=1, head_dim=d, hidden_size=d)
-        if isinstance(getattr(text, "num_key_value_heads", None), int):
-            over["num_key_value_heads"] = 1
+        h = min(n_heads, heads)
+        over.update(num_attention_heads=h, hidden_size=h * d)
+        if not isinstance(getattr(type(text), "head_dim", None), property):  # Falcon derives it, read-only
+            over["head_dim"] = d
+        kv = getattr(text, "num_key_value_heads", None)
+        if isinstance(kv, int):
+            over["num_key_value_heads"] = next(k for k in range(min(kv, h), 0, -1) if h % k == 0)
     for k, v in _SHRINK.items():
         if isinstance(getattr(text, k, None), int):
             over[k] = v
@@ -178,22 +189,48 @@ def _small_overrides(text: Any) -> dict[str, Any]:
         cur = getattr(text, k, None)
         if isinstance(cur, int) and cur > v:
             over[k] = v
+    for k in ("num_experts_per_tok", "top_k", "moe_topk"):  # routing the class leaves unset (DeepSeek-V2's
+        if k in text.to_dict() and text.to_dict()[k] is None:  # default): any value, routing is not RoPE
+            over[k] = 1
     return over
 
 
-def _small_config(config: Mapping[str, Any], conf: Any, text: Any) -> Any:
-    """The text config built again by its class with the small sizes, so that what the class derives from them
-    (a Mamba head size, say) is derived again; where that fails, the full config with the sizes set on it."""
-    over = _small_overrides(text)
-    own = config.get("text_config") if text is not conf else config
+#: config keys whose values may change the RoPE or the layer structure: a small config keeps each as the full has it
+_ROPE_KEYS = re.compile(r"rope|rotary|theta|position_emb|nope|partial|layer|block|hybrid|attn|attention|interval|"
+                        r"pattern|sliding|window|interleave|local_base|freq|max_position|head_dim")
+
+
+def _small_config(config: Mapping[str, Any], conf: Any, text: Any, n_heads: int) -> Any:
+    """The text config with the small sizes, built so that what its class derives from sizes (a Mamba head size,
+    say) is derived again, and checked to keep every RoPE key of the full config.
+
+    Tried in turn: the class on the file's own keys (sizes derived again), the class on the full config's values
+    (a wrapper's defaults for its text config kept: Mistral 3), the full config with the sizes set on it. The
+    first whose RoPE keys equal the full config's is used."""
+    import copy
+
+    over = _small_overrides(text, n_heads)
+    full = text.to_dict()
+    own = (config.get("text_config") or config) if text is not conf else config  # a flat v4 multimodal file too
     own = {k: v for k, v in (own or {}).items() if k not in ("model_type", "architectures", "transformers_version")}
-    try:
-        small = type(text)(**json.loads(json.dumps({**own, **over})))
-    except Exception:  # noqa: BLE001 - a class that cannot be rebuilt alone: set the sizes on the full one
-        small = text
-        for k, v in over.items():
-            setattr(small, k, v)
+    base = {k: v for k, v in full.items() if k not in ("model_type", "architectures", "transformers_version")}
+    tried = []
+    for kwargs in (own, base):
+        try:
+            small = type(text)(**json.loads(json.dumps({**kwargs, **over}, default=_jsonable)))
+        except Exception as exc:  # noqa: BLE001 - the next way is tried
+            tried.append(f"{type(exc).__name__}: {exc}")
+            continue
+        if _same_rope_keys(full, small.to_dict(), over):
+            return small
+    small = copy.deepcopy(text)
+    for k, v in over.items():
+        setattr(small, k, v)
     return small
+
+
+def _same_rope_keys(full: dict, small: dict, over: dict) -> bool:
+    return all(small.get(k) == v for k, v in full.items() if _ROPE_KEYS.search(k) and k not in over)
 
 
 def _base_model_class(text: Any, transformers: Any) -> Any:
@@ -240,32 +277,26 @@ def position_sets(config: Mapping[str, Any], text: Any) -> list[list[int]]:
     return sets
 
 
-def _attention_modules(model: Any, n: int) -> dict[int, list[str]]:
-    """Class names of each layer's attention-like modules (name contains "Attention"; the RoPE-free mixers
-    of hybrids, Mamba and gated delta nets, do not)."""
-    out: dict[int, list[str]] = {i: [] for i in range(n)}
-    for name, mod in model.named_modules():
-        parts = name.split(".")
-        if "layers" not in parts:
-            continue
-        j = parts.index("layers")
-        if j + 1 >= len(parts) or not parts[j + 1].isdigit():
-            continue
-        i = int(parts[j + 1])
-        cname = type(mod).__name__
-        if "Attention" in cname and "Linear" not in cname and i in out and cname not in out[i]:
-            out[i].append(cname)
+def _attention_modules(layers: Any) -> dict[int, list[str]]:
+    """Class names of each decoder layer's attention-like modules (name contains "Attention"; the RoPE-free
+    mixers of hybrids, Mamba and gated delta nets, do not)."""
+    out: dict[int, list[str]] = {}
+    for i, layer in enumerate(layers):
+        names = []
+        for mod in layer.modules():
+            cname = type(mod).__name__
+            if "Attention" in cname and "Linear" not in cname and cname not in names:
+                names.append(cname)
+        out[i] = names
     return out
 
 
 def _decoder_layers(model: Any, n: int) -> Any:
-    """The model's list of ``n`` decoder layers (a ModuleList named ``layers``), or None."""
+    """The model's list of ``n`` decoder layers (its one ModuleList of ``num_hidden_layers`` modules), or None."""
     import torch
 
-    for name, mod in model.named_modules():
-        if name.split(".")[-1] == "layers" and isinstance(mod, torch.nn.ModuleList) and len(mod) == n:
-            return mod
-    return None
+    found = [mod for _, mod in model.named_modules() if isinstance(mod, torch.nn.ModuleList) and len(mod) == n]
+    return found[0] if len(found) == 1 else None  # none, or several candidates: pemath does not guess which
 
 
 def _same_input_every_layer(layers: Any, torch: Any) -> list:
@@ -331,16 +362,20 @@ def _rotary_amplitudes(model: Any, torch: Any, hidden: int, pid: Any) -> dict[st
     return out
 
 
+#: head counts tried in turn: one head is the smallest model; some attention codes need more (CodeGen's 4-way
+#: split of its heads)
+_HEAD_COUNTS = (1, 2, 4, 8)
+
+
 def run_probe(config: Mapping[str, Any]) -> Probe:
     """Build the model of ``config`` with its transformers classes and record its attention inputs (see module)."""
     t0 = time.perf_counter()
     torch, transformers = _deps()
     from transformers import AttentionInterface
 
-    conf, text = build_config(config)
-    hf_config = json.loads(json.dumps(text.to_dict(), default=_jsonable))  # before shrinking: the model's own
-    text = _small_config(config, conf, text)
-    cls = _base_model_class(text, transformers)
+    conf, full = build_config(config)
+    hf_config = json.loads(json.dumps(full.to_dict(), default=_jsonable))  # before shrinking: the model's own
+    cls = _base_model_class(full, transformers)
     captured: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def probe_attention(module: Any, query: Any, key: Any, value: Any, attention_mask: Any, **kw: Any) -> Any:
@@ -352,50 +387,92 @@ def run_probe(config: Mapping[str, Any]) -> Probe:
         return torch.zeros(b, s, h, value.shape[-1], dtype=query.dtype), None
 
     AttentionInterface.register("pemath_probe", probe_attention)
-    text._attn_implementation = "pemath_probe"
-    torch.manual_seed(0)
-    try:
-        model = cls(text).eval()
-    except Exception as exc:
-        raise ValueError(f"transformers {transformers.__version__}'s {cls.__name__} cannot be built from this config "
-                         f"(made small for probing): {type(exc).__name__}: {exc}") from exc
-    n = int(getattr(text, "num_hidden_layers", 0) or 0)
-    hidden = int(text.hidden_size)
-    sets = position_sets(config, text)
-    emb = torch.randn(_PROBES, hidden, dtype=torch.float32)
-    queries, keys, rotary = [], [], []
-    layers = _decoder_layers(model, n)
-    attn = _attention_modules(model, n)
-    if not any(attn.values()):  # no attention anywhere (a pure state-space model): nothing applies RoPE
-        sets = sets[:1]
-    hooks, first = _same_input_every_layer(layers, torch) if layers is not None else ([], {})
-    for pos in sets:
-        if not any(attn.values()):
-            queries.append({}), keys.append({}), rotary.append({})
-            continue
-        captured.clear()
-        first.clear()
-        x = emb.repeat_interleave(len(pos), 0)[:, None, :]
-        pid = torch.tensor(pos * _PROBES, dtype=torch.long)[:, None]
+    sets = position_sets(config, full)
+    failures = []
+    for n_heads in _HEAD_COUNTS:
+        text = _small_config(config, conf, full, n_heads)
+        text._attn_implementation = "pemath_probe"
+        torch.manual_seed(0)
         try:
-            with torch.no_grad():
-                model(inputs_embeds=x, position_ids=pid, use_cache=False)
-        except Exception as exc:
-            raise ValueError(f"transformers {transformers.__version__}'s {cls.__name__} failed on the probe "
-                             f"(positions {pos}): {type(exc).__name__}: {exc}") from exc
-        q = {i: a.reshape(_PROBES, len(pos), a.shape[1], a.shape[-1]) for i, (a, _) in captured.items()}
-        k = {i: b.reshape(_PROBES, len(pos), b.shape[1], b.shape[-1]) for i, (_, b) in captured.items()}
-        queries.append(q)
-        keys.append(k)
-        rotary.append(_rotary_amplitudes(model, torch, hidden, torch.tensor([pos], dtype=torch.long)))
+            _check_size(cls, text, torch)
+            model = cls(text).eval()
+            n = int(getattr(text, "num_hidden_layers", 0) or 0)
+            layers = _decoder_layers(model, n)
+            if layers is None:
+                raise ValueError(f"pemath cannot tell which of {cls.__name__}'s modules are the {n} decoder layers "
+                                 "(no single ModuleList of num_hidden_layers modules)")
+            attn = _attention_modules(layers)
+            hooks, first = _same_input_every_layer(layers, torch)
+            hidden = int(text.hidden_size)
+            emb = torch.randn(_PROBES, hidden, dtype=torch.float32)
+            runs = [_forward(model, torch, emb, sets[0], captured, first)] if any(attn.values()) else [None]
+            break
+        except Exception as exc:  # noqa: BLE001 - the model's own error is the reason; more heads may fix it
+            model = None
+            if isinstance(exc, MemoryError):
+                raise ValueError(f"transformers {transformers.__version__}'s {cls.__name__}: {exc}") from exc
+            if isinstance(exc, KeyError) and "pemath_probe" in str(exc):
+                raise ValueError(
+                    f"transformers {transformers.__version__}'s {cls.__name__} picks its attention class itself "
+                    "instead of calling transformers' attention interface, so pemath cannot read the query and key "
+                    "its layers produce (GPT-J-style code); it is not measured") from exc
+            failures.append(f"{n_heads} head(s): {type(exc).__name__}: {exc}")
+    else:
+        raise ValueError(f"transformers {transformers.__version__}'s {cls.__name__} could not be built and run on "
+                         f"the probe (made small: {'; '.join(failures[:1] + failures[-1:])})")
+    skipped: dict[str, str] = {}
+    kept = [sets[0]]
+    if any(attn.values()):
+        for pos in sets[1:]:
+            try:
+                runs.append(_forward(model, torch, emb, pos, captured, first))
+                kept.append(pos)
+            except Exception as exc:  # noqa: BLE001 - e.g. a position past an absolute embedding table
+                skipped[json.dumps(pos)] = f"{type(exc).__name__}: {str(exc)[:200]}"
     for h in hooks:
         h.remove()
-    rot_classes = sorted({type(m).__name__ for m in model.modules() if type(m).__name__.endswith("RotaryEmbedding")})
+    queries = [r[0] if r else {} for r in runs]
+    keys = [r[1] if r else {} for r in runs]
+    rotary = [_rotary_amplitudes(model, torch, hidden, torch.tensor([pos], dtype=torch.long)) if r else {}
+              for r, pos in zip(runs, kept)]
+    rot_classes = sorted({type(m).__name__ for m in model.modules() if "Rotary" in type(m).__name__
+                          or "RoPE" in type(m).__name__ or "Rope" in type(m).__name__})
     attn_classes = sorted({c for v in attn.values() for c in v})
     provenance = (f"measured from transformers {transformers.__version__} (torch {torch.__version__}): "
                   f"{cls.__name__}, {', '.join(attn_classes) or 'no attention class'}"
-                  + (f", {', '.join(rot_classes)}" if rot_classes else ""))
-    return Probe(config=dict(config), hf_config=hf_config,
-                 model_type=str(text.model_type), num_layers=n, positions=sets, query=queries, key=keys,
-                 attention_modules=attn, rotary=rotary, provenance=provenance, seconds=time.perf_counter() - t0)
+                  + (f", {', '.join(rot_classes)}" if rot_classes else "")
+                  + (f"; position sets the model's code refused: {sorted(skipped)}" if skipped else ""))
+    return Probe(config=dict(config), hf_config=hf_config, model_type=str(text.model_type), num_layers=n,
+                 positions=kept, query=queries, key=keys, attention_modules=attn, rotary=rotary,
+                 provenance=provenance, seconds=time.perf_counter() - t0, rotary_classes=rot_classes,
+                 skipped=skipped)
 
+
+#: the most parameters a probe model may hold (float32: 1 GiB): what the probe shrinks keeps any model far below
+_MAX_PARAMS = 2**28
+
+
+def _check_size(cls: Any, text: Any, torch: Any) -> None:
+    """Refuse a probe model that would stay large (sizes under keys pemath does not know to shrink): counted on
+    the meta device, before any memory is taken."""
+    with torch.device("meta"):
+        n = sum(p.numel() for p in cls(text).parameters())
+    if n > _MAX_PARAMS:
+        big = sorted((k for k, v in text.to_dict().items() if isinstance(v, int) and v >= 1024 and k not in (
+            "max_position_embeddings", "original_max_position_embeddings", "pad_token_id", "bos_token_id",
+            "eos_token_id", "vocab_size")))
+        raise MemoryError(f"the probe model would still hold {n:,} parameters (over {_MAX_PARAMS:,}) after "
+                          f"shrinking; large sizes left under keys pemath does not shrink: {big}")
+
+
+def _forward(model: Any, torch: Any, emb: Any, pos: list[int], captured: dict, first: dict) -> tuple[dict, dict]:
+    """One forward of every probe at every position of ``pos`` (each token its own sequence): q, k per layer."""
+    captured.clear()
+    first.clear()
+    x = emb.repeat_interleave(len(pos), 0)[:, None, :]
+    pid = torch.tensor(pos * emb.shape[0], dtype=torch.long)[:, None]
+    with torch.no_grad():
+        model(inputs_embeds=x, position_ids=pid, use_cache=False)
+    q = {i: a.reshape(emb.shape[0], len(pos), a.shape[1], a.shape[-1]) for i, (a, _) in captured.items()}
+    k = {i: b.reshape(emb.shape[0], len(pos), b.shape[1], b.shape[-1]) for i, (_, b) in captured.items()}
+    return q, k

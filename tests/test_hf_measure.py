@@ -1,0 +1,187 @@
+"""The RoPE of every layer, measured from each model's own transformers code (recorded probes, replayed).
+
+``tests/fixtures/make_probe_fixtures.py`` ran every registered RoPE model, every model type
+of pemath's family table (on its config class's defaults) and the real recent configs of
+``tests/fixtures/configs/recent/`` through their transformers code on probes, and recorded
+each attention layer's query and key after RoPE. Here the recordings go through
+:func:`pemath.rope.hf.measure.measure_probe`, the same code that reads a live
+measurement: every table entry must agree with the code on every layer (NoPE layers
+included), and every recent config must go in whole, its pemath-only answer (the family
+table, or the generic reading with ``layout=``) either refused or equal to what the code
+does. ``test_live_*`` (marked ``hf``) run the capture itself where torch and transformers
+are installed (CI installs them).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pemath import models, rope
+from pemath.rope.hf import families
+from pemath.rope.hf.measure import MeasurementMismatch, check_spec, measure_probe
+from pemath.rope.hf.probe import Probe
+
+PEERS = Path(__file__).resolve().parent / "fixtures" / "peers"
+RECENT = Path(__file__).resolve().parent / "fixtures" / "configs" / "recent"
+MANIFEST = json.loads((PEERS / "hf_probes.json").read_text())
+CASES = sorted(MANIFEST["cases"])
+
+
+@lru_cache(maxsize=None)
+def _npz() -> dict[str, np.ndarray]:
+    with np.load(PEERS / "hf_probes.npz") as z:
+        return {k: z[k] for k in z.files}
+
+
+def probe(case: str) -> Probe:
+    prefix = case + "/"
+    arrays = {k[len(prefix):]: v for k, v in _npz().items() if k.startswith(prefix)}
+    return Probe.from_npz(arrays, MANIFEST["cases"][case])
+
+
+def test_fixture_is_the_recorded_one():
+    import hashlib
+
+    assert hashlib.sha256((PEERS / "hf_probes.npz").read_bytes()).hexdigest() == MANIFEST["sha256"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_layer_is_measured_and_the_table_agrees(case):
+    m = measure_probe(probe(case))  # a table entry that disagrees with the code raises MeasurementMismatch
+    assert not m.refusals, m.refusals
+    assert len(m.specs) == MANIFEST["cases"][case]["num_layers"]
+    assert all(isinstance(s, (rope.Spec, rope.NoRope)) and s.provenance for s in m.specs)
+    if case.startswith(("registry/", "defaults/")):
+        assert set(m.source.values()) <= {"table", "nope"}, m.source
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.startswith("registry/")])
+def test_registered_models_per_layer_equal_the_recorded_code(case):
+    """rope.layers of the registered config (no torch) is what the model's code did, layer by layer."""
+    name = case.split("/", 1)[1]
+    m = measure_probe(probe(case))
+    cfg = models.get(name).config
+    text = cfg.get("text_config") or cfg
+    if text.get("num_hidden_layers") is None:
+        cfg = json.loads(json.dumps(cfg))
+        (cfg.get("text_config") or cfg)["num_hidden_layers"] = len(m.specs)
+    assert rope.layers(cfg) == m.specs
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.startswith("recent/")])
+def test_recent_configs_go_in_whole_and_pemath_alone_is_never_silently_wrong(case):
+    m = measure_probe(probe(case))
+    assert not m.refusals
+    cfg = json.loads((RECENT / (case.split("/", 1)[1] + ".json")).read_text())
+    layouts = {s.layout for s in m.specs if isinstance(s, rope.Spec)} or {"half"}
+    for layout in sorted(layouts):
+        try:
+            alone = rope.layers(cfg, layout=layout if len(layouts) == 1 and not _in_table(cfg) else None)
+        except ValueError:
+            continue  # refused with a reason: allowed
+        assert alone == m.specs, f"{case}: pemath without transformers answered differently from the code"
+
+
+def _in_table(cfg: dict) -> bool:
+    text = cfg.get("text_config") or cfg
+    return (text.get("model_type") or cfg.get("model_type")) in families.FAMILIES
+
+
+def test_coverage_figures(capsys):
+    """The figures quoted in the issue notes (run with -s to see them)."""
+    groups: dict[str, list] = {}
+    for case in CASES:
+        groups.setdefault(case.split("/")[0], []).append(case)
+    lines = []
+    for group, cases in sorted(groups.items()):
+        nope = layers = 0
+        sources: dict[str, int] = {}
+        for c in cases:
+            m = measure_probe(probe(c))
+            layers += len(m.specs)
+            nope += sum(isinstance(s, rope.NoRope) for s in m.specs)
+            for v in m.source.values():
+                sources[v] = sources.get(v, 0) + 1
+        missing = sorted(k for k in MANIFEST["not_recorded"] if k.startswith(group + "/"))
+        lines.append(f"{group}: {len(cases)} configs measured whole ({layers} layers, {nope} without RoPE; layer "
+                     f"answers by source {sources}); not measurable: {len(missing)} {missing}")
+    with capsys.disabled():
+        print("\n" + "\n".join(lines))
+    assert groups["recent"] and len(groups["recent"]) >= 15
+
+
+# ------------------------------------------------------------------ the measurement can fail
+
+
+def test_a_wrong_table_entry_is_an_error_naming_both(monkeypatch):
+    case = "registry/smollm3-3b"
+    fam = families.FAMILIES["smollm3"]
+    monkeypatch.setitem(families.FAMILIES, "smollm3", families.Family(fam.layout, default_theta=fam.default_theta))
+    with pytest.raises(MeasurementMismatch, match=r"layer 3: pemath's family table gives Spec.*disagrees: query at position 1.*turned by 0 rad"):
+        measure_probe(probe(case))
+    monkeypatch.setitem(families.FAMILIES, "smollm3", families.Family("interleaved", rope_layers="no_rope_layers"))
+    with pytest.raises(MeasurementMismatch, match=r"layer 0: .*layout='interleaved'.*disagrees: query"):
+        measure_probe(probe(case))
+
+
+def test_a_tampered_recording_is_not_explained_by_the_table():
+    p = probe("registry/llama-3.1-8b")
+    q = p.query[0][0].copy()
+    q[:, 1, :, :] = q[:, 2, :, :]  # position 1 recorded as if it were position 2
+    p.query[0] = {**p.query[0], 0: q}
+    with pytest.raises(MeasurementMismatch, match="position 1"):
+        measure_probe(p)
+
+
+def test_check_spec_decides_both_ways():
+    p = probe("registry/qwen2.5-7b-instruct")
+    qs = [p.query[s][0] for s in range(len(p.positions))]
+    ks = [p.key[s][0] for s in range(len(p.positions))]
+    good = models.get("qwen2.5-7b-instruct").spec()
+    assert check_spec(good, qs, ks, p.positions, [None] * len(qs)) is None
+    assert "pair" in check_spec(good.replace(base=good.base * 1.001), qs, ks, p.positions, [None] * len(qs))
+    assert "rotates" in check_spec(rope.NoRope(good.head_dim), qs, ks, p.positions, [None] * len(qs))
+    assert "attention factor" in check_spec(good, qs, ks, p.positions, [1.5] * len(qs))
+
+
+def test_probe_round_trip_keeps_every_array():
+    p = probe("recent/olmo-3.1-32b-instruct")
+    arrays, meta = p.to_npz()
+    back = Probe.from_npz(arrays, meta)
+    for s in range(len(p.positions)):
+        assert sorted(back.query[s]) == sorted(p.query[s])
+        for i in p.query[s]:
+            assert np.array_equal(back.query[s][i], p.query[s][i]) and np.array_equal(back.key[s][i], p.key[s][i])
+
+
+# ------------------------------------------------------------------ live: the capture itself
+
+
+@pytest.mark.hf
+@pytest.mark.parametrize("case", ["registry/smollm3-3b", "registry/llama-3.1-8b", "recent/olmo-3.1-32b-instruct",
+                                  "recent/qwen3-next-80b-a3b-thinking", "defaults/cohere2"])
+def test_live_measurement_equals_the_recording(case):
+    pytest.importorskip("transformers")
+    from pemath.rope.hf.measure import measure
+
+    recorded = measure_probe(probe(case))
+    live = measure(MANIFEST["cases"][case]["config"])
+    assert live.specs == recorded.specs
+    assert live.source == recorded.source
+
+
+@pytest.mark.hf
+def test_live_unknown_model_type_is_measured_by_from_hf_config():
+    pytest.importorskip("transformers")
+    cfg = json.loads((RECENT / "exaone-4.0-32b.json").read_text())
+    specs = rope.layers(cfg)
+    assert [i for i, s in enumerate(specs) if isinstance(s, rope.NoRope)] == list(range(3, 64, 4))
+    assert all("measured from transformers" in s.provenance for s in specs)
+    with pytest.raises(ValueError, match="layers differ"):
+        rope.from_hf_config(cfg)
+    assert isinstance(rope.from_hf_config(cfg, layer=3), rope.NoRope)
