@@ -11,6 +11,7 @@ line naming what is wrong and what is expected, never a traceback.
 from __future__ import annotations
 
 import argparse
+import re
 import difflib
 import os
 from typing import Any
@@ -22,8 +23,24 @@ _KEYS = {"x": ("x", "input", "q", "inputs"), "actual": ("actual", "y", "out", "o
 _DTYPES = ("float32", "float16", "bfloat16", "float64")
 
 
+from .rope.spec import NoRope, Spec
+
+
 class InputError(Exception):
     """A one-line problem with what the user gave."""
+
+
+#: the library's keyword names as this command line's flags, for messages that tell the user what to pass
+_FLAGS = {"layer_type": "--layer-type", "layer": "--layer", "layout": "--layout", "seq_len": "--seq-len"}
+
+
+def as_flags(message: str) -> str:
+    """A library message for the command line: ``layer=`` becomes ``--layer``, ``layout='half'`` ``--layout half``."""
+    def flag(m: re.Match) -> str:
+        value = m.group(2)
+        return _FLAGS[m.group(1)] + ("" if value is None else " " + value.strip("'\""))
+
+    return re.sub(r"\b(layer_type|layer|layout|seq_len)=('[^']*'|\"[^\"]*\"|\w+)?", flag, message)
 
 
 def add_parser(sub: Any) -> None:
@@ -47,6 +64,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--base", type=float, help="the RoPE base, without a config or model (default 10000)")
     p.add_argument("--rotary-dim", type=int, help="features rotated, without a config or model (default: all)")
     p.add_argument("--layer-type", help="which layer type's RoPE (Gemma 3, ModernBERT configs)")
+    p.add_argument("--layer", type=int, help="which layer's RoPE (0-based), for models that mix RoPE and NoPE layers")
     p.add_argument("--seq-len", type=int, help="the sequence length a length-dependent scaling uses "
                    "(default: the largest position + 1, as Hugging Face does)")
     p.add_argument("--seq-axis", type=int, default=-2,
@@ -224,14 +242,16 @@ def _spec(args: argparse.Namespace) -> Any:
                              "they come from the config")
         try:
             if args.model:
-                return models.get(args.model).spec(layer_type=args.layer_type)
-            return rope.from_hf_config(args.config, layer_type=args.layer_type, layout=args.layout)
+                return models.get(args.model).spec(layer_type=args.layer_type, layer=args.layer)
+            return rope.from_hf_config(args.config, layer_type=args.layer_type, layer=args.layer, layout=args.layout)
         except FileNotFoundError:
             raise InputError(f"--config: no such file: {args.config}") from None
         except UnicodeDecodeError as exc:
             raise InputError(f"--config: {args.config} is not a UTF-8 JSON file ({exc.reason})") from None
         except (TypeError, ValueError, OSError) as exc:
-            raise InputError(str(exc).splitlines()[0]) from exc
+            raise InputError(as_flags(str(exc).splitlines()[0])) from exc
+    if args.layer is not None:
+        raise InputError("--layer goes with --config or --model")
     if args.layout is None:
         raise InputError("say which RoPE: --config CONFIG.json, --model NAME, or --layout half|interleaved "
                          "(with --base and --rotary-dim)")
@@ -245,6 +265,8 @@ def _spec(args: argparse.Namespace) -> Any:
 def _fit_positions(positions: Any, x: Any, seq_axis: int, spec: Any) -> tuple[Any, str]:
     """Positions that broadcast against x.shape[:-1], and how they were read."""
     lead = tuple(x.shape[:-1])
+    if isinstance(spec, NoRope):
+        spec = Spec("half")  # positions are read as for any single-axis RoPE; the layer then leaves x unchanged
     if spec.axial_dims is not None and positions is None:
         raise InputError(f"an axial spec needs saved positions with {len(spec.axial_dims)} coordinates per token "
                          "(shape (..., n_axes)); none were saved")

@@ -36,6 +36,10 @@ def _build_parser() -> argparse.ArgumentParser:
     freqs.add_argument("--config", metavar="CONFIG",
                        help="a Hugging Face config.json, or a registered model's name (pemath.models.names())")
     freqs.add_argument("--layer-type", help="with --config: the layer type, for configs whose layer types differ")
+    freqs.add_argument("--layer", type=int, help="with --config: the layer (0-based), for models that mix RoPE and "
+                                                 "NoPE layers")
+    freqs.add_argument("--layout", choices=("half", "interleaved"),
+                       help="with --config of a model type pemath has not checked: its apply function's pairing")
     freqs.add_argument("--seq-len", type=int, help="the sequence length, for scalings driven by it (dynamic NTK)")
     freqs.add_argument("--head-dim", type=int, help="without --config: the rotary dimension")
     freqs.add_argument("--base", type=float, help="without --config: the base (default 10000)")
@@ -105,23 +109,32 @@ def _inv_freq(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             if args.head_dim is not None or args.base is not None:
                 parser.error("inv-freq: give --config, or --head-dim with --base; not both")
             if os.path.exists(args.config) or args.config.endswith(".json"):
-                spec = rope.from_hf_config(args.config, layer_type=args.layer_type)
+                spec = rope.from_hf_config(args.config, layer_type=args.layer_type, layer=args.layer,
+                                           layout=args.layout)
                 source = args.config
             else:
                 from . import models
 
-                spec = models.get(args.config).spec(args.layer_type)
+                if args.layout is not None:
+                    parser.error("inv-freq: --layout goes with a config.json; a registered model's layout is known")
+                spec = models.get(args.config).spec(args.layer_type, layer=args.layer)
                 source = f"registered model {args.config}"
+            if isinstance(spec, rope.NoRope):
+                print(f"# {source}: layer {args.layer} applies no RoPE ({spec.reason}): no frequencies")
+                return 0
         else:
             if args.head_dim is None:
                 parser.error("inv-freq: give --config CONFIG (a config.json or a registered model) or --head-dim")
-            if args.layer_type is not None:
-                parser.error("inv-freq: --layer-type goes with --config")
+            for flag, value in (("--layer-type", args.layer_type), ("--layer", args.layer), ("--layout", args.layout)):
+                if value is not None:
+                    parser.error(f"inv-freq: {flag} goes with --config")
             spec = rope.Spec("half", base=10000.0 if args.base is None else args.base, rotary_dim=args.head_dim)
             source = f"head dim {args.head_dim}, base {spec.base!r}"
         freq = rope.inv_freq(spec=spec, seq_len=args.seq_len)
     except (TypeError, ValueError, OSError) as exc:
-        parser.error(f"inv-freq: {exc}")
+        from ._cli_diagnose import as_flags
+
+        parser.error(f"inv-freq: {as_flags(str(exc))}")
     print(f"# {source}: {spec!r}")
     print(f"# i  theta_i (float64; {len(freq)} pairs)")
     for i, f in enumerate(freq):

@@ -151,3 +151,48 @@ def test_seq_len_none_leaves_length_free_scalings_alone():
     x = np.random.default_rng(3).standard_normal((3, 8))
     spec = rope.Spec("half", base=1e4, scaling=scaling.YaRN(4.0, 64))
     assert np.array_equal(rope.apply(x, [0, 1, 500], spec=spec), rope.apply(x, [0, 1, 500], spec=spec, seq_len=2))
+
+
+def test_a_snapshot_directory_is_a_config_path(tmp_path):
+    import json
+
+    (tmp_path / "config.json").write_text(json.dumps(SMOL.config))
+    assert rope.layers(tmp_path) == SMOL.layers()
+    assert rope.layers(str(tmp_path)) == SMOL.layers()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ValueError, match="directory without a config.json"):
+        rope.layers(empty)
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        rope.layers(tmp_path / "bad.json")
+    with pytest.raises(ValueError, match="cannot read"):
+        rope.layers(tmp_path / "missing.json")
+
+
+def test_the_command_line_names_flags(capsys):
+    from pemath.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["inv-freq", "--config", "smollm3-3b"])
+    err = capsys.readouterr().err
+    assert "pass --layer" in err and "layer=" not in err
+    assert main(["inv-freq", "--config", "smollm3-3b", "--layer", "3"]) == 0
+    assert "applies no RoPE" in capsys.readouterr().out
+    assert main(["inv-freq", "--config", "smollm3-3b", "--layer", "2"]) == 0
+    assert "theta_i" in capsys.readouterr().out
+
+
+def test_an_unknown_model_type_without_transformers_is_refused_with_what_to_do(monkeypatch):
+    from pemath.rope.hf import probe
+
+    monkeypatch.setattr(probe, "available", lambda: False)
+    cfg = {"model_type": "brand_new", "hidden_size": 2048, "num_attention_heads": 16, "rope_theta": 1e6,
+           "num_hidden_layers": 4}
+    with pytest.raises(ValueError, match=r"pemath\[hf\].*layout='half'"):
+        rope.from_hf_config(cfg)
+    assert rope.from_hf_config(cfg, layout="half") == rope.Spec("half", base=1e6, head_dim=128)
+    for key, value in (("rotary_dim", 64), ("no_rope_layers", [1, 1, 1, 0]), ("full_attention_interval", 4),
+                       ("layer_types", ["sliding_attention", "full_attention"] * 2), ("use_rotary_pos_emb", True)):
+        with pytest.raises(ValueError, match=rf"\['{key}'\] may change the RoPE"):
+            rope.from_hf_config({**cfg, key: value}, layout="half")

@@ -32,6 +32,13 @@ _ROPE_DICT_KEYS = ("rope_parameters", "rope_scaling")
 
 
 def _load(config: Any) -> dict[str, Any]:
+    if isinstance(config, (str, os.PathLike)) and os.path.isdir(config):
+        # a model snapshot (a Hugging Face cache directory, a downloaded repository): its config.json
+        inner = os.path.join(os.fspath(config), "config.json")
+        if not os.path.isfile(inner):
+            raise ValueError(f"config: {os.fspath(config)!r} is a directory without a config.json; give the "
+                             "config.json's path or a snapshot directory that holds one")
+        config = inner
     if isinstance(config, (str, os.PathLike)):
         try:
             with open(config, encoding="utf-8") as fh:
