@@ -19,25 +19,12 @@ from typing import Any
 import numpy as np
 
 from .. import _compat
-from .._validate import as_positions, check_bool, check_choice, check_size, show
+from .._validate import as_positions, check_bool, check_choice, show
 from . import _core
+from .spec import resolve
+from ._axes import AXIAL_FREQUENCIES, GROUPINGS, int_list as _int_list, mrope_components
 
 __all__ = ["apply_axial", "apply_mrope", "mrope_components", "GROUPINGS", "AXIAL_FREQUENCIES"]
-
-#: How apply_axial maps axis groups onto the features.
-GROUPINGS = ("features", "pairs")
-#: Where apply_axial takes each axis' frequencies from.
-AXIAL_FREQUENCIES = ("per_axis", "strided")
-
-
-def _int_list(name: str, values: Any) -> list[int]:
-    if isinstance(values, (str, bytes)) or values is None or not hasattr(values, "__iter__"):
-        raise TypeError(f"{name} must be a sequence of integers, got {show(values)}")
-    out = [check_size(f"{name}[{k}]", v, minimum=1) for k, v in enumerate(values)]
-    if not out:
-        raise ValueError(f"{name} must not be empty")
-    return out
-
 
 def _positions_with_axis(
     positions: Any, xp: Any, device: Any, wdt: Any, batch_shape: tuple[int, ...], *, leading: bool
@@ -168,8 +155,6 @@ def apply_axial(
     """
     xp = _core.check_x(x)
     if spec is not None:
-        from .spec import resolve
-
         spec = resolve(spec, "rope.apply_axial", layout=layout, base=base, axis_dims=axis_dims, grouping=grouping,
                        frequencies=frequencies)
         if spec.axial_dims is None:
@@ -208,53 +193,6 @@ def apply_axial(
     if total < dim:
         parts.append(x[..., total:])
     return xp.concat(parts, axis=-1) if len(parts) > 1 else parts[0]
-
-
-def mrope_components(mrope_section: Any, *, interleaved: bool = False) -> np.ndarray:
-    r"""Which position component drives each frequency index of M-RoPE.
-
-    With sections :math:`(s_0, \dots, s_{k-1})` summing to :math:`r/2`:
-
-    * ``interleaved=False`` (Qwen2-VL, Qwen2.5-VL, GLM-4V): contiguous blocks,
-      indices :math:`[0, s_0)` use component 0 (temporal), the next :math:`s_1` component
-      1 (height), and so on;
-    * ``interleaved=True`` (Qwen3-VL, "interleaved MRoPE"): index ``i`` uses component
-      ``c = i mod k`` if ``c >= 1`` and :math:`i < k\,s_c`, and component 0 otherwise
-      (``THWTHW...TT``). The sections must be such that each component gets exactly
-      :math:`s_c` indices (e.g. ``[24, 20, 20]``); otherwise this raises, where HF would
-      silently give fewer.
-
-    Returns
-    -------
-    numpy.ndarray
-        int64, shape ``(sum(mrope_section),)``.
-
-    Examples
-    --------
-    >>> from pemath.rope import mrope_components
-    >>> mrope_components([2, 1, 1]).tolist()
-    [0, 0, 1, 2]
-    >>> mrope_components([2, 1, 1], interleaved=True).tolist()
-    [0, 1, 2, 0]
-    """
-    sections = _int_list("mrope_section", mrope_section)
-    interleaved = check_bool("interleaved", interleaved)
-    k = len(sections)
-    half = sum(sections)
-    if not interleaved:
-        return np.repeat(np.arange(k, dtype=np.int64), sections)
-    i = np.arange(half)
-    comp = np.zeros(half, dtype=np.int64)
-    for c in range(1, k):
-        comp[(i % k == c) & (i < k * sections[c])] = c
-    counts = np.bincount(comp, minlength=k).tolist()
-    if counts != sections:
-        raise ValueError(
-            f"mrope_section={sections} cannot be interleaved over {half} frequencies: the pattern "
-            f"index i -> component i mod {k} (for i < {k} * section) gives counts {counts}; each "
-            f"section c >= 1 must satisfy {k} * section[c] <= {half} + c"
-        )
-    return comp
 
 
 def apply_mrope(
@@ -331,8 +269,7 @@ def apply_mrope(
     >>> bool(np.array_equal(y, rope.apply(x, 5, layout="half")))
     True
     """
-    from .apply import apply
-    from .spec import resolve
+    from .apply import apply  # apply dispatches to this module: imported when called
 
     _core.check_x(x)
     if spec is None:

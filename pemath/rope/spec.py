@@ -21,6 +21,7 @@ import numpy as np
 from .._validate import check_bool, check_choice, check_real, check_rotary_dim, check_size, show
 from ..scaling import RopeScaling
 from . import _core
+from ._axes import AXIAL_FREQUENCIES, GROUPINGS, int_list, mrope_components
 
 __all__ = ["Spec", "NoRope"]
 
@@ -161,12 +162,10 @@ class Spec:
             put("mrope_section", _mrope_section(self.mrope_section, self.rotary_dim, self.mrope_interleaved))
         elif self.mrope_interleaved:
             raise ValueError("Spec.mrope_interleaved=True needs Spec.mrope_section")
-        from .axial import AXIAL_FREQUENCIES, GROUPINGS, _int_list
-
         put("axial_grouping", check_choice("Spec.axial_grouping", self.axial_grouping, GROUPINGS))
         put("axial_frequencies", check_choice("Spec.axial_frequencies", self.axial_frequencies, AXIAL_FREQUENCIES))
         if self.axial_dims is not None:
-            dims = tuple(_int_list("axial_dims", self.axial_dims))
+            dims = tuple(int_list("axial_dims", self.axial_dims))
             if any(d % 2 for d in dims):
                 raise ValueError(f"Spec.axial_dims must be even (each group rotates in pairs), got {list(dims)}")
             if self.mrope_section is not None or self.inv_freq is not None or self.scaling is not None:
@@ -358,9 +357,7 @@ def _explicit_freq(values: Any) -> tuple[float, ...]:
 
 
 def _mrope_section(values: Any, rotary_dim: int | None, interleaved: bool) -> tuple[int, ...]:
-    from .axial import _int_list, mrope_components
-
-    sec = tuple(_int_list("mrope_section", values))
+    sec = tuple(int_list("mrope_section", values))
     mrope_components(sec, interleaved=interleaved)  # validates the pattern
     if rotary_dim is not None and 2 * sum(sec) != rotary_dim:
         raise ValueError(

@@ -22,7 +22,7 @@ from ...scaling.yarn import _mscale
 from .parameters import from_hf
 from ..spec import NoRope, Spec
 
-__all__ = ["from_hf_config", "layers"]
+__all__ = ["table_spec"]
 
 _HEADS = ("num_attention_heads", "n_head", "num_heads", "n_heads")
 _HIDDEN = ("hidden_size", "n_embd", "d_model", "dim")
@@ -229,50 +229,6 @@ def _nope(cfg: Mapping[str, Any], head_dim: int, why: str) -> NoRope:
     return NoRope(head_dim, reason=why, provenance=f"pemath family table (model_type {cfg.get('model_type')!r})")
 
 
-def layers(config: Any, *, layout: str | None = None) -> tuple[Spec | NoRope, ...]:
-    """The RoPE of every layer of a Hugging Face model: a :class:`~pemath.rope.Spec` or a :class:`~pemath.rope.NoRope` each.
-
-    Layer ``i`` of the result is :func:`from_hf_config` ``(config, layer=i)``; layers that share
-    a Spec share one object. Needs ``num_hidden_layers`` in the config.
-
-    Examples
-    --------
-    >>> from pemath import models, rope
-    >>> specs = rope.layers(models.get("smollm3-3b").config)
-    >>> len(specs), [i for i, s in enumerate(specs) if isinstance(s, rope.NoRope)][:3]
-    (36, [3, 7, 11])
-    """
-    cfg = _prepare(config)
-    if _measured(cfg, layout):
-        return _measurement(cfg, layout).specs_or_raise()
-    return _layers(cfg, layout)
-
-
-def _measured(cfg: Mapping[str, Any], layout: str | None) -> bool:
-    """Whether this config's RoPE is measured from transformers' code: a model type outside the family table,
-    where transformers can be imported; without it, ``layout=`` gives the generic reading (or the refusal)."""
-    if cfg.get("model_type") in FAMILIES:
-        return False
-    from .probe import available
-
-    if available():
-        return True
-    if layout is None:
-        raise ValueError(
-            f"config['model_type'] is {cfg.get('model_type')!r}, which pemath's family table has not checked. pemath "
-            "measures such a model from its own transformers code (pip install 'pemath[hf]': torch and transformers), "
-            "or reads the config generically if you name the pairing of its apply function: layout='half' "
-            "(rotate_half, pairs (i, i + d/2)) or layout='interleaved' (pairs (2i, 2i+1))"
-        )
-    return False
-
-
-def _measurement(cfg: Mapping[str, Any], layout: str | None) -> Any:
-    from .measure import measure_cached
-
-    return measure_cached(json.dumps(cfg, sort_keys=True, default=str), layout)
-
-
 def _layers(cfg: dict[str, Any], layout: str | None, at_least: int | None = None) -> tuple[Spec | NoRope, ...]:
     n = _num_layers(cfg, at_least)
     family = FAMILIES.get(cfg.get("model_type"))
@@ -308,87 +264,22 @@ def _rope_dict(cfg: Mapping[str, Any], family: Any) -> Any:
     return rope_dict
 
 
-def from_hf_config(config: Any, *, layer: int | None = None, layer_type: str | None = None,
-                   layout: str | None = None) -> Spec | NoRope:
-    r"""The :class:`~pemath.rope.Spec` a Hugging Face ``config.json`` implies, whole.
-
-    Reads what a model's own transformers code reads: the head dim (``head_dim``, else
-    ``hidden_size / num_attention_heads`` or their GPT-style spellings; DeepSeek's
-    ``qk_rope_head_dim``), the partial rotary size in any of its spellings
-    (``partial_rotary_factor``; GPT-NeoX's ``rotary_pct``; GPT-J's ``rotary_dim``),
-    ``rope_theta`` wherever the config version keeps it (v5 ``rope_parameters``, v4 top
-    level, GPT-NeoX's ``rotary_emb_base``; the model class's default where the file has
-    none), ``rope_scaling`` / ``rope_parameters`` (through :func:`pemath.rope.from_hf`,
-    which refuses any key it does not read), ``text_config`` of multimodal configs,
-    M-RoPE (``mrope_section``, ``mrope_interleaved``), the RoPE of each layer type
-    (Gemma 3, ModernBERT), and the layout the model's code uses (from ``model_type``).
-
-    Contract: for ``x`` in the layout of the model's HF weights,
-    ``rope.apply(x, positions, spec=from_hf_config(cfg))`` equals what the model's HF
-    rotary-embedding class and apply function return (positions broadcast as in
-    :func:`pemath.rope.apply`: HF's ``position_ids`` of shape ``(batch, seq)`` go in as
-    ``position_ids[:, None, :]`` for ``x`` of shape ``(batch, heads, seq, dim)``; M-RoPE's
-    ``(3, batch, seq)`` as ``position_ids[:, :, None, :]``). ``tests/test_models.py``
-    checks it against recorded HF output for every registered model.
-
-    Parameters
-    ----------
-    config : dict or path
-        The parsed ``config.json`` or its path.
-    layer : int, optional
-        The layer (0-based, as transformers' ``layer_idx``): its Spec, or
-        :class:`~pemath.rope.NoRope` where that layer applies no RoPE. Needs the config's
-        ``num_hidden_layers``. :func:`pemath.rope.layers` gives every layer at once.
-    layer_type : str, optional
-        For configs whose layer types use different RoPE (Gemma 3's
-        ``"sliding_attention"`` and ``"full_attention"``): which one. Required there
-        (or ``layer``); elsewhere it may name any of the config's ``layer_types``. A
-        layer type whose layers apply no RoPE (Cohere 2's ``"full_attention"``) gives
-        :class:`~pemath.rope.NoRope`.
-    layout : {"interleaved", "half"}, optional
-        For a ``model_type`` pemath has not checked: the layout of its apply function.
-        Where pemath knows the model type, giving a layout is an error unless it agrees.
-
-    Returns
-    -------
-    pemath.rope.Spec or pemath.rope.NoRope
-        With ``head_dim`` set; DeepSeek's softmax-scale multiplier, Ministral 3's query
-        scaling and DeepSeek-V3's output layout included.
-
-    Raises
-    ------
-    ValueError
-        An unknown ``model_type`` without ``layout``; several RoPE layer types without
-        ``layer_type`` (the message lists them); a model whose layers mix RoPE and
-        NoPE without ``layer`` or ``layer_type`` (the message names the NoPE layers); a config of an ALiBi or T5 model; any
-        key :func:`pemath.rope.from_hf` refuses.
-
-    Examples
-    --------
-    >>> from pemath import rope
-    >>> cfg = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
-    ...        "max_position_embeddings": 4096}           # Llama 2: no rope_theta in the file
-    >>> rope.from_hf_config(cfg)
-    Spec(layout='half', base=10000.0, head_dim=128, rotary_dim=128)
-    >>> rope.from_hf_config({"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64})
-    Spec(layout='interleaved', base=10000.0, head_dim=256, rotary_dim=64)
-    """
-    cfg = _prepare(config)
+def table_spec(cfg: dict[str, Any], *, layer: int | None = None, layer_type: str | None = None,
+               layout: str | None = None, per: tuple | None = None) -> Spec | NoRope:
+    """:func:`pemath.rope.from_hf_config` from the family table (or the generic reading with ``layout``), for a
+    prepared config; ``per``: the layers' answers where already known (measured)."""
     family = FAMILIES.get(cfg.get("model_type"))
-    measured = _measured(cfg, layout)
     if layer is not None:
         if layer_type is not None:
             raise TypeError(f"pass layer= or layer_type=, not both; got layer={layer!r}, layer_type={layer_type!r}")
         if isinstance(layer, bool) or not isinstance(layer, int) or layer < 0:
             raise TypeError(f"layer must be a non-negative int (transformers' layer_idx), got {show(layer)}")
-        per = _measurement(cfg, layout).specs_or_raise() if measured else _layers(cfg, layout, at_least=layer + 1)
+        per = per if per is not None else _layers(cfg, layout, at_least=layer + 1)
         i = layer
         if i >= len(per):
             raise ValueError(f"layer must be an int in [0, {len(per)}) (num_hidden_layers = {len(per)}), got "
                              f"{layer!r}")
         return per[i]
-    if measured:
-        return _measurement(cfg, layout).one(layer_type)
     rule = family.rope_layers if family is not None else None
     if rule == "sliding" and layer_type is not None and cfg.get("layer_types") is None:
         if layer_type not in ("sliding_attention", "full_attention"):

@@ -25,9 +25,13 @@ from typing import Any
 
 import numpy as np
 
+from ...testing import recover_rope
 from .. import _core
+from ..layout import convert_layout
 from ..spec import NoRope, Spec
-from .probe import Probe
+from .config import _layers, _load, _prepare, _type_spec
+from .families import FAMILIES
+from .probe import Probe, run_probe
 
 __all__ = ["LayerReading", "Measurement", "measure_probe", "measure", "measure_cached", "MeasurementMismatch"]
 
@@ -124,8 +128,6 @@ _STILL = 1e-4
 def _to_input_layout(r: np.ndarray, spec: Spec, rd: int) -> np.ndarray:
     if spec.out_layout is None:
         return r
-    from ..layout import convert_layout
-
     return np.asarray(convert_layout(r, src=spec.out_layout, dst=spec.layout, rotary_dim=rd))
 
 
@@ -142,8 +144,6 @@ def _slice(spec: Spec, d: int) -> tuple[int, int]:
 def check_spec(spec: Spec | NoRope, q_sets: list[np.ndarray], k_sets: list[np.ndarray], positions: list[list[int]],
                factors: list[float | None]) -> str | None:
     """None if ``spec`` predicts every recorded query and key; else what it does not predict, in words."""
-    from ...testing import recover_rope
-
     if isinstance(spec, NoRope):
         worst = max(max(_moved(q), _moved(k)) for q, k in zip(q_sets, k_sets))
         return None if worst < _STILL else f"the code rotates this layer (relative change {worst:.3g} between positions)"
@@ -190,10 +190,7 @@ def check_spec(spec: Spec | NoRope, q_sets: list[np.ndarray], k_sets: list[np.nd
 
 def _read_layer(i: int, q1: np.ndarray) -> LayerReading:
     """Pairing, rotated features and angles at position 1 of one layer, from the first position set."""
-    from ...testing import recover_rope
-
     r = _rows(q1)
-    d = r.shape[-1]
     lo = 0
     moved = np.max(np.abs(r - r[:1]), axis=(0, 1)) > _STILL * float(np.max(np.abs(r[0])) or 1.0)
     if moved.any():
@@ -215,9 +212,6 @@ def _factors(probe: Probe, spec: Spec) -> list[float | None]:
 
 def measure_probe(probe: Probe, *, table: bool = True, layout: str | None = None) -> Measurement:
     """Per-layer Specs from a recorded probe (see the module docstring). ``table``: check the family table."""
-    from .config import _layers, _prepare, _type_spec
-    from .families import FAMILIES
-
     t0 = time.perf_counter()
     cfg = _prepare(probe.config)
     # the sizes the model was built with where the file has none (the config class's defaults); the RoPE keys stay
@@ -317,8 +311,6 @@ def _derive(cfg: Mapping[str, Any], probe: Probe, i: int, reading: LayerReading,
             layout: str | None, table_error: str | None) -> tuple[Any, str | None, str]:
     """A Spec for an unknown model type's layer: the generic reading with the measured pairing, else explicit
     frequencies; (None, None, why) where neither predicts the recorded output."""
-    from .config import _prepare, _type_spec
-
     lay = layout or reading.layout
     # the config as the model's config class made it (its defaults filled in), not only the file's keys
     cfg = _prepare({**probe.hf_config, "model_type": cfg.get("model_type")})
@@ -359,8 +351,6 @@ def _derive(cfg: Mapping[str, Any], probe: Probe, i: int, reading: LayerReading,
 
 
 def _refine(spec: Spec, q: np.ndarray, pos: list[int]) -> Spec:
-    from ...testing import recover_rope
-
     r = _rows(q)
     freq = np.asarray(spec.inv_freq)
     j = int(np.argmax(pos))
@@ -392,8 +382,5 @@ def measure(config: Any, *, table: bool = True, layout: str | None = None) -> Me
     ``table`` (the default), a model type in pemath's family table must agree with the
     measurement on every layer, or :class:`MeasurementMismatch` names both.
     """
-    from .config import _load, _text
-    from .probe import run_probe
-
     raw = _load(config)
     return measure_probe(run_probe(raw), table=table, layout=layout)

@@ -8,6 +8,7 @@ value) this module raises, because a silently ignored key changes the numbers.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import numbers
@@ -26,7 +27,6 @@ __all__ = ["from_hf"]
 #: HF's ``PreTrainedConfig.default_theta`` (model classes may override it).
 DEFAULT_THETA = 10000.0
 
-KNOWN_ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3", "proportional")
 
 # Keys every rope_type accepts (HF: rope_type / legacy type, rope_theta, partial_rotary_factor).
 _COMMON_KEYS = frozenset({"rope_type", "type", "rope_theta", "partial_rotary_factor"})
@@ -308,20 +308,8 @@ def from_hf(
     _check_keys(params, rope_type)
     where = f"for rope_type {rope_type!r}"
 
-    def get(name: str) -> Any:
-        return params.get(name)
-
-    def required(name: str) -> Any:
-        if get(name) is None:
-            state = "is None" if name in params else "is missing"
-            raise ValueError(f"{_key(name)} {state}; it is required {where}")
-        return params[name]
-
-    def real(name: str, value: Any, **kw: Any) -> float:
-        return check_real(_key(name), value, **kw)
-
     # base
-    theta = get("rope_theta")
+    theta = params.get("rope_theta")
     if theta is None:
         theta = rope_theta
     if theta is None:
@@ -333,140 +321,30 @@ def from_hf(
             "top level: pass rope_theta=config['rope_theta'] (HF's fallback is the model class's "
             f"default_theta, {DEFAULT_THETA} for most models but not all)"
         )
-    base = real("rope_theta", theta, positive=True)
+    base = check_real(_key("rope_theta"), theta, positive=True)
 
     # rotary dim
-    prf_value = get("partial_rotary_factor")
+    prf_value = params.get("partial_rotary_factor")
     if prf_value is None:
         prf_value = partial_rotary_factor
     if rope_type == "proportional":
-        fraction = 1.0 if prf_value is None else real("partial_rotary_factor", prf_value, minimum=0.0, maximum=1.0)
+        fraction = 1.0 if prf_value is None else check_real(_key("partial_rotary_factor"), prf_value, minimum=0.0,
+                                                                     maximum=1.0)
         if head_dim % 2:
             raise ValueError(f"head_dim must be even {where} (the whole head is rotated in pairs), got {head_dim}")
         rotary_dim = head_dim
     else:
-        prf = 1.0 if prf_value is None else real("partial_rotary_factor", prf_value)
+        fraction = 1.0
+        prf = 1.0 if prf_value is None else check_real(_key("partial_rotary_factor"), prf_value)
         if prf == 1.0 and head_dim % 2:
             raise ValueError(
                 f"head_dim must be even when the whole head rotates (features are rotated in pairs), got {head_dim}"
             )
         rotary_dim = _rotary_dim(head_dim, prf, rope_type)
 
-    # original context length (llama3, yarn, longrope): top-level value first, as HF
-    def original() -> int:
-        if top_ompe is not None:
-            return top_ompe
-        value = get("original_max_position_embeddings")
-        if value is not None:
-            return _int_like(_key("original_max_position_embeddings"), value)
-        if mpe is not None:
-            return mpe
-        raise ValueError(
-            f"{_key('original_max_position_embeddings')} is missing; it is required {where}, and HF's "
-            "default for it, max_position_embeddings, was not given"
-        )
-
-    scaling: RopeScaling | None
+    r = _Reading(params, rope_type, where, head_dim, rotary_dim, mpe, top_ompe, fraction)
     try:
-        if rope_type == "default":
-            scaling = None
-        elif rope_type == "linear":
-            scaling = Linear(real("factor", required("factor"), positive=True))
-        elif rope_type == "dynamic":
-            factor = real("factor", required("factor"), positive=True)
-            if mpe is None:
-                raise ValueError(
-                    f"max_position_embeddings is required {where}: HF's dynamic NTK uses it as the "
-                    "original context length"
-                )
-            if rotary_dim <= 2:
-                raise ValueError(
-                    f"head_dim {head_dim} and partial_rotary_factor give rotary dim {rotary_dim}, but "
-                    "dynamic NTK needs a rotary dim > 2 (its base exponent is dim/(dim-2))"
-                )
-            scaling = DynamicNTK(factor, mpe)
-        elif rope_type == "yarn":
-            if "factor" not in params:
-                raise ValueError(
-                    f"{_key('factor')} is missing; it is required {where} (set it to None to derive it as "
-                    "max_position_embeddings / original_max_position_embeddings, as HF does)"
-                )
-            L0 = original()
-            factor = get("factor")
-            if factor is None:
-                if mpe is None:
-                    raise ValueError(
-                        f"{_key('factor')} is None {where}, and HF's fallback max_position_embeddings / "
-                        "original_max_position_embeddings needs max_position_embeddings, which was not given"
-                    )
-                factor = mpe / L0
-            truncate: Any = True
-            if "truncate" in params:
-                if params["truncate"] is None:
-                    raise ValueError(
-                        f"{_key('truncate')} is None {where}: HF reads None as False (no truncation) though "
-                        "its documented default is True; give true or false"
-                    )
-                truncate = check_bool(_key("truncate"), params["truncate"])
-            opt = {k: get(k) for k in ("attention_factor", "mscale", "mscale_all_dim")}
-            scaling = YaRN(
-                real("factor", factor, positive=True),
-                L0,
-                beta_fast=real("beta_fast", get("beta_fast") if get("beta_fast") is not None else 32.0, positive=True),
-                beta_slow=real("beta_slow", get("beta_slow") if get("beta_slow") is not None else 1.0, positive=True),
-                mscale=None if opt["mscale"] is None else real("mscale", opt["mscale"], nonnegative=True),
-                mscale_all_dim=(
-                    None
-                    if opt["mscale_all_dim"] is None
-                    else real("mscale_all_dim", opt["mscale_all_dim"], nonnegative=True)
-                ),
-                attention_factor=(
-                    None
-                    if opt["attention_factor"] is None
-                    else real("attention_factor", opt["attention_factor"], positive=True)
-                ),
-                truncate=truncate,
-            )
-        elif rope_type == "longrope":
-            n = rotary_dim // 2
-            lists = {}
-            for name in ("short_factor", "long_factor"):
-                value = required(name)
-                if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__len__"):
-                    raise TypeError(f"{_key(name)} must be a list of numbers, got {show(value)}")
-                if len(value) != n:
-                    raise ValueError(
-                        f"{_key(name)} has {len(value)} entries, but {where} it needs one per rotary pair: "
-                        f"{n} (rotary dim {rotary_dim} = int(head_dim {head_dim} * partial_rotary_factor))"
-                    )
-                if any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in value):
-                    raise TypeError(f"{_key(name)} must hold real numbers, got {show(value)}")
-                lists[name] = np.asarray([float(v) for v in value], dtype=np.float64)
-            L0 = original()
-            factor = get("factor")
-            attention = get("attention_factor")
-            if factor is None and attention is None and mpe is None:
-                raise ValueError(
-                    f"{_key('factor')} is missing {where}, and HF's fallback max_position_embeddings / "
-                    "original_max_position_embeddings (for the attention factor) needs max_position_embeddings, "
-                    "which was not given"
-                )
-            scaling = LongRoPE(
-                lists["short_factor"],
-                lists["long_factor"],
-                L0,
-                factor=None if factor is None else real("factor", factor, positive=True),
-                max_position=mpe,
-                attention_factor=None if attention is None else real("attention_factor", attention, positive=True),
-            )
-        elif rope_type == "llama3":
-            factor = real("factor", required("factor"), positive=True)
-            low = real("low_freq_factor", required("low_freq_factor"), positive=True)
-            high = real("high_freq_factor", required("high_freq_factor"), positive=True)
-            scaling = Llama3(factor, original(), low_freq_factor=low, high_freq_factor=high)
-        else:  # proportional
-            factor = get("factor")
-            scaling = Proportional(fraction, factor=1.0 if factor is None else real("factor", factor, positive=True))
+        scaling = _BUILDERS[rope_type](r)
     except (TypeError, ValueError) as exc:
         if "rope_parameters" in str(exc) or "max_position_embeddings" in str(exc):
             raise
@@ -474,3 +352,157 @@ def from_hf(
         msg = re.sub(r"\boriginal_max_position\b", "original_max_position_embeddings", str(exc))
         raise type(exc)(f"rope_parameters {where}: {msg}") from exc
     return Spec(layout, base=base, head_dim=head_dim, rotary_dim=rotary_dim, scaling=scaling)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Reading:
+    """One rope_parameters dict being read: its keys and what the config around it fixed."""
+
+    params: Mapping[str, Any]
+    rope_type: str
+    where: str
+    head_dim: int
+    rotary_dim: int
+    mpe: int | None
+    top_ompe: int | None
+    fraction: float
+
+    def get(self, name: str) -> Any:
+        return self.params.get(name)
+
+    def required(self, name: str) -> Any:
+        if self.get(name) is None:
+            state = "is None" if name in self.params else "is missing"
+            raise ValueError(f"{_key(name)} {state}; it is required {self.where}")
+        return self.params[name]
+
+    def real(self, name: str, value: Any, **kw: Any) -> float:
+        return check_real(_key(name), value, **kw)
+
+    def original(self) -> int:
+        """The original context length (llama3, yarn, longrope): the top-level value first, as HF."""
+        if self.top_ompe is not None:
+            return self.top_ompe
+        value = self.get("original_max_position_embeddings")
+        if value is not None:
+            return _int_like(_key("original_max_position_embeddings"), value)
+        if self.mpe is not None:
+            return self.mpe
+        raise ValueError(
+            f"{_key('original_max_position_embeddings')} is missing; it is required {self.where}, and HF's "
+            "default for it, max_position_embeddings, was not given"
+        )
+
+
+def _default(r: _Reading) -> RopeScaling | None:
+    return None
+
+
+def _linear(r: _Reading) -> RopeScaling:
+    return Linear(r.real("factor", r.required("factor"), positive=True))
+
+
+def _dynamic(r: _Reading) -> RopeScaling:
+    factor = r.real("factor", r.required("factor"), positive=True)
+    if r.mpe is None:
+        raise ValueError(
+            f"max_position_embeddings is required {r.where}: HF's dynamic NTK uses it as the original context length"
+        )
+    if r.rotary_dim <= 2:
+        raise ValueError(
+            f"head_dim {r.head_dim} and partial_rotary_factor give rotary dim {r.rotary_dim}, but "
+            "dynamic NTK needs a rotary dim > 2 (its base exponent is dim/(dim-2))"
+        )
+    return DynamicNTK(factor, r.mpe)
+
+
+def _yarn(r: _Reading) -> RopeScaling:
+    if "factor" not in r.params:
+        raise ValueError(
+            f"{_key('factor')} is missing; it is required {r.where} (set it to None to derive it as "
+            "max_position_embeddings / original_max_position_embeddings, as HF does)"
+        )
+    L0 = r.original()
+    factor = r.get("factor")
+    if factor is None:
+        if r.mpe is None:
+            raise ValueError(
+                f"{_key('factor')} is None {r.where}, and HF's fallback max_position_embeddings / "
+                "original_max_position_embeddings needs max_position_embeddings, which was not given"
+            )
+        factor = r.mpe / L0
+    truncate: Any = True
+    if "truncate" in r.params:
+        if r.params["truncate"] is None:
+            raise ValueError(
+                f"{_key('truncate')} is None {r.where}: HF reads None as False (no truncation) though "
+                "its documented default is True; give true or false"
+            )
+        truncate = check_bool(_key("truncate"), r.params["truncate"])
+
+    def optional(name: str, **kw: Any) -> float | None:
+        return None if r.get(name) is None else r.real(name, r.get(name), **kw)
+
+    return YaRN(
+        r.real("factor", factor, positive=True),
+        L0,
+        beta_fast=r.real("beta_fast", r.get("beta_fast") if r.get("beta_fast") is not None else 32.0, positive=True),
+        beta_slow=r.real("beta_slow", r.get("beta_slow") if r.get("beta_slow") is not None else 1.0, positive=True),
+        mscale=optional("mscale", nonnegative=True),
+        mscale_all_dim=optional("mscale_all_dim", nonnegative=True),
+        attention_factor=optional("attention_factor", positive=True),
+        truncate=truncate,
+    )
+
+
+def _longrope(r: _Reading) -> RopeScaling:
+    n = r.rotary_dim // 2
+    lists = {}
+    for name in ("short_factor", "long_factor"):
+        value = r.required(name)
+        if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__len__"):
+            raise TypeError(f"{_key(name)} must be a list of numbers, got {show(value)}")
+        if len(value) != n:
+            raise ValueError(
+                f"{_key(name)} has {len(value)} entries, but {r.where} it needs one per rotary pair: "
+                f"{n} (rotary dim {r.rotary_dim} = int(head_dim {r.head_dim} * partial_rotary_factor))"
+            )
+        if any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in value):
+            raise TypeError(f"{_key(name)} must hold real numbers, got {show(value)}")
+        lists[name] = np.asarray([float(v) for v in value], dtype=np.float64)
+    L0 = r.original()
+    factor = r.get("factor")
+    attention = r.get("attention_factor")
+    if factor is None and attention is None and r.mpe is None:
+        raise ValueError(
+            f"{_key('factor')} is missing {r.where}, and HF's fallback max_position_embeddings / "
+            "original_max_position_embeddings (for the attention factor) needs max_position_embeddings, "
+            "which was not given"
+        )
+    return LongRoPE(
+        lists["short_factor"],
+        lists["long_factor"],
+        L0,
+        factor=None if factor is None else r.real("factor", factor, positive=True),
+        max_position=r.mpe,
+        attention_factor=None if attention is None else r.real("attention_factor", attention, positive=True),
+    )
+
+
+def _llama3(r: _Reading) -> RopeScaling:
+    factor = r.real("factor", r.required("factor"), positive=True)
+    low = r.real("low_freq_factor", r.required("low_freq_factor"), positive=True)
+    high = r.real("high_freq_factor", r.required("high_freq_factor"), positive=True)
+    return Llama3(factor, r.original(), low_freq_factor=low, high_freq_factor=high)
+
+
+def _proportional(r: _Reading) -> RopeScaling:
+    factor = r.get("factor")
+    return Proportional(r.fraction, factor=1.0 if factor is None else r.real("factor", factor, positive=True))
+
+
+#: HF's rope_type -> the builder of its pemath.scaling instance (None: plain RoPE)
+_BUILDERS = {"default": _default, "linear": _linear, "dynamic": _dynamic, "yarn": _yarn, "longrope": _longrope,
+             "llama3": _llama3, "proportional": _proportional}
+#: the rope types pemath reads (HF's ROPE_INIT_FUNCTIONS, each with its own key set in _TYPE_KEYS)
+KNOWN_ROPE_TYPES = tuple(_BUILDERS)
