@@ -44,6 +44,12 @@ def probe(case: str) -> Probe:
     return Probe.from_npz(arrays, MANIFEST["cases"][case])
 
 
+@lru_cache(maxsize=None)
+def measured(case: str):
+    """measure_probe of a recorded case, once per session (the table is not patched here)."""
+    return measure_probe(probe(case))
+
+
 def test_fixture_is_the_recorded_one():
     import hashlib
 
@@ -52,7 +58,7 @@ def test_fixture_is_the_recorded_one():
 
 @pytest.mark.parametrize("case", CASES)
 def test_every_layer_is_measured_and_the_table_agrees(case):
-    m = measure_probe(probe(case))  # a table entry that disagrees with the code raises MeasurementMismatch
+    m = measured(case)  # a table entry that disagrees with the code raises MeasurementMismatch
     assert not m.refusals, m.refusals
     assert len(m.specs) == MANIFEST["cases"][case]["num_layers"]
     assert all(isinstance(s, (rope.Spec, rope.NoRope)) and s.provenance for s in m.specs)
@@ -64,7 +70,7 @@ def test_every_layer_is_measured_and_the_table_agrees(case):
 def test_registered_models_per_layer_equal_the_recorded_code(case):
     """rope.layers of the registered config (no torch) is what the model's code did, layer by layer."""
     name = case.split("/", 1)[1]
-    m = measure_probe(probe(case))
+    m = measured(case)
     cfg = models.get(name).config
     text = cfg.get("text_config") or cfg
     if text.get("num_hidden_layers") is None:
@@ -73,18 +79,26 @@ def test_registered_models_per_layer_equal_the_recorded_code(case):
     assert rope.layers(cfg) == m.specs
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.startswith("recent/")])
-def test_recent_configs_go_in_whole_and_pemath_alone_is_never_silently_wrong(case):
-    m = measure_probe(probe(case))
-    assert not m.refusals
+def _alone(case: str) -> str:
+    """What pemath answers for a recent config without transformers: "equal" to the code, "refused", or "WRONG"."""
+    m = measured(case)
     cfg = json.loads((RECENT / (case.split("/", 1)[1] + ".json")).read_text())
     layouts = {s.layout for s in m.specs if isinstance(s, rope.Spec)} or {"half"}
-    for layout in sorted(layouts):
-        try:
-            alone = rope.layers(cfg, layout=layout if len(layouts) == 1 and not _in_table(cfg) else None)
-        except ValueError:
-            continue  # refused with a reason: allowed
-        assert alone == m.specs, f"{case}: pemath without transformers answered differently from the code"
+    layout = None if _in_table(cfg) else sorted(layouts)[0]
+    try:
+        alone = rope.layers(cfg, layout=layout)  # the table, or the generic reading: transformers is not used
+    except ValueError:
+        return "refused"  # with its reason: allowed
+    return "equal" if alone == m.specs else "WRONG"
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.startswith("recent/")])
+def test_recent_configs_go_in_whole_and_pemath_alone_is_never_silently_wrong(case, monkeypatch):
+    from pemath.rope.hf import probe as probe_module
+
+    assert not measured(case).refusals
+    monkeypatch.setattr(probe_module, "available", lambda: False)  # pemath on its own
+    assert _alone(case) != "WRONG", f"{case}: pemath without transformers answered differently from the code"
 
 
 def _in_table(cfg: dict) -> bool:
@@ -102,7 +116,7 @@ def test_coverage_figures(capsys):
         nope = layers = 0
         sources: dict[str, int] = {}
         for c in cases:
-            m = measure_probe(probe(c))
+            m = measured(c)
             layers += len(m.specs)
             nope += sum(isinstance(s, rope.NoRope) for s in m.specs)
             for v in m.source.values():
@@ -110,8 +124,20 @@ def test_coverage_figures(capsys):
         missing = sorted(k for k in MANIFEST["not_recorded"] if k.startswith(group + "/"))
         lines.append(f"{group}: {len(cases)} configs measured whole ({layers} layers, {nope} without RoPE; layer "
                      f"answers by source {sources}); not measurable: {len(missing)} {missing}")
+    from pemath.rope.hf import probe as probe_module
+
+    real = probe_module.available
+    probe_module.available = lambda: False
+    try:
+        alone = [_alone(c) for c in groups["recent"]]
+    finally:
+        probe_module.available = real
+    lines.append(f"recent configs, pemath without transformers (family table or layout=): "
+                 f"{alone.count('equal')} equal to the code on every layer, {alone.count('refused')} refused with "
+                 f"the reason, {alone.count('WRONG')} silently different")
     with capsys.disabled():
         print("\n" + "\n".join(lines))
+    assert alone.count("WRONG") == 0
     assert groups["recent"] and len(groups["recent"]) >= 15
 
 
