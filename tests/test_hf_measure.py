@@ -26,15 +26,15 @@ from pemath.rope.hf import families
 from pemath.rope.hf.measure import MeasurementMismatch, check_spec, measure_probe
 from pemath.rope.hf.probe import Probe
 
-PEERS = Path(__file__).resolve().parent / "fixtures" / "peers"
+PROBES = Path(__file__).resolve().parent / "fixtures" / "probes"
 RECENT = Path(__file__).resolve().parent / "fixtures" / "configs" / "recent"
-MANIFEST = json.loads((PEERS / "hf_probes.json").read_text())
+MANIFEST = json.loads((PROBES / "hf_probes.json").read_text())
 CASES = sorted(MANIFEST["cases"])
 
 
 @lru_cache(maxsize=None)
 def _npz() -> dict[str, np.ndarray]:
-    with np.load(PEERS / "hf_probes.npz") as z:
+    with np.load(PROBES / "hf_probes.npz") as z:
         return {k: z[k] for k in z.files}
 
 
@@ -53,7 +53,9 @@ def measured(case: str):
 def test_fixture_is_the_recorded_one():
     import hashlib
 
-    assert hashlib.sha256((PEERS / "hf_probes.npz").read_bytes()).hexdigest() == MANIFEST["sha256"]
+    assert hashlib.sha256((PROBES / "hf_probes.npz").read_bytes()).hexdigest() == MANIFEST["sha256"]
+    total = sum(p.stat().st_size for p in PROBES.iterdir())
+    assert total < 3 * 2**20, f"the probe recordings take {total} bytes; keep them under 3 MiB"
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -33,7 +33,7 @@ _SHRINK = {"intermediate_size": 16, "moe_intermediate_size": 16, "shared_expert_
 _CAP = {"num_experts": 4, "num_local_experts": 4, "n_routed_experts": 4, "num_experts_per_tok": 2, "top_k": 2,
         "n_group": 1, "topk_group": 1, "n_shared_experts": 1, "moe_topk": 2, "num_shared_experts": 1,
         "linear_num_key_heads": 1, "linear_num_value_heads": 1, "index_n_heads": 1, "q_lora_rank": 64}
-_PROBES = 2
+_PROBES = 1
 
 
 @dataclasses.dataclass
@@ -362,6 +362,10 @@ def _rotary_amplitudes(model: Any, torch: Any, hidden: int, pid: Any) -> dict[st
     return out
 
 
+#: the size keys a generic reading of the config needs (head dim, layer count), kept with the RoPE keys
+_SIZES = frozenset({"model_type", "hidden_size", "num_attention_heads", "num_key_value_heads", "num_hidden_layers",
+                    "n_embd", "n_head", "n_layer", "d_model", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"})
+
 #: head counts tried in turn: one head is the smallest model; some attention codes need more (CodeGen's 4-way
 #: split of its heads)
 _HEAD_COUNTS = (1, 2, 4, 8)
@@ -374,7 +378,10 @@ def run_probe(config: Mapping[str, Any]) -> Probe:
     from transformers import AttentionInterface
 
     conf, full = build_config(config)
-    hf_config = json.loads(json.dumps(full.to_dict(), default=_jsonable))  # before shrinking: the model's own
+    # the model's own config (before shrinking): its RoPE and layer-structure keys and its sizes, what the
+    # measurement reads (the generic reading of an unchecked model type is made from it)
+    hf_config = {k: v for k, v in json.loads(json.dumps(full.to_dict(), default=_jsonable)).items()
+                 if _ROPE_KEYS.search(k) or k in _SIZES}
     cls = _base_model_class(full, transformers)
     captured: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
