@@ -12,6 +12,8 @@ import pytest
 
 from pemath import rope, scaling
 
+from .conftest import to_np
+
 YARN = scaling.YaRN(4.0, 64)  # attention factor 0.1 ln 4 + 1 = 1.1386...
 LAYOUTS = ("interleaved", "half")
 
@@ -133,9 +135,9 @@ def test_attention_factor_two_doubles_the_rotation_exactly(xp, dtype, layout):
     pos = xp.asarray([0.0, 3.0, 70.0])
     one = rope.apply(x, pos, layout=layout, scaling=_yarn(1.0))
     two = rope.apply(x, pos, layout=layout, scaling=_yarn(2.0))
-    np.testing.assert_array_equal(np.asarray(two), 2 * np.asarray(one))
+    np.testing.assert_array_equal(to_np(two), 2 * to_np(one))
     # at position 0 (cos 1, sin 0) the result is the factor times x
-    np.testing.assert_array_equal(np.asarray(two)[0], 2 * np.asarray(x)[0])
+    np.testing.assert_array_equal(to_np(two)[0], 2 * to_np(x)[0])
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)

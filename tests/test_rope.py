@@ -142,9 +142,19 @@ def test_backends_agree_with_numpy(xp, layout):
     expected = rope.apply(x, pos, layout=layout, rotary_dim=8)
     out = rope.apply(xp.asarray(x), xp.asarray(pos), layout=layout, rotary_dim=8)
     assert type(out) is type(xp.asarray(x))
-    np.testing.assert_array_equal(to_np(out), expected)
     c, s = rope.cos_sin(xp.asarray(pos), 8, layout=layout)
     c0, s0 = rope.cos_sin(pos, 8, layout=layout)
+    if xp.__name__ == "cupy":
+        # CUDA's cos and sin are not glibc's (2 ulp at most, CUDA's math docs) and the fused kernel may round the
+        # phase p * theta once more differently (FMA): one ulp of the largest phase plus 2 ulp of the result each
+        from pemath.testing import assert_rope_close
+
+        assert_rope_close(to_np(out), x, pos, layout=layout, rotary_dim=8)
+        atol = 2 * float(np.spacing(float(pos.max()))) + 4 * 2.0**-53
+        np.testing.assert_allclose(to_np(c), c0, rtol=0, atol=atol)
+        np.testing.assert_allclose(to_np(s), s0, rtol=0, atol=atol)
+        return
+    np.testing.assert_array_equal(to_np(out), expected)
     np.testing.assert_array_equal(to_np(c), c0)
     np.testing.assert_array_equal(to_np(s), s0)
 

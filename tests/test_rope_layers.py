@@ -196,3 +196,19 @@ def test_an_unknown_model_type_without_transformers_is_refused_with_what_to_do(m
                        ("layer_types", ["sliding_attention", "full_attention"] * 2), ("use_rotary_pos_emb", True)):
         with pytest.raises(ValueError, match=rf"\['{key}'\] may change the RoPE"):
             rope.from_hf_config({**cfg, key: value}, layout="half")
+
+
+@pytest.mark.gpu
+def test_nope_and_the_forward_length_on_cupy():
+    from .conftest import _cupy_or_skip
+
+    cp = _cupy_or_skip()
+    x = cp.random.standard_normal((2, 8, 16, 128), dtype=cp.float32)
+    pos = cp.arange(16)
+    y = rope.apply(x, pos, spec=rope.NoRope(128))
+    assert isinstance(y, cp.ndarray) and bool(cp.all(y == x)) and y.data.ptr != x.data.ptr
+    assert_rope_close(y, x, pos, spec=rope.NoRope(128))
+    dyn = rope.Spec("half", base=1e4, head_dim=128, scaling=scaling.DynamicNTK(4.0, 8))
+    a = rope.apply(x, pos, spec=dyn)
+    assert bool(cp.all(a == rope.apply(x, pos, spec=dyn, seq_len=16)))
+    assert_rope_close(a, x, pos, spec=dyn)

@@ -27,7 +27,10 @@ def assert_no_rope(actual: Any, x: Any, positions: Any, spec: Any, user: tuple[f
         raise ValueError(f"actual has shape {tuple(a.shape)}, but x has shape {tuple(xh.shape)}")
     check_finite("x", xh)
     spec.check_x(int(xh.shape[-1]) if xh.ndim else 0)
-    rope.apply(np.zeros(xh.shape, dtype=np.float32), positions, spec=spec)  # positions checked as rope.apply does
+    from .. import _compat
+
+    host_pos = _compat.to_numpy(positions) if _compat.is_array(positions) else positions
+    rope.apply(np.zeros(xh.shape, dtype=np.float32), host_pos, spec=spec)  # positions checked as rope.apply does
     # x in the output's dtype: the identity, rounded once to what the kernel can hold
     xr, _ = as_host("x", _as_dtype_of(x, actual))
     rtol, atol = user if user is not None else (0.0, 0.0)
