@@ -88,6 +88,9 @@ def test_llama4_nope_layers_follow_the_interval_when_the_list_is_absent():
     text.pop("no_rope_layers", None)
     text["no_rope_layer_interval"] = 3
     assert [i for i, s in enumerate(rope.layers(cfg)) if isinstance(s, rope.NoRope)] == list(range(2, 48, 3))
+    assert "attn_temperature_tuning" in rope.layers(cfg)[2].reason  # beyond RoPE, said, not applied
+    text["attn_temperature_tuning"] = False
+    assert "temperature" not in rope.layers(cfg)[2].reason
     text["no_rope_layers"] = [1] * 47
     with pytest.raises(ValueError, match="no_rope_layers.*48 flags"):
         rope.layers(cfg)

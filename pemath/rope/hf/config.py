@@ -225,6 +225,18 @@ def _layer_types(cfg: Mapping[str, Any], n: int) -> list[str] | None:
     return ["full_attention" if full(i) else "sliding_attention" for i in range(n)]
 
 
+def _temperature(cfg: Mapping[str, Any], family: Any) -> str:
+    """What a NoPE layer does to its queries beyond RoPE, in words ("" where nothing)."""
+    if family is None or family.nope_temperature is None:
+        return ""
+    flag, on, fkey, fdef, skey, sdef = family.nope_temperature
+    if not check_bool(f"config[{flag!r}]", cfg.get(flag, on)):
+        return ""
+    floor, scale = cfg.get(fkey, fdef), cfg.get(skey, sdef)
+    return (f"; its queries are scaled by 1 + {scale:g} ln(1 + floor((i + 1) / {floor:g})) of the token index i "
+            f"({flag}), outside RoPE: pemath does not apply it")
+
+
 def _nope(cfg: Mapping[str, Any], head_dim: int, why: str) -> NoRope:
     return NoRope(head_dim, reason=why, provenance=f"pemath family table (model_type {cfg.get('model_type')!r})")
 
@@ -250,7 +262,7 @@ def _layers(cfg: dict[str, Any], layout: str | None, at_least: int | None = None
             why = (f"no_rope_layers[{i}] = 0" if rule == "no_rope_layers" and cfg.get("no_rope_layers") else
                    f"layer {i} is a NoPE layer (every {cfg.get('no_rope_layer_interval', 4)}th layer)"
                    if rule == "no_rope_layers" else f"layer_types[{i}] = {types[i]!r}: RoPE on sliding layers only")
-            out.append(_nope(cfg, made[lt].head_dim, f"{cfg.get('model_type')}: {why}"))
+            out.append(_nope(cfg, made[lt].head_dim, f"{cfg.get('model_type')}: {why}{_temperature(cfg, family)}"))
         else:
             out.append(made[lt])
     return tuple(out)

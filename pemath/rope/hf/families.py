@@ -58,6 +58,9 @@ class Family:
     longrope_mscales: bool = False
     #: YaRN's mscale_all_dim also multiplies the softmax scale, by its square (DeepSeek)
     softmax_mscale: bool = False
+    #: the NoPE layers scale their queries by the token's index, outside RoPE (Llama 4's attn_temperature_tuning):
+    #: (flag key, flag default, floor_scale key and default, attn_scale key and default)
+    nope_temperature: tuple | None = None
     #: what the code does that a reader would not guess
     note: str = ""
 
@@ -130,6 +133,7 @@ FAMILIES: dict[str, Family] = {
     "glm4": _f("interleaved", default_partial=0.5, default_head_dim=128,
                note="GLM's rotate_half pairs (2i, 2i+1) on the first half of the head"),
     **{t: _f("interleaved", default_theta=5e5, default_head_dim=128, rope_layers="no_rope_layers",
+             nope_temperature=("attn_temperature_tuning", True, "floor_scale", 8192, "attn_scale", 0.1),
              note="complex freqs_cis on view_as_complex(x.reshape(..., -1, 2)): interleaved pairs; "
                   "no_rope_layers[i] = 0 makes layer i NoPE (default: every 4th layer)")
        for t in ("llama4", "llama4_text")},

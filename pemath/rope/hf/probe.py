@@ -10,6 +10,12 @@ same at every position; a probe attention function, registered with transformers
 ``AttentionInterface``, records each layer's query and key after the model's own RoPE and
 returns zeros, so the residual stream stays position-free. What RoPE did is then read from
 the recorded arrays alone (:mod:`pemath.rope.hf.measure`, NumPy only).
+
+What the probe cannot see: code that depends on a token's index in its sequence rather
+than on ``position_ids`` (every probe token is index 0 of its own sequence: Llama 4's
+``attn_temperature_tuning`` scales the NoPE layers' queries that way, outside RoPE; the
+family table says so in those layers' NoRope reason), and attention modules that do not
+call transformers' attention interface (refused, never guessed).
 """
 
 from __future__ import annotations
