@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from . import _fast_numpy
+
 __all__ = ["available", "supports", "rotate_into"]
 
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -114,8 +116,6 @@ def _kernel(layout: str) -> Any:
 def rotate_into(x: np.ndarray, pos: np.ndarray, freq: np.ndarray, factor: float, layout: str, r: int,
                 out: np.ndarray | None) -> np.ndarray:
     """The kernel contract of :func:`pemath.rope._fast_numpy.rotate_into`, compiled."""
-    from . import _fast_numpy
-
     if out is None:
         out = np.empty(x.shape, dtype=x.dtype)
     elif np.may_share_memory(x, out) and not (

@@ -45,6 +45,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._core import angle_table
+
 __all__ = ["supports", "rotate_into", "num_threads"]
 
 # Elements of x per block of the real kernel (measured best on the 2-core VM: its two
@@ -154,8 +156,6 @@ def rotate_into(x: np.ndarray, pos: np.ndarray, freq: np.ndarray, factor: float,
     the ``r/2`` float64 frequencies (negated for the inverse rotation), ``factor`` the
     attention factor that multiplies cos and sin.
     """
-    from ._core import angle_table
-
     if out is None:
         out = np.empty(x.shape, dtype=x.dtype)
     theta = angle_table(pos, freq, np, "cpu", np.float64)

@@ -7,13 +7,15 @@ from typing import Any
 
 import numpy as np
 
-from .. import _compat
+from .. import _compat, _precision
 from .._validate import as_positions, check_bool, check_not_traced, check_rotary_dim, check_seq_len, show
 from ..scaling import RopeScaling
 from . import _core, _fast_cupy, _fast_numba, _fast_numpy
+from .axial import apply_axial, rotate_mrope
+from .layout import convert_layout
 from .spec import NoRope, Spec, frequencies_of, hf_seq_len, resolve
 
-__all__ = ["inv_freq", "apply", "cos_sin"]
+__all__ = ["inv_freq", "apply", "cos_sin", "apply_mrope"]
 
 
 def inv_freq(
@@ -228,12 +230,7 @@ def _kernel(x: Any, xp: Any, wdt: Any, out: Any = None) -> Any:
 def _apply_structured(x: Any, positions: Any, spec: Spec, r: int, seq_len: Any, inverse: bool, out: Any,
                       xp: Any) -> Any:
     """M-RoPE and a change of layout on output: the plain rotation composed with them."""
-    from .axial import rotate_mrope
-    from .layout import convert_layout
-
     if spec.axial_dims is not None:
-        from .axial import apply_axial
-
         y = apply_axial(x, positions, spec=spec, inverse=inverse)  # Spec refuses axial with out_layout
         if out is None:
             return y
@@ -316,8 +313,6 @@ def cos_sin(
     >>> c.shape
     (2, 4)
     """
-    from .. import _precision
-
     if rotary_dim is not None:  # another name for dim (so a spec's or from_hf's fields spread)
         if spec is not None:
             resolve(spec, "rope.cos_sin", rotary_dim=rotary_dim)  # raises: both
@@ -355,3 +350,92 @@ def cos_sin(
     if dtype is not None:
         cos, sin = xp.astype(cos, dtype), xp.astype(sin, dtype)
     return cos, sin
+
+
+def apply_mrope(
+    x: Any,
+    positions: Any,
+    *,
+    mrope_section: Any = None,
+    layout: str | None = None,
+    base: float | None = None,
+    interleaved: bool | None = None,
+    rotary_dim: int | None = None,
+    scaling: Any = None,
+    seq_len: int | None = None,
+    inverse: bool = False,
+    spec: Any = None,
+) -> Any:
+    r"""Multimodal RoPE (M-RoPE, Qwen2-VL): frequency index ``i`` is driven by one position component.
+
+    .. math::
+
+        \phi_i = p_{c(i)}\,\theta_i, \qquad \theta_i = b^{-2i/r}, \quad i = 0, \dots, r/2 - 1
+
+    where :math:`p = (p_t, p_h, p_w)` and :math:`c(i)` is given by
+    :func:`mrope_components` (contiguous sections, or interleaved). The frequencies are
+    those of plain RoPE over the whole rotary dimension, so with
+    :math:`p_t = p_h = p_w = m` this is exactly :func:`pemath.rope.apply` at ``m``
+    (text tokens in Qwen2-VL).
+
+    Parameters
+    ----------
+    x : array
+        Real floating; the last axis is the feature axis.
+    positions : array or list
+        Shape ``(k, ...)`` with ``k = len(mrope_section)`` (3: temporal, height, width);
+        each ``positions[c]`` broadcasts against ``x.shape[:-1]``. HF's ``position_ids``
+        of shape ``(3, batch, seq)`` with ``x`` of shape ``(batch, heads, seq, dim)``
+        go in as ``position_ids[:, :, None, :]``.
+    mrope_section : sequence of int
+        Required (here or in ``spec``). Frequency-index counts per component, summing to ``rotary_dim / 2``
+        (Qwen2-VL: ``[16, 24, 24]`` for head_dim 128; Qwen3-VL: ``[24, 20, 20]``).
+    layout : {"half", "interleaved"}
+        ``"half"`` (HF's ``rotate_half``: Qwen2-VL, Qwen2.5-VL, Qwen3-VL) or
+        ``"interleaved"`` (GLM-4V's ``rotate_half_llm``). Default ``"half"``.
+    base : float
+        Default 10000.
+    interleaved : bool
+        ``False``: contiguous sections (Qwen2-VL); ``True``: Qwen3-VL's interleaved
+        THW pattern. Unrelated to ``layout``.
+    rotary_dim : int, optional
+        Rotate only the first ``rotary_dim`` features (GLM-4V's partial rotary); the
+        frequencies run over ``rotary_dim``.
+    scaling : pemath.scaling.RopeScaling, optional
+        Applied to the frequencies as in :func:`pemath.rope.apply`.
+    seq_len : int, optional
+        For the sequence-length-driven scalings.
+    inverse : bool
+        Rotate by the negated angles.
+    spec : pemath.rope.Spec, optional
+        A multi-axis spec (``mrope_section`` set) instead of ``mrope_section``,
+        ``layout``, ``base``, ``interleaved``, ``rotary_dim`` and ``scaling``; giving
+        both raises ``TypeError``. ``rope.apply(x, positions, spec=spec)`` is the same call.
+
+    Returns
+    -------
+    array
+        Same namespace, device, shape and dtype as ``x``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pemath import rope
+    >>> x = np.arange(8.0)
+    >>> y = rope.apply_mrope(x, [5, 5, 5], mrope_section=[2, 1, 1])
+    >>> bool(np.array_equal(y, rope.apply(x, 5, layout="half")))
+    True
+    """
+    _core.check_x(x)
+    if spec is None:
+        if mrope_section is None:
+            raise TypeError("mrope_section is required (or a spec= with one), e.g. [16, 24, 24] for Qwen2-VL")
+        spec = resolve(None, "rope.apply_mrope", layout="half" if layout is None else layout, base=base,
+                       rotary_dim=rotary_dim, scaling=scaling, mrope_section=mrope_section,
+                       mrope_interleaved=interleaved)
+    else:
+        spec = resolve(spec, "rope.apply_mrope", mrope_section=mrope_section, layout=layout, base=base,
+                       interleaved=interleaved, rotary_dim=rotary_dim, scaling=scaling)
+        if not spec.is_multi_axis:
+            raise ValueError(f"rope.apply_mrope needs a spec with mrope_section, got {spec!r}")
+    return apply(x, positions, spec=spec, seq_len=seq_len, inverse=inverse)

@@ -24,7 +24,7 @@ from . import _core
 from .spec import resolve
 from ._axes import AXIAL_FREQUENCIES, GROUPINGS, int_list as _int_list, mrope_components
 
-__all__ = ["apply_axial", "apply_mrope", "mrope_components", "GROUPINGS", "AXIAL_FREQUENCIES"]
+__all__ = ["apply_axial", "rotate_mrope", "mrope_components", "GROUPINGS", "AXIAL_FREQUENCIES"]
 
 def _positions_with_axis(
     positions: Any, xp: Any, device: Any, wdt: Any, batch_shape: tuple[int, ...], *, leading: bool
@@ -193,97 +193,6 @@ def apply_axial(
     if total < dim:
         parts.append(x[..., total:])
     return xp.concat(parts, axis=-1) if len(parts) > 1 else parts[0]
-
-
-def apply_mrope(
-    x: Any,
-    positions: Any,
-    *,
-    mrope_section: Any = None,
-    layout: str | None = None,
-    base: float | None = None,
-    interleaved: bool | None = None,
-    rotary_dim: int | None = None,
-    scaling: Any = None,
-    seq_len: int | None = None,
-    inverse: bool = False,
-    spec: Any = None,
-) -> Any:
-    r"""Multimodal RoPE (M-RoPE, Qwen2-VL): frequency index ``i`` is driven by one position component.
-
-    .. math::
-
-        \phi_i = p_{c(i)}\,\theta_i, \qquad \theta_i = b^{-2i/r}, \quad i = 0, \dots, r/2 - 1
-
-    where :math:`p = (p_t, p_h, p_w)` and :math:`c(i)` is given by
-    :func:`mrope_components` (contiguous sections, or interleaved). The frequencies are
-    those of plain RoPE over the whole rotary dimension, so with
-    :math:`p_t = p_h = p_w = m` this is exactly :func:`pemath.rope.apply` at ``m``
-    (text tokens in Qwen2-VL).
-
-    Parameters
-    ----------
-    x : array
-        Real floating; the last axis is the feature axis.
-    positions : array or list
-        Shape ``(k, ...)`` with ``k = len(mrope_section)`` (3: temporal, height, width);
-        each ``positions[c]`` broadcasts against ``x.shape[:-1]``. HF's ``position_ids``
-        of shape ``(3, batch, seq)`` with ``x`` of shape ``(batch, heads, seq, dim)``
-        go in as ``position_ids[:, :, None, :]``.
-    mrope_section : sequence of int
-        Required (here or in ``spec``). Frequency-index counts per component, summing to ``rotary_dim / 2``
-        (Qwen2-VL: ``[16, 24, 24]`` for head_dim 128; Qwen3-VL: ``[24, 20, 20]``).
-    layout : {"half", "interleaved"}
-        ``"half"`` (HF's ``rotate_half``: Qwen2-VL, Qwen2.5-VL, Qwen3-VL) or
-        ``"interleaved"`` (GLM-4V's ``rotate_half_llm``). Default ``"half"``.
-    base : float
-        Default 10000.
-    interleaved : bool
-        ``False``: contiguous sections (Qwen2-VL); ``True``: Qwen3-VL's interleaved
-        THW pattern. Unrelated to ``layout``.
-    rotary_dim : int, optional
-        Rotate only the first ``rotary_dim`` features (GLM-4V's partial rotary); the
-        frequencies run over ``rotary_dim``.
-    scaling : pemath.scaling.RopeScaling, optional
-        Applied to the frequencies as in :func:`pemath.rope.apply`.
-    seq_len : int, optional
-        For the sequence-length-driven scalings.
-    inverse : bool
-        Rotate by the negated angles.
-    spec : pemath.rope.Spec, optional
-        A multi-axis spec (``mrope_section`` set) instead of ``mrope_section``,
-        ``layout``, ``base``, ``interleaved``, ``rotary_dim`` and ``scaling``; giving
-        both raises ``TypeError``. ``rope.apply(x, positions, spec=spec)`` is the same call.
-
-    Returns
-    -------
-    array
-        Same namespace, device, shape and dtype as ``x``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from pemath import rope
-    >>> x = np.arange(8.0)
-    >>> y = rope.apply_mrope(x, [5, 5, 5], mrope_section=[2, 1, 1])
-    >>> bool(np.array_equal(y, rope.apply(x, 5, layout="half")))
-    True
-    """
-    from .apply import apply  # apply dispatches to this module: imported when called
-
-    _core.check_x(x)
-    if spec is None:
-        if mrope_section is None:
-            raise TypeError("mrope_section is required (or a spec= with one), e.g. [16, 24, 24] for Qwen2-VL")
-        spec = resolve(None, "rope.apply_mrope", layout="half" if layout is None else layout, base=base,
-                       rotary_dim=rotary_dim, scaling=scaling, mrope_section=mrope_section,
-                       mrope_interleaved=interleaved)
-    else:
-        spec = resolve(spec, "rope.apply_mrope", mrope_section=mrope_section, layout=layout, base=base,
-                       interleaved=interleaved, rotary_dim=rotary_dim, scaling=scaling)
-        if not spec.is_multi_axis:
-            raise ValueError(f"rope.apply_mrope needs a spec with mrope_section, got {spec!r}")
-    return apply(x, positions, spec=spec, seq_len=seq_len, inverse=inverse)
 
 
 def rotate_mrope(x: Any, positions: Any, plain: Any, sections: tuple[int, ...], interleaved: bool, r: int,

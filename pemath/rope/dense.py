@@ -9,6 +9,7 @@ from .. import _compat
 from .._validate import as_positions, check_real, check_rotary_dim, check_size
 from ..scaling import RopeScaling
 from .spec import Spec, resolve
+from .layout import convert_layout
 
 __all__ = ["matrix"]
 
@@ -76,7 +77,5 @@ def matrix(
         R[a, b] = -factor * s
         R[b, a] = factor * s
     if spec.out_layout is not None:  # the output's rows permuted into out_layout
-        from .layout import convert_layout
-
         R = convert_layout(R.T, src=layout, dst=spec.out_layout, rotary_dim=r).T
     return R

@@ -7,6 +7,7 @@ from typing import Any
 from .. import _compat
 from .._validate import check_int, check_rotary_dim, show
 from . import _core
+from .spec import resolve
 
 __all__ = ["convert_layout", "permute_qk_weight", "permute_qk_weights"]
 
@@ -49,8 +50,6 @@ def convert_layout(
     if x.ndim < 1:
         raise ValueError("x must have at least one axis (the feature axis is the last), got a 0-d array")
     if spec is not None:
-        from .spec import resolve
-
         spec = resolve(spec, "rope.convert_layout", src=src, rotary_dim=rotary_dim)
         src = spec.layout
         if dst is None and spec.out_layout is not None:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _compat
 from .._validate import check_bool, check_choice, check_real, check_rotary_dim, check_size, show
 from ..scaling import RopeScaling
 from . import _core
@@ -415,8 +416,6 @@ def hf_seq_len(scaling: Any, positions: Any, seq_len: Any) -> Any:
     length as ``seq_len`` explicitly."""
     if seq_len is not None or not getattr(scaling, "length_dependent", False) or positions is None:
         return seq_len
-    from .. import _compat
-
     try:
         host = _compat.to_numpy(positions) if _compat.is_array(positions) else np.asarray(positions, dtype=np.float64)
         top = float(np.max(host)) if np.size(host) else 0.0

@@ -28,6 +28,7 @@ import numpy as np
 from .. import _compat
 from .._validate import as_positions, check_bool, check_choice, check_int, check_real, check_rotary_dim, check_size, show
 from . import _core
+from .spec import resolve
 
 __all__ = ["apply", "zeta", "center_of", "ROLES", "CENTERS"]
 
@@ -212,8 +213,6 @@ def apply(
     >>> bool(np.isclose(score, 2 / 7 * np.cos(512)))  # distance 512: one factor zeta_0
     True
     """
-    from .spec import resolve
-
     xp = _core.check_x(x)
     if spec is None and rotary_dim is not None:
         check_rotary_dim(rotary_dim, int(x.shape[-1]), dim_name="x.shape[-1]")

@@ -18,6 +18,7 @@ from .families import (
     FIXED_BASE,
     T5_TYPES,
 )
+from ...scaling import LongRoPE
 from ...scaling.yarn import _mscale
 from .parameters import from_hf
 from ..spec import NoRope, Spec
@@ -151,8 +152,6 @@ def _given(cfg: Mapping[str, Any], key: str, default: float) -> Any:
 
 def _phimoe(scaling: Any, short_mscale: Any, long_mscale: Any) -> Any:
     """HF's PhiMoE: the short factors in every regime; short_mscale / long_mscale as the attention factors."""
-    from ...scaling import LongRoPE
-
     if not isinstance(scaling, LongRoPE):
         raise ValueError(f"short_mscale/long_mscale go with rope_type 'longrope' (PhiMoE), got {scaling!r}")
     if short_mscale is None or long_mscale is None:

@@ -132,7 +132,9 @@ def _measurement(cfg: dict[str, Any], layout: str | None) -> Any:
                 "layout='half' (rotate_half, pairs (i, i + d/2)) or layout='interleaved' (pairs (2i, 2i+1))"
             )
         return None
-    from .measure import measure_cached  # imports torch and transformers: only where a model is measured
+    # the measurement reads with pemath.testing (recover_rope), which imports pemath.rope: loaded when a model is
+    # measured, so that importing pemath.rope never needs pemath.testing
+    from .measure import measure_cached
 
     found = measure_cached(json.dumps(cfg, sort_keys=True, default=str), layout)
     if layout is not None:
