@@ -213,3 +213,62 @@ def test_live_unknown_model_type_is_measured_by_from_hf_config():
     with pytest.raises(ValueError, match="layers differ"):
         rope.from_hf_config(cfg)
     assert isinstance(rope.from_hf_config(cfg, layer=3), rope.NoRope)
+
+
+# ------------------------------------------------------------------ the reading itself, on synthetic probes
+
+
+def _synthetic(spec: rope.Spec, hf_config: dict, *, nope_layer: bool = True, sign: float = 1.0,
+               amplitude: float = 1.0) -> Probe:
+    """A probe whose layer 0 is ``spec`` applied by pemath itself (positions times ``sign``), layer 1 still."""
+    positions = [[0, 1, 2, 100, 8191], [0, 1, 2, 100, 8192]]
+    x = np.random.default_rng(7).standard_normal((1, 1, 1, spec.head_dim))
+    query, key = [], []
+    for pos in positions:
+        p = np.asarray(pos, dtype=np.float64)
+        q = np.stack([np.asarray(rope.apply(x[0, 0, 0], sign * v, spec=spec, seq_len=max(pos) + 1)) for v in p])
+        q = q[None, :, None, :].astype(np.float32).astype(np.float64)
+        still = np.broadcast_to(x, (1, len(pos), 1, spec.head_dim)).copy()
+        query.append({0: q, **({1: still} if nope_layer else {})})
+        key.append({0: q, **({1: still} if nope_layer else {})})
+    return Probe(config={"model_type": "synthetic_rope", **hf_config}, hf_config=hf_config,
+                 model_type="synthetic_rope", num_layers=2 if nope_layer else 1, positions=positions, query=query,
+                 key=key, attention_modules={0: ["SyntheticAttention"], 1: ["SyntheticAttention"]},
+                 rotary=[{"rotary_emb|": amplitude}] * 2, provenance="synthetic", seconds=0.0,
+                 rotary_classes=["SyntheticRotaryEmbedding"])
+
+
+LLAMA3_12M = {"hidden_size": 256, "num_attention_heads": 2, "max_position_embeddings": 65536,
+              "rope_parameters": {"rope_type": "llama3", "rope_theta": 12e6, "factor": 8.0, "low_freq_factor": 1.0,
+                                  "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}}
+
+
+def test_the_reading_finds_every_rotated_pair_even_those_still_at_position_1():
+    """Base 12e6 with Llama 3 scaling: the last pairs turn by less than a float32 unit at position 1 (a reading at
+    position 1 alone took 124 rotated features and the wrong pairing)."""
+    spec = rope.from_hf({**LLAMA3_12M["rope_parameters"]}, head_dim=128, layout="half", max_position_embeddings=65536)
+    m = measure_probe(_synthetic(spec, LLAMA3_12M))
+    assert not m.refusals
+    assert m.specs[0] == spec and m.source[0] == "generic"
+    assert isinstance(m.specs[1], rope.NoRope) and m.source[1] == "nope"
+    assert m.readings[0].rotary_dim == 128 and m.readings[0].layout == "half"
+
+
+def test_what_no_spec_expresses_is_refused_with_what_did_not_fit():
+    spec = rope.from_hf({**LLAMA3_12M["rope_parameters"]}, head_dim=128, layout="half", max_position_embeddings=65536)
+    backwards = measure_probe(_synthetic(spec, LLAMA3_12M, sign=-1.0))  # a code that turns the other way
+    assert backwards.specs[0] is None and "pair 0 turned by" in backwards.refusals[0]
+    with pytest.raises(ValueError, match="cannot give this model's RoPE"):
+        backwards.specs_or_raise()
+    scaled = measure_probe(_synthetic(spec, LLAMA3_12M, amplitude=1.25))  # a rotary module with another factor
+    assert scaled.specs[0] is None and "attention factor" in scaled.refusals[0]
+
+
+def test_a_model_whose_positions_never_move_anything_is_not_called_nope():
+    spec = rope.Spec("half", base=1e4, head_dim=64)
+    p = _synthetic(spec, {"hidden_size": 128, "num_attention_heads": 2, "rope_parameters": {"rope_theta": 1e4}})
+    for s in range(len(p.positions)):
+        p.query[s][0] = p.query[s][1]
+        p.key[s][0] = p.key[s][1]
+    m = measure_probe(p)
+    assert all(s is None for s in m.specs) and "does not conclude" in m.refusals[0]

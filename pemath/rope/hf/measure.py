@@ -188,17 +188,23 @@ def check_spec(spec: Spec | NoRope, q_sets: list[np.ndarray], k_sets: list[np.nd
     return None
 
 
-def _read_layer(i: int, q1: np.ndarray) -> LayerReading:
-    """Pairing, rotated features and angles at position 1 of one layer, from the first position set."""
-    r = _rows(q1)
-    lo = 0
-    moved = np.max(np.abs(r - r[:1]), axis=(0, 1)) > _STILL * float(np.max(np.abs(r[0])) or 1.0)
-    if moved.any():
-        lo = int(np.nonzero(moved)[0][0])  # leading features that never move: a pass-through prefix (MLA's nope)
-        lo -= lo % 2
-    rec = recover_rope(r[1][:, lo:], r[0][:, lo:])
-    return LayerReading(i, "rope", rec.layout, rec.rotary_dim, lo,
-                        tuple(float(v) for v in np.nanmedian(rec.angle, axis=0)))
+def _read_layer(i: int, q1: np.ndarray, positions: list[int]) -> LayerReading:
+    """Pairing, rotated features and angles at position 1 of one layer, from the first position set.
+
+    The rotated features are those that move at any probed position beyond float32 noise (at position 1 the
+    lowest frequencies turn by less than a float32 unit, so position 1 alone would miss the last pairs); the
+    pairing is read at the largest position, where every pair has turned; the angles at position 1."""
+    r = _rows(q1).astype(np.float32)
+    x0 = r[0].astype(np.float64)
+    noise = 16 * _U32 * float(np.max(np.abs(x0)) or 1.0)
+    moved = np.max(np.abs(r.astype(np.float64) - x0[None]), axis=(0, 1)) > noise
+    idx = np.nonzero(moved)[0]
+    lo, hi = int(idx[0]) - int(idx[0]) % 2, int(idx[-1]) + 1  # a still prefix: MLA's q_nope; a still tail: partial
+    hi += (hi - lo) % 2
+    far = int(np.argmax(positions))
+    layout = recover_rope(r[far][:, lo:hi], r[0][:, lo:hi], rotary_dim=hi - lo).layout
+    rec = recover_rope(r[positions.index(1)][:, lo:hi], r[0][:, lo:hi], layout=layout, rotary_dim=hi - lo)
+    return LayerReading(i, "rope", layout, hi - lo, lo, tuple(float(v) for v in np.nanmedian(rec.angle, axis=0)))
 
 
 def _factors(probe: Probe, spec: Spec) -> list[float | None]:
@@ -259,7 +265,7 @@ def measure_probe(probe: Probe, *, table: bool = True, layout: str | None = None
                                           "position)", provenance=probe.provenance)
             how = "nope"
         else:
-            reading = _read_layer(i, qs[0])
+            reading = _read_layer(i, qs[0], probe.positions[0])
             found, how = None, None
         factors = None
         if expected is not None:
