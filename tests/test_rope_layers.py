@@ -215,3 +215,9 @@ def test_nope_and_the_forward_length_on_cupy():
     a = rope.apply(x, pos, spec=dyn)
     assert bool(cp.all(a == rope.apply(x, pos, spec=dyn, seq_len=16)))
     assert_rope_close(a, x, pos, spec=dyn)
+
+
+def test_cohere2_without_a_sliding_window_rotates_no_layer():
+    """Cohere 2's code applies RoPE only where it slides: sliding_window null makes every layer NoPE."""
+    specs = rope.layers({**COHERE2, "sliding_window": None})
+    assert all(isinstance(s, rope.NoRope) for s in specs)

@@ -110,8 +110,9 @@ def apply(
         ``rotary_dim``; the rest pass through bit-identical.
     scaling : pemath.scaling.RopeScaling, optional
     seq_len : int, optional
-        For the sequence-length-driven scalings (dynamic NTK, LongRoPE). Default: what
-        transformers' forward uses, ``max(positions) + 1``. An engine that fixes the
+        For the sequence-length-driven scalings (dynamic NTK, LongRoPE). Default: the
+        length transformers' forward computes, ``max(positions) + 1`` (its dynamic NTK
+        also keeps the longest length seen; pemath is stateless). An engine that fixes the
         regime for a whole run (vLLM's ``max_model_len``, llama.cpp's context size)
         passes that length here.
     inverse : bool

@@ -11,7 +11,7 @@ from .. import _compat, _precision
 from .._validate import as_positions, check_bool, show
 from ..scaling import RopeScaling
 from . import _core
-from .spec import Spec, frequencies_of
+from .spec import Spec, frequencies_of, hf_seq_len
 
 __all__ = ["to_complex", "from_complex", "freqs_cis", "apply_complex"]
 
@@ -80,8 +80,10 @@ def freqs_cis(
     ``a`` is the scaling's attention factor (1 for Meta's own Llama 3 scaling).
     ``base`` defaults to 10000; ``spec=`` (a :class:`pemath.rope.Spec`) replaces
     ``base`` and ``scaling`` (both given: ``TypeError``) and may fix ``dim``;
-    ``rotary_dim`` is another name for ``dim``.
+    ``rotary_dim`` is another name for ``dim``. ``seq_len=None``: ``max(positions) + 1``
+    for the length-driven scalings, as in :func:`pemath.rope.apply`.
     """
+    seq_len = hf_seq_len(spec.scaling if isinstance(spec, Spec) else scaling, positions, seq_len)
     freq, factor = frequencies_of("rope.freqs_cis", spec, dim, seq_len, rotary_dim=rotary_dim, base=base, scaling=scaling)
     if _compat.is_array(positions):
         xp, device = _compat.namespace(positions), _compat.device_of(positions)
@@ -123,6 +125,7 @@ def apply_complex(
     dim = 2 * int(z.shape[-1])
     if spec is not None and spec.rotary_dim is not None and spec.rotary_dim != dim:
         raise ValueError(f"z has {dim // 2} pairs, but the spec rotates {spec.rotary_dim // 2}: {spec!r}")
+    seq_len = hf_seq_len(spec.scaling if isinstance(spec, Spec) else scaling, positions, seq_len)
     freq, factor = frequencies_of("rope.apply_complex", spec, dim, seq_len, base=base, scaling=scaling)
     device = _compat.device_of(z)
     wdt = _compat.working_dtype(xp, device)

@@ -202,6 +202,8 @@ def _rope_mask(cfg: Mapping[str, Any], rule: str | None, n: int) -> list[bool] |
                              f"RoPE; num_hidden_layers = {n}), got {show(flags)}")
         return [bool(f) for f in flags]
     if rule == "sliding":
+        if "sliding_window" in cfg and cfg["sliding_window"] is None:  # the code rotates only where it slides
+            return [False] * n
         return [t == "sliding_attention" for t in _layer_types(cfg, n)]
     raise AssertionError(f"unknown rope_layers rule {rule!r}")  # the family table is pemath's own
 
@@ -330,15 +332,17 @@ def _short(idx: list[int]) -> str:
 _ROPE_WORDS = re.compile(r"rope|rotary|theta|position_emb|nope|partial|layer_types|window_pattern|global_attn|"
                          r"temperature|floor_scale|attn_scale|interleave|local_base|base_freq|freq_base|ntk|^alpha$|"
                          r"attention_interval|block_type|block_config|layer_config|per_layer|override_pattern|"
-                         r"attn_layer|layer_period|mixer|hybrid")
+                         r"attn_layer|layer_period|mixer|hybrid|alibi|pe_type|position_enc|swa|global_layer|"
+                         r"attention_type|sliding_window|use_rope|use_nope")
 #: what the generic reading (an unknown model type with layout=) reads, besides the sizes
 _GENERIC_READS = frozenset({"rope_theta", "rope_scaling", "rope_parameters", "partial_rotary_factor",
                             "position_embedding_type", "max_position_embeddings", "original_max_position_embeddings"})
 
 
-def _refuse_unread(cfg: Mapping[str, Any], layer_type: str | None) -> None:
-    """For a model type outside the family table: refuse every key that may change the RoPE and that the generic
-    reading does not read (the rule rope_parameters follows), and layer types the config does not tie to RoPE."""
+def _refuse_unread(cfg: Mapping[str, Any]) -> None:
+    """For a model type outside the family table: refuse every key whose name says it may change the RoPE (or
+    which layers have it) and that the generic reading does not read, and layer types the config does not tie to
+    RoPE. A list of names, so not every possible spelling: with transformers installed the model is measured."""
     unread = sorted(k for k, v in cfg.items()
                     if v is not None and v is not False and _ROPE_WORDS.search(k) and k not in _GENERIC_READS
                     and not (k == "layer_types" and _uniform(v)))
@@ -371,7 +375,7 @@ def _type_spec(config: Any, *, layer_type: str | None = None, layout: str | None
             "(i, i + d/2)) or layout='interleaved' (pairs (2i, 2i+1)), or install pemath[hf] to measure it"
         )
     if family is None and guard:  # the measurement checks its candidates against the code instead
-        _refuse_unread(cfg, layer_type)
+        _refuse_unread(cfg)
     in_layout = layout or family.layout
     out_layout = family.out_layout if family is not None else None
     key = family.interleave_key if family is not None else None

@@ -19,6 +19,7 @@ import dataclasses
 import functools
 import json
 import math
+import re
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -52,7 +53,8 @@ class LayerReading:
     """What one layer's code did, as read from the probes."""
 
     layer: int
-    #: "rope", "nope" (attention without RoPE) or "mixer" (no attention module: Mamba, linear attention, ...)
+    #: "rope", "nope" (attention without RoPE), "mixer" (no attention module: Mamba, gated delta nets, ...) or
+    #: "unknown" (an attention module whose query and key were not recorded: refused)
     kind: str
     layout: str | None = None
     rotary_dim: int | None = None
@@ -98,6 +100,9 @@ class Measurement:
         distinct = list(dict.fromkeys(chosen))
         if len(distinct) == 1:
             return distinct[0]
+        if all(isinstance(s, NoRope) for s in chosen):
+            return NoRope(reason="no layer of this model applies RoPE (measured from its code)",
+                          provenance=self.provenance)
         nope = [i for i, s in enumerate(specs) if isinstance(s, NoRope)]
         raise ValueError(
             "this model's layers differ in RoPE (measured from its code)"
@@ -120,8 +125,9 @@ def _moved(arr: np.ndarray) -> float:
 
 
 #: below this relative change a layer's query and key do not depend on the position: float32 rounding of rows
-#: that hold the same values (the model's GEMMs may round rows differently) stays far below it; the smallest
-#: RoPE angle change between the probed positions (pair 0 turns by 1 rad from position 0 to 1) far above
+#: that hold the same values (the model's GEMMs may round rows differently) stays far below it; RoPE moves the
+#: highest-frequency pair by at least ~0.1 rad between the probed positions 0, 1, 2 and 100 (pair 0 turns by its
+#: frequency, 1 rad unscaled, and over 100 positions even a factor-32 linear scaling turns it by 3 rad)
 _STILL = 1e-4
 
 
@@ -142,17 +148,25 @@ def _slice(spec: Spec, d: int) -> tuple[int, int]:
 
 
 def check_spec(spec: Spec | NoRope, q_sets: list[np.ndarray], k_sets: list[np.ndarray], positions: list[list[int]],
-               factors: list[float | None]) -> str | None:
-    """None if ``spec`` predicts every recorded query and key; else what it does not predict, in words."""
+               factors: list) -> str | None:
+    """None if ``spec`` predicts every recorded query and key; else what it does not predict, in words.
+
+    ``factors[s]``: the attention factors the code's rotary modules give at position set ``s`` (a set, or a
+    number, or None where none was read); the spec's factor must be among them."""
     if isinstance(spec, NoRope):
         worst = max(max(_moved(q), _moved(k)) for q, k in zip(q_sets, k_sets))
         return None if worst < _STILL else f"the code rotates this layer (relative change {worst:.3g} between positions)"
+    factors = [({f} if isinstance(f, (int, float)) else f) for f in factors]
     for s, pos in enumerate(positions):
         seq_len = max(pos) + 1
         freq, a = spec.frequencies(spec.rotary_dim, seq_len)
-        if factors[s] is not None and abs(factors[s] - a) > 1e-5 * max(1.0, a):
-            return (f"attention factor at seq_len {seq_len}: the code's rotary module gives {factors[s]:.9g}, the "
-                    f"spec {a:.9g}")
+        found = factors[s] if factors[s] is not None else set()
+        if found and not any(abs(f - a) <= 1e-5 * max(1.0, a) for f in found):
+            return (f"attention factor at seq_len {seq_len}: the code's rotary module gives "
+                    f"{', '.join(f'{f:.9g}' for f in sorted(found))}, the spec {a:.9g}")
+        if not found and abs(a - 1.0) > 1e-12:
+            return (f"attention factor at seq_len {seq_len}: the spec has {a:.9g}, and no rotary module of the code "
+                    "could be read to confirm it")
         for which, arr in (("query", q_sets[s]), ("key", k_sets[s])):
             r = _rows(arr)
             lo, hi = _slice(spec, r.shape[-1])
@@ -207,12 +221,15 @@ def _read_layer(i: int, q1: np.ndarray, positions: list[int]) -> LayerReading:
     return LayerReading(i, "rope", layout, hi - lo, lo, tuple(float(v) for v in np.nanmedian(rec.angle, axis=0)))
 
 
-def _factors(probe: Probe, spec: Spec) -> list[float | None]:
-    """The rotary modules' attention factor per position set, where they agree on one for this spec."""
+def _factors(probe: Probe, layer: int) -> list[set]:
+    """The attention factors the rotary modules give at each position set, for ``layer``: its layer type's module
+    where the modules are per type; else every module's (a spec's factor must be among them)."""
+    types = probe.hf_config.get("layer_types")
+    lt = types[layer] if isinstance(types, list) and layer < len(types) else None
     out = []
     for amps in probe.rotary:
-        vals = sorted(set(round(v, 9) for v in amps.values()))
-        out.append(vals[0] if len(vals) == 1 else None)
+        own = {round(v, 9) for k, v in amps.items() if lt is not None and k.endswith("|" + lt)}
+        out.append(own or {round(v, 9) for v in amps.values()})
     return out
 
 
@@ -227,6 +244,11 @@ def measure_probe(probe: Probe, *, table: bool = True, layout: str | None = None
         if text.get(key) is None and probe.hf_config.get(key) is not None:
             text[key] = probe.hf_config[key]
     mt = cfg.get("model_type")
+    built = probe.hf_config.get("model_type")
+    if mt not in FAMILIES and built in FAMILIES:
+        # a new model_type over a checked class (kimi_k2 is DeepseekV3), or a wrapper whose text config names no
+        # type: the class the code ran is what the table knows
+        cfg["model_type"] = mt = built
     family = FAMILIES.get(mt) if table else None
     n = probe.num_layers
     expected: tuple | None = None
@@ -267,24 +289,18 @@ def measure_probe(probe: Probe, *, table: bool = True, layout: str | None = None
         else:
             reading = _read_layer(i, qs[0], probe.positions[0])
             found, how = None, None
-        factors = None
         if expected is not None:
             want = expected[i]
-            factors = _factors(probe, want) if isinstance(want, Spec) else None
-            why = check_spec(want, qs, ks, probe.positions, factors or [None] * len(qs))
+            why = check_spec(want, qs, ks, probe.positions, _factors(probe, i))
             if why is not None:
                 raise MeasurementMismatch(
                     f"model_type {mt!r}, layer {i}: pemath's family table gives {want!r}, but the model's code "
                     f"({probe.provenance}) disagrees: {why}")
-            if found is None or isinstance(want, NoRope):
-                found, how = want, "table"
-            if isinstance(want, Spec):
-                found = want
-                how = "table"
+            found, how = want, "table"
         elif found is None:
             key = (reading.layout, reading.rotary_dim, reading.offset, reading.angle_at_1)
-            if key in cache:
-                found, how = cache[key]
+            if key in cache and check_spec(cache[key][0], qs, ks, probe.positions, _factors(probe, i)) is None:
+                found, how = cache[key]  # an earlier layer's answer, checked again on this layer's recording
             else:
                 found, how, why = _derive(cfg, probe, i, reading, qs, ks, layout, table_error)
                 if found is None:
@@ -320,6 +336,11 @@ def _derive(cfg: Mapping[str, Any], probe: Probe, i: int, reading: LayerReading,
     lay = layout or reading.layout
     # the config as the model's config class made it (its defaults filled in), not only the file's keys
     cfg = _prepare({**probe.hf_config, "model_type": cfg.get("model_type")})
+    hidden = sorted(k for k, v in _flat(cfg).items() if _UNSEEN.search(k) and v not in (None, False, 0, [], {}))
+    if hidden:
+        return None, None, (f"config key(s) {hidden} act where the probe cannot see (a reordering of the features "
+                            "the same at every position, the softmax scale, a query temperature, M-RoPE's axes): "
+                            "pemath does not certify a Spec for this model type")
     tried = []
     types = cfg.get("layer_types") if isinstance(cfg.get("layer_types"), list) else None
     lt_options = [types[i]] if types and i < len(types) else [None]
@@ -330,8 +351,11 @@ def _derive(cfg: Mapping[str, Any], probe: Probe, i: int, reading: LayerReading,
             except (TypeError, ValueError) as exc:
                 tried.append(f"the config's generic reading with layout {lay!r}: {exc}")
                 continue
-            factors = _factors(probe, cand)
-            why = check_spec(cand, qs, ks, probe.positions, factors)
+            if cand.mrope_section is not None:
+                tried.append(f"the generic reading {cand!r}: M-RoPE sections cannot be measured with one position "
+                             "per token, and pemath does not certify what it did not measure")
+                continue
+            why = check_spec(cand, qs, ks, probe.positions, _factors(probe, i))
             if why is None:
                 return cand, "generic", ""
             tried.append(f"the generic reading {cand!r}: {why}")
@@ -346,14 +370,28 @@ def _derive(cfg: Mapping[str, Any], probe: Probe, i: int, reading: LayerReading,
         else:
             # refine each frequency from the largest position of the first set (the angle there, unwrapped)
             cand = _refine(cand, qs[0], probe.positions[0])
-            factors = _factors(probe, cand)
-            why = check_spec(cand, qs, ks, probe.positions, factors)
+            why = check_spec(cand, qs, ks, probe.positions, _factors(probe, i))
             if why is None:
                 return cand, "explicit", ""
             tried.append(f"explicit frequencies measured at position 1: {why}")
     return None, None, ("the model's code was measured but no Spec pemath can express predicts it ("
                         + "; ".join(tried) + ")" + (f"; the family table also failed: {table_error}" if table_error
                                                     else ""))
+
+
+#: keys whose effect is invisible to the probe's relative reading (one position per token, relative to position 0)
+_UNSEEN = re.compile(r"interleave|mscale_all_dim|temperature|mrope|softmax")
+
+
+def _flat(cfg: Mapping[str, Any]) -> dict:
+    """The config's keys and those of its RoPE dict(s), one level."""
+    out = dict(cfg)
+    for key in ("rope_parameters", "rope_scaling"):
+        inner = cfg.get(key)
+        if isinstance(inner, Mapping):
+            for v in ([inner] if not all(isinstance(x, Mapping) for x in inner.values()) else inner.values()):
+                out.update(v)
+    return out
 
 
 def _refine(spec: Spec, q: np.ndarray, pos: list[int]) -> Spec:

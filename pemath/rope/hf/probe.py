@@ -220,18 +220,18 @@ def _small_config(config: Mapping[str, Any], conf: Any, text: Any, n_heads: int)
     own = (config.get("text_config") or config) if text is not conf else config  # a flat v4 multimodal file too
     own = {k: v for k, v in (own or {}).items() if k not in ("model_type", "architectures", "transformers_version")}
     base = {k: v for k, v in full.items() if k not in ("model_type", "architectures", "transformers_version")}
-    tried = []
     for kwargs in (own, base):
         try:
             small = type(text)(**json.loads(json.dumps({**kwargs, **over}, default=_jsonable)))
-        except Exception as exc:  # noqa: BLE001 - the next way is tried
-            tried.append(f"{type(exc).__name__}: {exc}")
+        except Exception:  # noqa: BLE001 - the next way is tried
             continue
         if _same_rope_keys(full, small.to_dict(), over):
             return small
     small = copy.deepcopy(text)
     for k, v in over.items():
         setattr(small, k, v)
+    if not _same_rope_keys(full, small.to_dict(), over):
+        raise ValueError("the config cannot be made small without changing a RoPE or layer-structure key")
     return small
 
 
@@ -284,14 +284,17 @@ def position_sets(config: Mapping[str, Any], text: Any) -> list[list[int]]:
 
 
 def _attention_modules(layers: Any) -> dict[int, list[str]]:
-    """Class names of each decoder layer's attention-like modules (name contains "Attention"; the RoPE-free
-    mixers of hybrids, Mamba and gated delta nets, do not)."""
+    """Class names of each decoder layer's attention-like modules (the class name contains "Attention": a layer
+    that holds one but whose query and key are not recorded is refused, never taken as NoPE; Mamba mixers and
+    gated delta nets hold none)."""
+    import torch
+
     out: dict[int, list[str]] = {}
     for i, layer in enumerate(layers):
         names = []
         for mod in layer.modules():
             cname = type(mod).__name__
-            if "Attention" in cname and "Linear" not in cname and cname not in names:
+            if "Attention" in cname and not isinstance(mod, torch.nn.Linear) and cname not in names:
                 names.append(cname)
         out[i] = names
     return out
@@ -305,12 +308,13 @@ def _decoder_layers(model: Any, n: int) -> Any:
     return found[0] if len(found) == 1 else None  # none, or several candidates: pemath does not guess which
 
 
-def _same_input_every_layer(layers: Any, torch: Any) -> list:
+def _same_input_every_layer(layers: Any, torch: Any) -> tuple[list, dict]:
     """Make every layer see what layer 0 sees, with the weights of the first earlier layer of its structure.
 
     Then a layer's pre-RoPE query depends only on its structure, so layers that treat positions
     alike record identical arrays (the recordings keep one copy), and no layer's input
-    depends on what the layers before it did. Returns the hook handles."""
+    depends on what the layers before it did. Returns the hook handles and the dict that holds layer 0's input
+    (cleared before each forward)."""
     seen: dict = {}
     for layer in layers:
         sig = tuple((k, tuple(v.shape), str(v.dtype)) for k, v in layer.state_dict().items())
@@ -384,10 +388,6 @@ def run_probe(config: Mapping[str, Any]) -> Probe:
     from transformers import AttentionInterface
 
     conf, full = build_config(config)
-    # the model's own config (before shrinking): its RoPE and layer-structure keys and its sizes, what the
-    # measurement reads (the generic reading of an unchecked model type is made from it)
-    hf_config = {k: v for k, v in json.loads(json.dumps(full.to_dict(), default=_jsonable)).items()
-                 if _ROPE_KEYS.search(k) or k in _SIZES}
     cls = _base_model_class(full, transformers)
     captured: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -395,11 +395,23 @@ def run_probe(config: Mapping[str, Any]) -> Probe:
         idx = getattr(module, "layer_idx", None)
         if idx is None:
             raise RuntimeError(f"{type(module).__name__} has no layer_idx: its layer cannot be named")
+        if int(idx) in captured:  # two attention calls in one layer: which one applies RoPE is not ours to guess
+            raise RuntimeError(f"layer {idx} calls the attention function twice ({type(module).__name__})")
         captured[int(idx)] = (query.detach().double().numpy().copy(), key.detach().double().numpy().copy())
         b, h, s, _ = query.shape
         return torch.zeros(b, s, h, value.shape[-1], dtype=query.dtype), None
 
-    AttentionInterface.register("pemath_probe", probe_attention)
+    AttentionInterface.register("pemath_probe", probe_attention)  # a name of pemath's own, set again each call
+    with torch.random.fork_rng(devices=[]):  # the probe's random weights leave the caller's generator as it was
+        return _run(config, conf, full, cls, captured, probe_attention, torch, transformers, t0)
+
+
+def _run(config: Mapping[str, Any], conf: Any, full: Any, cls: Any, captured: dict, probe_attention: Any, torch: Any,
+         transformers: Any, t0: float) -> Probe:
+    # the model's own config (before shrinking): its RoPE and layer-structure keys and its sizes, what the
+    # measurement reads (the generic reading of an unchecked model type is made from it)
+    hf_config = {k: v for k, v in json.loads(json.dumps(full.to_dict(), default=_jsonable)).items()
+                 if _ROPE_KEYS.search(k) or k in _SIZES}
     sets = position_sets(config, full)
     failures = []
     for n_heads in _HEAD_COUNTS:

@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..._validate import show
+from .. import _core
 from ..spec import NoRope, Spec
 from . import probe
-from .config import FAMILIES, _layers, _prepare, table_spec
+from .config import FAMILIES, _layers, _load, _prepare, table_spec
 
 __all__ = ["from_hf_config", "layers"]
 
@@ -88,8 +90,13 @@ def from_hf_config(config: Any, *, layer: int | None = None, layer_type: str | N
     >>> rope.from_hf_config({"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64})
     Spec(layout='interleaved', base=10000.0, head_dim=256, rotary_dim=64)
     """
-    cfg = _prepare(config)
-    measurement = _measurement(cfg, layout)
+    if layer is not None and (isinstance(layer, bool) or not isinstance(layer, int) or layer < 0):
+        raise TypeError(f"layer must be a non-negative int (transformers' layer_idx), got {show(layer)}")
+    if layer is not None and layer_type is not None:
+        raise TypeError(f"pass layer= or layer_type=, not both; got layer={layer!r}, layer_type={layer_type!r}")
+    raw = _load(config)
+    cfg = _prepare(raw)
+    measurement = _measurement(raw, cfg, layout)
     if measurement is None:
         return table_spec(cfg, layer=layer, layer_type=layer_type, layout=layout)
     if layer is not None:
@@ -100,9 +107,8 @@ def from_hf_config(config: Any, *, layer: int | None = None, layer_type: str | N
 def layers(config: Any, *, layout: str | None = None) -> tuple[Spec | NoRope, ...]:
     """The RoPE of every layer of a Hugging Face model: a :class:`~pemath.rope.Spec` or a :class:`~pemath.rope.NoRope` each.
 
-    Layer ``i`` of the result is :func:`from_hf_config` ``(config, layer=i)``; layers that share
-    a Spec share one object. Needs ``num_hidden_layers`` in the config (a measured model:
-    its config class's).
+    Layer ``i`` of the result is :func:`from_hf_config` ``(config, layer=i)``. Needs
+    ``num_hidden_layers`` in the config (a measured model: its config class's).
 
     Examples
     --------
@@ -111,16 +117,20 @@ def layers(config: Any, *, layout: str | None = None) -> tuple[Spec | NoRope, ..
     >>> len(specs), [i for i, s in enumerate(specs) if isinstance(s, rope.NoRope)][:3]
     (36, [3, 7, 11])
     """
-    cfg = _prepare(config)
-    measurement = _measurement(cfg, layout)
+    raw = _load(config)
+    cfg = _prepare(raw)
+    measurement = _measurement(raw, cfg, layout)
     if measurement is not None:
         return measurement.specs_or_raise()
     return _layers(cfg, layout)
 
 
-def _measurement(cfg: dict[str, Any], layout: str | None) -> Any:
+def _measurement(raw: dict[str, Any], cfg: dict[str, Any], layout: str | None) -> Any:
     """The measurement of a config whose model type the family table does not hold (None: read the table, or the
-    generic reading where ``layout`` is given and transformers is not installed)."""
+    generic reading where ``layout`` is given and transformers is not installed). ``raw``: the file as given (what
+    transformers builds the model from); ``cfg``: its language model's keys, merged (what the table reads)."""
+    if layout is not None:
+        layout = _core.check_layout(layout)
     if cfg.get("model_type") in FAMILIES:
         return None
     if not probe.available():
@@ -136,7 +146,7 @@ def _measurement(cfg: dict[str, Any], layout: str | None) -> Any:
     # measured, so that importing pemath.rope never needs pemath.testing
     from .measure import measure_cached
 
-    found = measure_cached(json.dumps(cfg, sort_keys=True, default=str), layout)
+    found = measure_cached(json.dumps(raw, sort_keys=True, default=str), layout)
     if layout is not None:
         measured = {s.layout for s in found.specs if isinstance(s, Spec)}
         if measured and measured != {layout}:
