@@ -24,7 +24,7 @@ from . import _core
 from .spec import resolve
 from ._axes import AXIAL_FREQUENCIES, GROUPINGS, int_list as _int_list, mrope_components
 
-__all__ = ["apply_axial", "rotate_mrope", "mrope_components", "GROUPINGS", "AXIAL_FREQUENCIES"]
+__all__ = ["apply_axial", "mrope_components", "GROUPINGS", "AXIAL_FREQUENCIES"]
 
 def _positions_with_axis(
     positions: Any, xp: Any, device: Any, wdt: Any, batch_shape: tuple[int, ...], *, leading: bool
