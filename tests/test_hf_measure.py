@@ -103,9 +103,14 @@ def _alone(case: str) -> str:
 def test_recent_configs_go_in_whole_and_pemath_alone_is_never_silently_wrong(case, monkeypatch):
     from pemath.rope.hf import probe as probe_module
 
-    if measured(case).refusals:
-        pytest.skip("refused by the measurement itself (see test_every_layer_is_measured_and_the_table_agrees)")
+    refused = bool(measured(case).refusals)
     monkeypatch.setattr(probe_module, "available", lambda: False)  # pemath on its own
+    if refused:  # what the measurement cannot certify, pemath on its own must not answer either
+        cfg = json.loads((RECENT / (case.split("/", 1)[1] + ".json")).read_text())
+        for layout in ("half", "interleaved"):
+            with pytest.raises(ValueError):
+                rope.layers(cfg, layout=None if _in_table(cfg) else layout)
+        return
     assert _alone(case) != "WRONG", f"{case}: pemath without transformers answered differently from the code"
 
 
