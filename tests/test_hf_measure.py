@@ -311,3 +311,14 @@ def test_arguments_are_checked_before_anything_is_measured(monkeypatch):
         rope.from_hf_config(cfg, layout="bogus")
     with pytest.raises(TypeError, match="layer must be a non-negative int"):
         rope.from_hf_config(cfg, layer=-1)
+
+
+@pytest.mark.hf
+def test_live_a_wrapper_is_measured_from_the_file_as_given():
+    """A LLaVA file whose text_config names no model_type: transformers builds a 4-layer Llama at base 1e6 from
+    it; the answer must be that model's, not the class defaults of a flattened reading."""
+    pytest.importorskip("transformers")
+    cfg = {"model_type": "llava", "text_config": {"num_hidden_layers": 4, "rope_theta": 1e6, "hidden_size": 256,
+                                                  "num_attention_heads": 4}}
+    specs = rope.layers(cfg)
+    assert len(specs) == 4 and {s.base for s in specs} == {1e6} and specs[0].head_dim == 64

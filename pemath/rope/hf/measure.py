@@ -246,9 +246,10 @@ def measure_probe(probe: Probe, *, table: bool = True, layout: str | None = None
     mt = cfg.get("model_type")
     built = probe.hf_config.get("model_type")
     if mt not in FAMILIES and built in FAMILIES:
-        # a new model_type over a checked class (kimi_k2 is DeepseekV3), or a wrapper whose text config names no
-        # type: the class the code ran is what the table knows
-        cfg["model_type"] = mt = built
+        # a new model_type over a checked class (kimi_k2 is DeepseekV3), or a wrapper whose text config the file
+        # does not spell out (GOT-OCR2 over Qwen2): the table reads the text config the code was built with
+        cfg = _prepare({**probe.hf_config, "model_type": built})
+        mt = built
     family = FAMILIES.get(mt) if table else None
     n = probe.num_layers
     expected: tuple | None = None
