@@ -182,7 +182,7 @@ register(
         checks=(Check("numeric", _axial_numeric), Check("mpmath", _axial_mpmath), Check("cupy", _cupy)),
         references=(
             "Heo et al. 2024, 'Rotary Position Embedding for Vision Transformer' (axial 2-D RoPE)",
-            "Su et al. 2021 (RoFormer), section 3.4.2 (the 1-D property, applied per axis)",
+            "Su et al. 2021 (RoFormer), section 3.2.2, eq. 16 (the 1-D property, applied per axis)",
         ),
     )
 )

@@ -136,7 +136,7 @@ register(
         proof=_group_proof,
         checks=(Check("numeric", _group_numeric), Check("mpmath", _group_mpmath)),
         references=(
-            "Su et al. 2021 (RoFormer), section 3.2.2, eq. 15 (R is orthogonal: section 3.3)",
+            "Su et al. 2021 (RoFormer), section 3.2.2, eq. 15 (R is orthogonal: section 3.2.2; norm-preserving: section 3.3)",
             "Paleti, 'Positional Encoding Explained: A Deep Dive into Transformer PE', The Deep Hub (Medium), 2024 (The Basics of RoPE: 'this rotation preserves the norm of the embeddings')",
         ),
     )

@@ -128,6 +128,6 @@ register(
         statement=_statement,
         proof=_proof,
         checks=(Check("numeric", _numeric), Check("mpmath", _mpmath), Check("cupy", _cupy)),
-        references=("Su et al. 2021 (RoFormer), section 3.4.2, eq. 16", "Renard, 'Positional Encodings of Attention Mechanisms: Sinusoidal, Rotary Positional Encodings (Part 2)', renardyreveur.github.io"),
+        references=("Su et al. 2021 (RoFormer), section 3.2.2, eq. 16", "Renard, 'Positional Encodings of Attention Mechanisms: Sinusoidal, Rotary Positional Encodings (Part 2)', renardyreveur.github.io"),
     )
 )

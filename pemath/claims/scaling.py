@@ -193,7 +193,7 @@ register(
         statement=_relative_statement,
         proof=_relative_proof,
         checks=(Check("numeric", _relative_numeric), Check("mpmath", _relative_mpmath), Check("cupy", _relative_cupy)),
-        references=("Su et al. 2021 (RoFormer), section 3.4.2", "Chen et al. 2023 (Position Interpolation), section 2",
+        references=("Su et al. 2021 (RoFormer), section 3.2.2, eq. 16", "Chen et al. 2023 (Position Interpolation), section 2",
                     f"{YARN_PAPER}, sections 3.1-3.4", HF_ROPE),
     )
 )
