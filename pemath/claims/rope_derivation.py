@@ -101,6 +101,6 @@ register(
         statement=_statement,
         proof=_proof,
         checks=(Check("numeric", _numeric), Check("mpmath", _mpmath)),
-        references=("Su et al. 2021 (RoFormer), section 3.4.1, eq. 21-27", _SEED),
+        references=("Su et al. 2021 (RoFormer), section 3.4.1, eqs. 20-33", _SEED),
     )
 )

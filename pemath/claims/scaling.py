@@ -353,7 +353,8 @@ register(
         proof=lambda: Verdict(True, _derived("dynamic_continuity")),
         checks=(Check("numeric", _dynamic_numeric), Check("mpmath", _dynamic_mpmath)),
         references=("emozilla, 'Dynamically Scaled RoPE', r/LocalLLaMA, June 2023",
-                    f"{YARN_PAPER}, section 3.3 (Dynamic NTK)", HF_ROPE + ", _compute_dynamic_ntk_parameters"),
+                    f"{YARN_PAPER}, section 3.3 (Dynamic Scaling: the concept; the formula with a factor is emozilla's and HF's)",
+                    HF_ROPE + ", _compute_dynamic_ntk_parameters"),
     )
 )
 

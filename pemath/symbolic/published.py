@@ -200,7 +200,8 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
           "|a''(s)| <= sum_j |h_j| theta_j^2 <= (max_j |h_j|) sum_j theta_j^2 (PI eq. 12-13). "
           "Equality holds at s when every h_j e^{i s theta_j} is the same positive real multiple of 1.")
 
-    # the interpolation remainder (PI eq. 9-11; eq. 10's a'(s)(s - s_2) is a sign typo for (s_2 - s))
+    # the interpolation remainder (PI eq. 9-11; eqs. 9 and 10 write a'(s)(s - s_i), a sign slip for (s_i - s) that
+    # cancels in eq. 11)
     a, a1, A1, A2 = sp.symbols("a a' A_1 A_2", real=True)
     as1 = a + a1 * (s1 - s) + A1 * (s - s1) ** 2 / 2
     as2 = a + a1 * (s2 - s) + A2 * (s - s2) ** 2 / 2
@@ -208,7 +209,8 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
     alin = (1 - lam) * as1 + lam * as2
     R = -(s - s1) * (s2 - s) / (2 * (s2 - s1)) * (A1 * (s - s1) + A2 * (s2 - s))
     d.cite("Taylor: a(s_i) = a(s) + a'(s)(s_i - s) + a''(xi_i)(s_i - s)^2 / 2 with xi_i between s and s_i "
-          "(A_i := a''(xi_i); PI's eq. 10 writes a'(s)(s - s_2), a sign typo). With "
+          "(A_i := a''(xi_i); PI's eqs. 9 and 10 write a'(s)(s - s_i), a sign slip for a'(s)(s_i - s) that "
+          "cancels in eq. 11). With "
           "a_linear(s) = (1 - lambda) a(s_1) + lambda a(s_2), lambda = (s - s_1)/(s_2 - s_1):")
     d.equal("a(s) - a_linear(s) = -(s - s_1)(s_2 - s) / (2 (s_2 - s_1)) [A_1 (s - s_1) + A_2 (s_2 - s)]  (PI eq. 11)",
             a - alin, R, methods=("expand", "simplify"))

@@ -73,7 +73,7 @@ def derive() -> Derivation:
     d.define("View a 2-D vector x = (x_0, x_1) as the complex number x_0 + i x_1.")
     d.equal("The inner product of two 2-D vectors is the real part of z_q conj(z_k)",
             sp.re(sp.expand(zq * sp.conjugate(zk))), q0 * k0 + q1 * k1, methods=("expand",))
-    d.define("RoFormer (eq. 21-22) asks the complex product itself to depend on q, k and the relative "
+    d.define("RoFormer (eqs. 21 and 23-24) asks the complex product itself to depend on q, k and the relative "
           "position only: f(q, m) conj(f(k, n)) = g(q, k, n - m), whose real part is the score. This is a "
           "stronger requirement than on the real part alone; it is the one the derivation solves.",
           sp.Eq(sp.Symbol("f(q,m)") * sp.conjugate(sp.Symbol("f(k,n)")), sp.Symbol("g(q,k,n-m)"), evaluate=False))
