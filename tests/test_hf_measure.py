@@ -304,8 +304,10 @@ def test_arguments_are_checked_before_anything_is_measured(monkeypatch):
     def never(*a, **k):  # a measurement must not start
         raise AssertionError("measured")
 
+    from pemath.rope.hf import measure as measure_module
+
     monkeypatch.setattr(probe_module, "available", lambda: True)
-    monkeypatch.setattr(probe_module, "run_probe", never)
+    monkeypatch.setattr(measure_module, "run_probe", never)
     cfg = {"model_type": "brand_new", "hidden_size": 256, "num_attention_heads": 2}
     with pytest.raises(ValueError, match="layout"):
         rope.from_hf_config(cfg, layout="bogus")
@@ -322,3 +324,10 @@ def test_live_a_wrapper_is_measured_from_the_file_as_given():
                                                   "num_attention_heads": 4}}
     specs = rope.layers(cfg)
     assert len(specs) == 4 and {s.base for s in specs} == {1e6} and specs[0].head_dim == 64
+
+
+def test_a_config_the_table_refuses_is_not_answered_around_the_table():
+    p = probe("registry/smollm3-3b")
+    p.config = {**p.config, "no_rope_layers": [1, 0]}  # not one flag per layer: the table refuses it
+    m = measure_probe(p)
+    assert all(s is None for s in m.specs) and "family table refuses this config" in m.refusals[0]

@@ -221,3 +221,14 @@ def test_cohere2_without_a_sliding_window_rotates_no_layer():
     """Cohere 2's code applies RoPE only where it slides: sliding_window null makes every layer NoPE."""
     specs = rope.layers({**COHERE2, "sliding_window": None})
     assert all(isinstance(s, rope.NoRope) for s in specs)
+
+
+def test_the_moved_names_warn_and_name_their_replacement():
+    import importlib
+
+    with pytest.warns(DeprecationWarning, match="from pemath.rope import from_hf_config"):
+        old = importlib.import_module("pemath.rope.hf_config").from_hf_config
+    assert old is rope.from_hf_config
+    with pytest.warns(DeprecationWarning, match="pemath.rope.apply_mrope"):
+        from pemath.rope.axial import apply_mrope
+    assert apply_mrope is rope.apply_mrope

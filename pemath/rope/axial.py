@@ -226,3 +226,16 @@ def rotate_mrope(x: Any, positions: Any, plain: Any, sections: tuple[int, ...], 
     if factor != 1.0:
         cos, sin = cos * factor, sin * factor
     return _core.rotate(x, cos, sin, plain.layout, r, xp, wdt)
+
+
+def __getattr__(name: str) -> Any:
+    """``apply_mrope`` moved to :mod:`pemath.rope.apply` (``pemath.rope.apply_mrope`` is unchanged)."""
+    if name == "apply_mrope":
+        import warnings
+
+        warnings.warn("pemath.rope.axial.apply_mrope is deprecated and goes in the next release: use "
+                      "pemath.rope.apply_mrope", DeprecationWarning, stacklevel=2)
+        from .apply import apply_mrope  # the deprecated path only: apply imports this module
+
+        return apply_mrope
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

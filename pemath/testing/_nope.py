@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import _compat
+from .._validate import as_positions
 from ._arrays import as_host, check_finite
 
 __all__ = ["assert_no_rope"]
@@ -19,18 +21,14 @@ def assert_no_rope(actual: Any, x: Any, positions: Any, spec: Any, user: tuple[f
     reads as a rotation, which one (:func:`pemath.testing.recover_rope`).
     """
     __tracebackhide__ = True
-    from .. import rope
-
     a, t_name = as_host("actual", actual)
     xh, _ = as_host("x", x)
     if a.shape != xh.shape:
         raise ValueError(f"actual has shape {tuple(a.shape)}, but x has shape {tuple(xh.shape)}")
     check_finite("x", xh)
     spec.check_x(int(xh.shape[-1]) if xh.ndim else 0)
-    from .. import _compat
-
     host_pos = _compat.to_numpy(positions) if _compat.is_array(positions) else positions
-    rope.apply(np.zeros(xh.shape, dtype=np.float32), host_pos, spec=spec)  # positions checked as rope.apply does
+    as_positions(host_pos, np, "cpu", np.float64, target_shape=tuple(xh.shape[:-1]))  # as rope.apply checks them
     # x in the output's dtype: the identity, rounded once to what the kernel can hold (of any library)
     xr = _round_to(xh, t_name)
     rtol, atol = user if user is not None else (0.0, 0.0)

@@ -270,10 +270,16 @@ def _layers(cfg: dict[str, Any], layout: str | None, at_least: int | None = None
 
 
 def _rope_dict(cfg: Mapping[str, Any], family: Any) -> Any:
+    """The config's RoPE dict: v5 rope_parameters or v4 rope_scaling (both, differing: refused), else the config
+    class's own (the family table's default_rope: gpt-oss and Ministral 3 ship YaRN)."""
     v5, v4 = cfg.get("rope_parameters"), cfg.get("rope_scaling")
+    if v5 is not None and v4 is not None and v5 != v4:
+        raise ValueError("config has both rope_parameters (v5) and rope_scaling (v4) and they differ; keep one")
     rope_dict = v5 if v5 is not None else v4
     if rope_dict is None and family is not None and family.default_rope is not None:
         rope_dict = dict(family.default_rope)
+    if rope_dict is not None and not isinstance(rope_dict, Mapping):
+        raise TypeError(f"config's rope_parameters/rope_scaling must be a dict or null, got {show(rope_dict)}")
     return rope_dict
 
 
@@ -386,14 +392,7 @@ def _type_spec(config: Any, *, layer_type: str | None = None, layout: str | None
     lk, mpe = _first(cfg, _LENGTH)
     mpe = None if mpe is None else _int(lk, mpe)
 
-    v5, v4 = cfg.get("rope_parameters"), cfg.get("rope_scaling")
-    if v5 is not None and v4 is not None and v5 != v4:
-        raise ValueError("config has both rope_parameters (v5) and rope_scaling (v4) and they differ; keep one")
-    rope_dict = v5 if v5 is not None else v4
-    if rope_dict is None and family is not None and family.default_rope is not None:
-        rope_dict = dict(family.default_rope)  # the config class's own RoPE (YaRN for gpt-oss, Ministral 3)
-    if rope_dict is not None and not isinstance(rope_dict, Mapping):
-        raise TypeError(f"config's rope_parameters/rope_scaling must be a dict or null, got {show(rope_dict)}")
+    rope_dict = _rope_dict(cfg, family)
     per_type = _per_layer_type(cfg, model_type, rope_dict)
     declared = cfg.get("layer_types")
     if per_type is not None:

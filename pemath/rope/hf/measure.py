@@ -253,12 +253,13 @@ def measure_probe(probe: Probe, *, table: bool = True, layout: str | None = None
     family = FAMILIES.get(mt) if table else None
     n = probe.num_layers
     expected: tuple | None = None
-    table_error: str | None = None
     if family is not None:
         try:
             expected = _layers(cfg, None)
-        except ValueError as exc:
-            table_error = str(exc)
+        except (TypeError, ValueError) as exc:  # the table refuses this config: so does the measurement
+            why = f"pemath's family table refuses this config ({exc}); the measurement does not answer around it"
+            return Measurement(tuple([None] * n), (), {i: why for i in range(n)}, {}, probe.provenance,
+                               probe.seconds + time.perf_counter() - t0, None)
     specs: list = []
     readings: list = []
     refusals: dict = {}
@@ -303,7 +304,7 @@ def measure_probe(probe: Probe, *, table: bool = True, layout: str | None = None
             if key in cache and check_spec(cache[key][0], qs, ks, probe.positions, _factors(probe, i)) is None:
                 found, how = cache[key]  # an earlier layer's answer, checked again on this layer's recording
             else:
-                found, how, why = _derive(cfg, probe, i, reading, qs, ks, layout, table_error)
+                found, how, why = _derive(cfg, probe, i, reading, qs, ks, layout)
                 if found is None:
                     specs.append(None)
                     readings.append(reading)
@@ -331,7 +332,7 @@ def measure_probe(probe: Probe, *, table: bool = True, layout: str | None = None
 
 
 def _derive(cfg: Mapping[str, Any], probe: Probe, i: int, reading: LayerReading, qs: list, ks: list,
-            layout: str | None, table_error: str | None) -> tuple[Any, str | None, str]:
+            layout: str | None) -> tuple[Any, str | None, str]:
     """A Spec for an unknown model type's layer: the generic reading with the measured pairing, else explicit
     frequencies; (None, None, why) where neither predicts the recorded output."""
     lay = layout or reading.layout
@@ -376,8 +377,7 @@ def _derive(cfg: Mapping[str, Any], probe: Probe, i: int, reading: LayerReading,
                 return cand, "explicit", ""
             tried.append(f"explicit frequencies measured at position 1: {why}")
     return None, None, ("the model's code was measured but no Spec pemath can express predicts it ("
-                        + "; ".join(tried) + ")" + (f"; the family table also failed: {table_error}" if table_error
-                                                    else ""))
+                        + "; ".join(tried) + ")")
 
 
 #: keys whose effect is invisible to the probe's relative reading (one position per token, relative to position 0)
