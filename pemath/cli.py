@@ -26,6 +26,9 @@ def _build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--narrate", action="store_true", help="print each derivation step by step")
     prove.add_argument("--latex", action="store_true", help="with --narrate: formulas as LaTeX")
     prove.add_argument("--no-checks", action="store_true", help="run the symbolic proofs only")
+    prove.add_argument("--recheck", action="store_true",
+                       help="then re-decide every decided step from its stored formula alone, in a fresh Python "
+                            "process that loads no claim code (python -m pemath.symbolic.recheck RECORD.json)")
     from . import _cli_diagnose
 
     _cli_diagnose.add_parser(sub)
@@ -85,6 +88,7 @@ def _prove(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if args.narrate and not args.json:
             print(claims.narrate(o, latex=args.latex, width=terminal_width()), flush=True)
             print()
+    code = claims.exit_code(outcomes)
     if args.json:
         print(claims.to_json(outcomes))
     else:
@@ -96,7 +100,26 @@ def _prove(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from .claims.report import LEGEND
 
         print(textwrap.fill(LEGEND, width=terminal_width(), subsequent_indent="  "))
-    return claims.exit_code(outcomes)
+    if args.recheck:
+        code = max(code, _recheck(claims.to_json(outcomes, latex=False), quiet=args.json))
+    return code
+
+
+def _recheck(record: str, *, quiet: bool) -> int:
+    """Write the record to a temporary file and re-decide it in a fresh interpreter (isolated mode)."""
+    import os
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "record.json")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(record)
+        run = subprocess.run([sys.executable, "-I", "-m", "pemath.symbolic.recheck", path], capture_output=True,
+                             text=True, check=False)
+    out = (run.stdout + run.stderr).strip()
+    print(out, file=sys.stderr if quiet else sys.stdout, flush=True)
+    return 0 if run.returncode == 0 else 1
 
 
 def _inv_freq(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:

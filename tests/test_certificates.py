@@ -41,28 +41,33 @@ def test_instance_needs_a_proved_lemma_for_an_arbitrary_function():
     lemma = pairs.partition(d, "half")
     out = d.instance("squares", lemma, F, sp.Lambda(j, q[j] ** 2))
     assert out.rhs == sp.Sum(q[i] ** 2 + q[i + h] ** 2, (i, 0, h - 1)) and d.steps[-1].certificate == "instance"
-    with pytest.raises(ProofFailure, match="not a proved step"):
+    with pytest.raises(ProofFailure, match="neither decided earlier"):
         d.instance("unproved", sp.Eq(sp.Sum(F(j), (j, 0, h)), 0), F, sp.Lambda(j, j))
     with pytest.raises(TypeError, match="undefined function"):
         d.instance("not a function", lemma, sp.Symbol("G"), sp.Lambda(j, j))
 
 
-def test_specialize_and_rewrite_with_take_equations_of_the_derivation_only():
+def test_specialize_and_rewrite_with_take_decided_equations_or_hypotheses_only():
     a, b, m, n = sp.symbols("a b m n", real=True)
     g = sp.Function("g")
     d = Derivation("substitution")
     eq = sp.Eq(g(m, n), a * (n - m))
-    d.hypothesis("g is linear in n - m", eq)
+    d.hypothesis("g is linear in n - m", eq)  # a result resting on it is conditional, as the statement says
     at = d.specialize("n = m", eq, {n: m})
     assert at == sp.Eq(g(m, m), 0, evaluate=False) and d.steps[-1].certificate == "substitution"
-    with pytest.raises(ProofFailure, match="not an equation of this derivation"):
+    with pytest.raises(ProofFailure, match="neither decided earlier"):
         d.specialize("from nowhere", sp.Eq(g(m, n), b), {n: m})
     d.remark("a remark is no premise", sp.Eq(g(a, b), 1))
-    with pytest.raises(ProofFailure, match="not an equation of this derivation"):
+    with pytest.raises(ProofFailure, match="neither decided earlier"):
         d.specialize("from a remark", sp.Eq(g(a, b), 1), {a: 0})
-    d.cite("cited", sp.Eq(g(m, m), sp.Symbol("c")))
+    d.define("a definition is no premise", sp.Eq(g(a, b), 2))
+    with pytest.raises(ProofFailure, match="neither decided earlier"):
+        d.specialize("from a definition", sp.Eq(g(a, b), 2), {a: 0})
+    d.cite("cited", sp.Eq(g(m, m), sp.Symbol("c")), source="a textbook, theorem 1")
+    with pytest.raises(ProofFailure, match="neither decided earlier"):
+        d.rewrite_with("from a cited fact", eq, sp.Eq(g(m, m), sp.Symbol("c")))
     with pytest.raises(ProofFailure, match="does not occur"):
-        d.rewrite_with("nothing to rewrite", eq, sp.Eq(g(m, m), sp.Symbol("c")))
+        d.rewrite_with("nothing to rewrite", eq, at)
 
 
 def test_the_sum_rewrite_uses_linearity_and_additivity_only():
@@ -88,6 +93,8 @@ def test_narrated_steps_carry_a_role_and_the_json_says_which():
         Step("t", None, "info")
     with pytest.raises(ValueError, match="role"):
         Step("t", None, "failed", role="remark")
+    with pytest.raises(TypeError, match="made only by the kernel"):
+        Step("t", sp.Eq(sp.Integer(1), 2), "proved", "expand", "rewrite")
     assert not hasattr(Derivation("t"), "say")  # every narration says what it is
     out = json.loads(claims.to_json([claims.run_claim(claims.get("rope.relative"), checks=False)]))
     narrated = [s for s in out[0]["steps"] if s["status"] == "info"]
@@ -107,19 +114,30 @@ def _claim(verdict):
                  proof=lambda: verdict)
 
 
-def test_the_verdict_scale_tells_false_as_stated_from_imprecise():
+def _decided(part="statement"):
     d = Derivation("v")
-    imprecise = claims.run_claim(_claim(Verdict(False, d, "the end point is off", "the progression", True)))
+    x = sp.Symbol("x", real=True)
+    with d.part(part):
+        d.equal("double angle", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
+    return d
+
+
+def test_the_verdict_scale_tells_false_as_stated_from_imprecise():
+    both = _decided("counterexample")
+    both.include(_decided().steps, part="fair reading")
+    imprecise = claims.run_claim(_claim(Verdict(both, "the end point is off", "the progression")))
     assert imprecise.status == "imprecise" and imprecise.fair_reading == "proved: the progression"
-    refuted = claims.run_claim(_claim(Verdict(False, d, "false", "the weaker form", False)))
+    refuted = claims.run_claim(_claim(Verdict(_decided("counterexample"), "false", "the weaker form")))
     assert refuted.status == "refuted" and refuted.fair_reading.startswith("refuted: ")
-    assert claims.run_claim(_claim(Verdict(False, d, "false"))).status == "refuted"
+    assert claims.run_claim(_claim(Verdict(_decided("counterexample"), "false"))).status == "refuted"
     with pytest.raises(ValueError, match="fair_reading"):
-        Verdict(True, d, None, "a reading", True)
-    with pytest.raises(ValueError, match="fair_holds"):
-        Verdict(False, d, "x", "a reading")
-    with pytest.raises(TypeError, match="fair_holds"):
-        Verdict(False, d, "x", "a reading", 1)
+        Verdict(_decided(), None, "a reading")
+    with pytest.raises(ValueError, match="counterexample"):  # a counterexample in words needs a decided one
+        Verdict(_decided(), "x")
+    with pytest.raises(ValueError, match="counterexample"):  # and a decided one needs its words
+        Verdict(_decided("counterexample"))
+    with pytest.raises(ValueError, match="decided no step"):
+        Verdict(Derivation("empty"))
     assert "1 imprecise" in claims.summary_line([imprecise, refuted])
     status = {o.id: o.status for o in claims.run_claims([claims.get(c) for c in (
         "vaswani.wavelengths", "roformer.long_term_decay", "pi.theorem_2_1")], checks=False)}
@@ -152,10 +170,10 @@ def test_a_lemma_marks_its_steps_and_they_keep_the_mark_when_combined():
     from pemath.symbolic import pairs
 
     d = Derivation("outer")
-    x = sp.Symbol("x")
-    d.equal("before", x, x)
+    x = sp.Symbol("x", real=True)
+    d.equal("before", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
     pairs.inner_over_pairs(d, "half", sp.IndexedBase("u"), sp.IndexedBase("v"), partial=True)
-    d.equal("after", x, x)
+    d.equal("after", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
     assert [s.lemma for s in d.steps] == [None, pairs.PARTITION, pairs.PARTITION, pairs.PASS_THROUGH,
                                           pairs.PASS_THROUGH, None]
     combined = Derivation("combined")

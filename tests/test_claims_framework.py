@@ -36,43 +36,47 @@ def test_derivation_steps_fail_loudly():
     with pytest.raises(ProofFailure):
         d.true("an undecided relation is not a proof", sp.Gt(x, 0))
     for bare in (False, True):  # a Python bool carries no certificate: refused, even True
-        with pytest.raises(TypeError, match="takes a SymPy boolean"):
+        with pytest.raises(TypeError, match="takes an unevaluated SymPy relation"):
             d.true("a bare bool is not a proof", bare)
-    d.true("decided with assumptions", sp.Gt(sp.Symbol("p", positive=True), 0))
-    assert d.steps[-1].certificate == "exact boolean"
+    p = sp.Symbol("p", positive=True)
+    with pytest.raises(ProofFailure, match="already evaluated"):  # SymPy decided it on construction: no formula
+        d.true("decided with assumptions", sp.Gt(p, 0))
+    d.true("decided with assumptions", sp.Gt(p, 0, evaluate=False))
+    assert d.steps[-1].certificate == "exact boolean" and d.steps[-1].formula == sp.Gt(p, 0, evaluate=False)
 
 
-def test_every_decided_step_carries_its_certificate():
-    from pemath.symbolic._decide import CERTIFICATES
+def test_every_decided_step_carries_its_certificate_and_formula():
+    from pemath.symbolic._decide import CERTIFICATES, unevaluated
 
     p = sp.Symbol("p", positive=True)
+    k = sp.Symbol("k", integer=True, nonnegative=True)
     d = Derivation("certificates")
-    d.zero("built as zero", sp.cos(x) - sp.cos(x))
+    d.equal("built as zero", unevaluated(lambda: sp.cos(x) - sp.cos(x)), sp.S.Zero)
     d.equal("a rewrite", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
-    d.enumerated("squares of 0..4 are below 17", range(5), lambda k: k * k < 17)
+    d.enumerated("squares of 0..4 are below 17", k, range(5), sp.Lt(k**2, 17))
     d.assumed("p^2 + 1 is positive", p**2 + 1, "positive")
-    d.free_of("2 p is free of x", 2 * p, {x})
-    d.solved("p^2 = 4 over p > 0 has the one solution 2", sp.Eq(p**2, 4), p, sp.Interval.open(0, sp.oo), [2])
-    from mpmath import iv
-
-    d.interval("sqrt(2) > 141/100 from an enclosure", iv.sqrt(2), ">", sp.Rational(141, 100), precision="15 digits")
+    d.free_of("the rewrite's right side is free of p", 1 - 2 * sp.sin(x) ** 2, {p})
+    d.solved("p^2 = 4 over p > 0 (p's own assumption) has the one solution 2", sp.Eq(p**2, 4), p, [2])
+    d.interval("sqrt(2) > 141/100 from an enclosure", sp.sqrt(2), ">", sp.Rational(141, 100), digits=15)
     kinds = [s.certificate for s in d.steps]
     assert kinds == ["closed on construction", "rewrite", "enumeration", "assumption query", "free symbols",
                      "solution set", "interval"]
     assert set(kinds) <= set(CERTIFICATES) and d.steps[2].method == "5 cases"
     assert d.steps[3].method.startswith("is_positive from: p ") and "positive" in d.steps[3].method
+    assert all(s.formula is not None and s.record() for s in d.steps)
 
 
 @pytest.mark.parametrize("make", [
     lambda d: d.zero("a float inside the expression", sp.cos(sp.Float(0.5) * x) - sp.cos(x / 2)),
-    lambda d: d.enumerated("one case fails", range(3), lambda k: k < 2),
+    lambda d: d.enumerated("one case fails", sp.Symbol("k", integer=True), range(3),
+                           sp.Lt(sp.Symbol("k", integer=True), 2)),
     lambda d: d.assumed("x is not known positive", x, "positive"),
     lambda d: d.free_of("x involves x", 2 * x, {x}),
-    lambda d: d.solved("x^2 = 4 over the reals has two solutions", sp.Eq(x**2, 4), x, sp.S.Reals, [2]),
-    lambda d: d.interval("overlapping enclosures decide nothing", __import__("mpmath").iv.mpf([1, 2]), ">",
-                         sp.Rational(3, 2), precision="15 digits"),
-    lambda d: d.interval("a bare bool is no enclosure", True, ">", 0, precision="15 digits"),
-    lambda d: d.interval("a float is no enclosure", __import__("mpmath").iv.mpf(2), ">", 1.5, precision="15 digits"),
+    lambda d: d.solved("x^2 = 4 over the reals has two solutions", sp.Eq(x**2, 4), x, [2]),
+    lambda d: d.interval("enclosures that cannot separate equal numbers decide nothing", sp.sqrt(2) ** 2, ">", 2,
+                         digits=15),
+    lambda d: d.interval("a bare bool is no expression", True, ">", 0, digits=15),
+    lambda d: d.interval("a float is no exact expression", sp.Integer(2), ">", 1.5, digits=15),
 ])
 def test_each_certificate_can_fail(make):
     with pytest.raises((ProofFailure, TypeError)):
@@ -92,8 +96,15 @@ def _claim(proof, *checks, kind="theorem"):
                  proof=proof, checks=tuple(checks))
 
 
+def _decided(title="ok", part="statement"):
+    d = Derivation(title)
+    with d.part(part):
+        d.equal("double angle", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
+    return d
+
+
 def _ok():
-    return Verdict(True, Derivation("ok"))
+    return Verdict(_decided())
 
 
 def _raise(exc):
@@ -106,10 +117,11 @@ def test_runner_statuses():
     assert claims.run_claim(_claim(_ok)).status == "proved"
     assert claims.run_claim(_claim(_raise(ProofFailure("nope")))).status == "failed"
     assert claims.run_claim(_claim(_raise(ZeroDivisionError("bug")))).status == "error"
-    refuted = claims.run_claim(_claim(lambda: Verdict(False, Derivation("r"), "x = 1"), kind="published claim"))
+    cx = lambda: Verdict(_decided("r", "counterexample"), "x = 1")  # noqa: E731
+    refuted = claims.run_claim(_claim(cx, kind="published claim"))
     assert refuted.status == "refuted" and refuted.counterexample == "x = 1"
     # a refuted theorem is a failure, not a verdict
-    assert claims.run_claim(_claim(lambda: Verdict(False, Derivation("r"), "x = 1"))).status == "failed"
+    assert claims.run_claim(_claim(cx)).status == "failed"
     # checks: a failing check fails the claim, an erroring one errors it, a skip is recorded
     o = claims.run_claim(_claim(_ok, Check("numeric", _raise(CheckFailure("off by 1")))))
     assert o.status == "failed" and o.checks["numeric"].startswith("failed")

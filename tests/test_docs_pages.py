@@ -137,8 +137,9 @@ def test_the_generated_record_of_a_claim(ext):
     def proof():
         d = Derivation("t")
         d.define("Expand the square.")
-        d.zero("(x + 1)^2 - x^2 - 2x - 1 = 0", (x + 1) ** 2 - x**2 - 2 * x - 1)
-        return Verdict(False, d, "x = 0: 1 != 2")
+        with d.part("counterexample"):
+            d.zero("(x + 1)^2 - x^2 - 2x - 1 = 0", (x + 1) ** 2 - x**2 - 2 * x - 1)
+        return Verdict(d, "x = 0: 1 != 2")
 
     claim = Claim(
         id="docs.example",
@@ -174,17 +175,17 @@ def test_the_argument_is_a_few_steps_and_the_record_has_them_all(ext):
     import sympy as sp
 
     from pemath.symbolic import pairs
-    from pemath.symbolic._decide import Derivation
+    from pemath.symbolic._decide import Derivation, unevaluated
 
     d = Derivation("group, every even d")
     u, v = sp.IndexedBase("u"), sp.IndexedBase("v")
     pairs.inner_over_pairs(d, "half", u, v, partial=True)  # 4 lemma steps
     x = sp.Symbol("x")
     for k in range(ext.ARGUMENT_STEPS + 2):
-        d.equal(f"step {k}: x + {k} = {k} + x", x + k, k + x)
-    d.equal("step 0: x + 0 = 0 + x", x, x)  # the same text again: shown once
+        d.equal(f"step {k}: x + {k} = {k} + x", unevaluated(lambda: x + k), k + x)  # noqa: B023
+    d.equal("step 0: x + 0 = 0 + x", unevaluated(lambda: x + 0), x)  # the same text again: shown once
     other = Derivation("group, d = 4")
-    other.equal("x = x", x, x)
+    other.equal("x = x", unevaluated(lambda: x * 1), x)
     steps = d.steps + other.steps  # each step keeps its derivation's title as its section
     argument = "\n".join(ext._argument(steps))
     assert argument.startswith("Uses the pair partition lemma (decided by induction, instance) and the pass-through "

@@ -106,6 +106,8 @@ def _literal_block(text: str, indent: str) -> list[str]:
 #: shown already, a lemma used twice, is not repeated), and formulas up to this many characters of
 #: LaTeX; the rest is in the machine record, one click away.
 ARGUMENT_STEPS = 4
+#: Longer formulas in the machine record (a shipped table against its formula) are named, not typeset.
+RECORD_FORMULA_CHARS = 4000
 ARGUMENT_FORMULA_CHARS = 500
 
 
@@ -186,8 +188,10 @@ def _record(steps) -> list[str]:
             out += [f"   *{_text(section or 'derivation')}*", ""]
         out += [f"   {i}. {_text(step.text)}{_mark(step)}", ""]
         tex = None if step.trivial else step.latex()
-        if tex is not None:
+        if tex is not None and len(tex) <= RECORD_FORMULA_CHARS:
             out += _math(tex, "      ")
+        elif tex is not None:
+            out += [f"      (its formula has {len(tex)} characters of LaTeX: ``pemath prove --json`` prints it)", ""]
     return out
 
 

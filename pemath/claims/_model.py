@@ -37,35 +37,48 @@ class Skip(Exception):
 
 @dataclass(frozen=True)
 class Verdict:
-    """What a proof decided.
+    """What a proof decided, computed from its derivation's decided steps (never passed in as a bool).
 
-    ``holds`` is True for a proved statement, False for a refuted one (a published
-    claim shown false); ``counterexample`` says how it fails. ``derivation`` is the
-    :class:`pemath.symbolic.Derivation` with the narrated steps.
+    ``holds`` is True when no decided step refutes the statement (none in the ``"counterexample"`` part, see
+    :meth:`pemath.symbolic.Derivation.part`), False when one does (a published claim shown false);
+    ``counterexample`` says in words how it fails, and is required exactly when it fails. ``fair_holds`` is True
+    when the derivation decided steps in the ``"fair reading"`` part: the fair reading of a false published claim
+    is proved; False when a fair reading is stated but no step decides it.
     """
 
-    holds: bool
     derivation: Any
     counterexample: str | None = None
     fair_reading: str | None = None
-    fair_holds: bool | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.holds, bool):
-            raise TypeError(f"Verdict holds must be True or False, got {self.holds!r}")
+        from ..symbolic import Derivation
+
+        if not isinstance(self.derivation, Derivation):
+            raise TypeError(f"Verdict derivation must be a pemath.symbolic.Derivation, got {self.derivation!r}")
+        if not any(s.status == "proved" for s in self.derivation.steps):
+            raise ValueError(f"Verdict: the derivation {self.derivation.title!r} decided no step: nothing is proved")
         if self.counterexample is not None and not isinstance(self.counterexample, str):
             raise TypeError(f"Verdict counterexample must be None or a string, got {self.counterexample!r}")
         if self.fair_reading is not None and not isinstance(self.fair_reading, str):
             raise TypeError(f"Verdict fair_reading must be None or a string, got {self.fair_reading!r}")
-        if self.fair_holds is not None and not isinstance(self.fair_holds, bool):
-            raise TypeError(f"Verdict fair_holds must be None, True or False, got {self.fair_holds!r}")
-        if (self.fair_reading is None) != (self.fair_holds is None):
-            raise ValueError(f"Verdict fair_reading and fair_holds come together (the reading, and whether the "
-                             f"derivation proved it), got fair_reading={self.fair_reading!r}, "
-                             f"fair_holds={self.fair_holds!r}")
+        if self.holds != (self.counterexample is None):
+            raise ValueError(f"Verdict counterexample describes a decided counterexample step: the derivation "
+                             f"{'decided none' if self.holds else 'decided one'}, and counterexample is "
+                             f"{self.counterexample!r}")
         if self.holds and self.fair_reading is not None:
-            raise ValueError(f"Verdict fair_reading is for a claim false as stated (holds=False), got holds=True and "
+            raise ValueError(f"Verdict fair_reading is for a claim false as stated, got a statement that holds and "
                              f"fair_reading={self.fair_reading!r}")
+
+    def _decided(self, part: str) -> bool:
+        return any(s.status == "proved" and s.part == part for s in self.derivation.steps)
+
+    @property
+    def holds(self) -> bool:
+        return not self._decided("counterexample")
+
+    @property
+    def fair_holds(self) -> bool | None:
+        return None if self.fair_reading is None else self._decided("fair reading")
 
 
 @dataclass(frozen=True)
@@ -154,13 +167,16 @@ class Outcome:
     fair_reading: str | None = None
     name: str | None = None  # the claim's name in words (Claim.display_name)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self, *, latex: bool = True) -> dict[str, Any]:
+        """The outcome as JSON-ready data; ``latex=False`` leaves out each step's LaTeX (the re-checker's record
+        needs the formulas only, and LaTeX of a large formula is slow)."""
         steps = []
         if self.derivation is not None:
             for s in self.derivation.steps:
                 steps.append({"text": s.text, "status": s.status, "role": s.role, "method": s.method,
-                              "certificate": s.certificate, "section": s.section, "lemma": s.lemma,
-                              "latex": s.latex()})
+                              "certificate": s.certificate, "section": s.section, "lemma": s.lemma, "part": s.part,
+                              "rests_on": list(s.rests_on), "formula": s.record(),
+                              "latex": s.latex() if latex else None})
         return {
             "id": self.id,
             "name": self.name,
@@ -174,5 +190,9 @@ class Outcome:
             "counterexample": self.counterexample,
             "fair_reading": self.fair_reading,
             "references": list(self.references),
+            "assumptions": [] if self.derivation is None else [
+                {"symbol": name, "facts": list(facts)} for name, facts in self.derivation.assumptions()],
+            "hypotheses": [] if self.derivation is None else [
+                s.text for s in self.derivation.steps if s.role == "hypothesis"],
             "steps": steps,
         }

@@ -5,11 +5,39 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Iterable
+from typing import Any
 
+import sympy as sp
+
+from ..symbolic._certify import FACTS
 from ..symbolic._decide import ProofFailure
 from ._model import CheckFailure, Claim, Outcome, Skip
 
 __all__ = ["run_claim", "run_claims"]
+
+
+def _facts(sym: Any) -> set[str]:
+    return {k for k in FACTS if sym.assumptions0.get(k)}
+
+
+def _assumes_more(claim: Claim, derivation: Any) -> str | None:
+    """A decided step whose symbol has the name of one of the statement's symbols but more declared properties:
+    the proof would assume what the statement does not say (a property smuggled in through the assumptions)."""
+    statement = claim.statement()
+    if not isinstance(statement, sp.Basic):
+        return None
+    want: dict[str, set[str]] = {}
+    for s in statement.free_symbols:
+        if isinstance(s, sp.Symbol):
+            want.setdefault(s.name, _facts(s))
+    for step in derivation.steps:
+        if step.status != "proved" or not isinstance(step.formula, sp.Basic):
+            continue
+        for s in step.formula.free_symbols:
+            if isinstance(s, sp.Symbol) and s.name in want and _facts(s) - want[s.name]:
+                return (f"the step {step.text[:80]!r} declares {s.name} {', '.join(sorted(_facts(s) - want[s.name]))}, "
+                        f"which the statement's {s.name} is not: the proof assumes more than the statement says")
+    return None
 
 
 def run_claim(claim: Claim, *, checks: bool = True) -> Outcome:
@@ -23,6 +51,9 @@ def run_claim(claim: Claim, *, checks: bool = True) -> Outcome:
     try:
         verdict = claim.proof()
         out.derivation = verdict.derivation
+        clash = _assumes_more(claim, verdict.derivation)
+        if clash:
+            raise ProofFailure(clash)
         if verdict.holds:
             out.status = "proved"
         elif claim.kind == "published claim":

@@ -25,7 +25,7 @@ _REFS = (
 
 
 def _relative_proof() -> Verdict:
-    return Verdict(True, sym.relative())
+    return Verdict(sym.relative())
 
 
 def _relative_statement() -> sp.Basic:
@@ -86,7 +86,7 @@ def _softmax_proof() -> Verdict:
     d = sym.softmax_shift()
     d.steps.extend(sym.softmax_shift_symbolic_n().steps)
     d.steps.extend(sym.causal_equals_shifted().steps)
-    return Verdict(True, d)
+    return Verdict(d)
 
 
 def _softmax_statement() -> sp.Basic:
@@ -173,7 +173,7 @@ _POWERS = tuple(2**e for e in range(11))
 def _slopes_proof() -> Verdict:
     d = sym.slopes_symbolic()
     d.steps.extend(sym.slopes_exact(_POWERS).steps)
-    return Verdict(True, d)
+    return Verdict(d)
 
 
 def _slopes_statement() -> sp.Basic:

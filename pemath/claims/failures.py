@@ -98,7 +98,7 @@ def _mixed_mpmath() -> str:
 def _integers_proof() -> Verdict:
     d = sym.integers_exact("bfloat16")
     d.steps.extend(sym.integers_exact("float16").steps)
-    return Verdict(True, d)
+    return Verdict(d)
 
 
 register(Claim(
@@ -108,7 +108,7 @@ register(Claim(
           "factor squared",
     kind="theorem", family="failures",
     statement=lambda: sp.Eq((sym.a * sym._rot(sym.phi)) ** 2, sym.a**2 * sym._rot(2 * sym.phi), evaluate=False),
-    proof=lambda: Verdict(True, sym.rotation_twice()),
+    proof=lambda: Verdict(sym.rotation_twice()),
     checks=(Check("numeric", _twice_numeric), Check("mpmath", _twice_mpmath)),
     references=("TensorRT-LLM #16378: keys rotated by 2 theta and scaled by the factor squared",),
 ))
@@ -128,12 +128,13 @@ register(Claim(
 register(Claim(
     id="failures.mixed_frequencies",
     name="Queries and keys rotated with different frequencies",
-    title="Queries and keys rotated with different frequencies (a base changed within one KV cache): the score "
-          "depends on absolute positions, and is relative exactly when the frequencies agree",
+    title="Queries and keys rotated with different frequencies theta_q != theta_k in (0, pi) (a base changed within "
+          "one KV cache; every RoPE frequency is in (0, 1]): the score depends on absolute positions. At integer "
+          "positions a difference in 2 pi Z is invisible",
     kind="theorem", family="failures",
     statement=lambda: sp.Eq(label("<R(m theta_q) q, R(n theta_k) k>", r"\langle R(m\theta_q)\,q,\; R(n\theta_k)\,k \rangle"),
                             sym.mixed_frequencies().result["score"], evaluate=False),
-    proof=lambda: Verdict(True, sym.mixed_frequencies()),
+    proof=lambda: Verdict(sym.mixed_frequencies()),
     checks=(Check("numeric", _mixed_numeric), Check("mpmath", _mixed_mpmath)),
     references=("vLLM #41236 (dynamic NTK), uzu #604 (LongRoPE regimes mixed in one KV cache)",),
 ))
@@ -173,7 +174,7 @@ register(Claim(
     kind="theorem", family="failures",
     statement=lambda: sp.Ne(label("score_HF(P_{n_heads} k)", r"\operatorname{score}_{\mathrm{HF}}(P_{n_{\mathrm{heads}}} k)"),
                           label("score_Meta(k)", r"\operatorname{score}_{\mathrm{Meta}}(k)")),
-    proof=lambda: Verdict(True, sym.gqa_wrong_heads()),
+    proof=lambda: Verdict(sym.gqa_wrong_heads()),
     checks=(Check("numeric", _gqa_numeric),),
     references=("HF #31766, #31788: K permuted with n_heads instead of n_kv_heads",),
 ))
@@ -229,7 +230,7 @@ register(Claim(
     kind="theorem", family="failures",
     statement=lambda: sp.Eq(label("R((p/s) theta)", r"R\big((p/s)\,\theta\big)"), label("R(p (theta/s))", r"R\big(p\,(\theta/s)\big)"),
                             evaluate=False),
-    proof=lambda: Verdict(True, sym.linear_two_ways()),
+    proof=lambda: Verdict(sym.linear_two_ways()),
     checks=(Check("numeric", _linear_numeric), Check("mpmath", _linear_mpmath)),
     references=("mlxcel #1688 (Llama 3.1 treated as linear: 1/factor on every frequency); Chen et al. 2023 (PI) "
                 "divides the positions, HF's linear rope_type the frequencies",),
@@ -290,7 +291,7 @@ register(Claim(
           "x13.54 for alpha = 4, d = 128",
     kind="theorem", family="failures",
     statement=lambda: sp.Eq(label("b_static / b", r"b_{\mathrm{static}} / b"), sym.static_ntk().result["ratio"], evaluate=False),
-    proof=lambda: Verdict(True, sym.static_ntk()),
+    proof=lambda: Verdict(sym.static_ntk()),
     checks=(Check("numeric", _static_ntk_numeric), Check("mpmath", _static_ntk_mpmath)),
     references=("vLLM #41236 (fixed in #41277; earlier #3488): a static base under a dynamic name",),
 ))
@@ -303,7 +304,7 @@ register(Claim(
     kind="theorem", family="failures",
     statement=lambda: sp.Eq(label("score_twice", r"\operatorname{score}_{\mathrm{twice}}"),
                             sym.a**4 * label("score_plain", r"\operatorname{score}_{\mathrm{plain}}"), evaluate=False),
-    proof=lambda: Verdict(True, sym.factor_twice()),
+    proof=lambda: Verdict(sym.factor_twice()),
     checks=(Check("numeric", _factor_twice_numeric), Check("mpmath", _factor_twice_mpmath)),
     references=("SGLang #33558: attention_factor applied twice, 1.4852 -> 2.2058",),
 ))
@@ -329,7 +330,7 @@ register(Claim(
     title="Positions cast to bfloat16 move by up to p 2^-8 (half an ulp): 15962 becomes 15936",
     kind="theorem", family="failures",
     statement=lambda: sp.Le(label("|bf16(p) - p|", r"\left|\operatorname{bf16}(p) - p\right|"), sp.Symbol("p") * sp.Rational(1, 256)),
-    proof=lambda: Verdict(True, sym.positions_rounded()),
+    proof=lambda: Verdict(sym.positions_rounded()),
     checks=(Check("numeric", _rounded_numeric),),
     references=("candle #3520: positions cast to bfloat16, bf16(15962) = 15936",),
 ))

@@ -28,12 +28,12 @@ def _axial_proof() -> Verdict:
     for dims in ((2, 2), (4, 4), (2, 2, 4)):
         for layout in rsym.LAYOUTS:
             d.steps.extend(sym.axial_relative_expanded(dims, layout).steps[1:])
-    return Verdict(True, d)
+    return Verdict(d)
 
 
 def _axial_statement() -> sp.Basic:
     a, j = sym.A, sym.J
-    q, k = sp.IndexedBase("q"), sp.IndexedBase("k")
+    q, k = sp.IndexedBase("q", real=True), sp.IndexedBase("k", real=True)
     qv, kv = sp.Matrix([q[a, j, 0], q[a, j, 1]]), sp.Matrix([k[a, j, 0], k[a, j, 1]])
     N, h = sp.Symbol("N", integer=True, positive=True), sp.Symbol("h_a", integer=True, positive=True)
     rel = (qv.T * rsym.block((sym.PK[a] - sym.P[a]) * sym.THETA_AJ(a, j)) * kv)[0]
@@ -201,7 +201,7 @@ def _mrope_proof() -> Verdict:
     for layout in rsym.LAYOUTS:
         for sections, inter in (((2, 1, 1), False), ((2, 1, 1), True), ((2, 2, 2), True)):
             d.steps.extend(sym.mrope_reduces_expanded(sections, layout, interleaved=inter).steps[1:])
-    return Verdict(True, d)
+    return Verdict(d)
 
 
 def _mrope_statement() -> sp.Basic:

@@ -26,7 +26,7 @@ _SEED_003 = "'Position Embeddings' (study notes after kazemnejad.com/blog/transf
 
 
 def _integer_proof() -> Verdict:
-    return Verdict(True, sym.integer_unbounded())
+    return Verdict(sym.integer_unbounded())
 
 
 def _integer_statement() -> sp.Basic:
@@ -67,7 +67,7 @@ register(
 
 
 def _normalized_proof() -> Verdict:
-    return Verdict(True, sym.normalized_depends_on_length())
+    return Verdict(sym.normalized_depends_on_length())
 
 
 def _normalized_statement() -> sp.Basic:
@@ -120,7 +120,7 @@ def _binary_proof() -> Verdict:
     d = sym.binary_bounded_unique()
     d.steps.extend(sym.binary_jump().steps)
     d.steps.extend(sym.sinusoid_step().steps)
-    return Verdict(True, d)
+    return Verdict(d)
 
 
 def _binary_statement() -> sp.Basic:

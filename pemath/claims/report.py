@@ -83,9 +83,11 @@ def exit_code(outcomes: Sequence[Outcome]) -> int:
     return 1 if any(o.status in ("failed", "error") for o in outcomes) else 0
 
 
-def to_json(outcomes: Sequence[Outcome]) -> str:
+def to_json(outcomes: Sequence[Outcome], *, latex: bool = True) -> str:
     _outcomes(outcomes)
-    return json.dumps([o.as_json() for o in outcomes], indent=2)
+    if not isinstance(latex, bool):
+        raise TypeError(f"latex must be True or False, got {latex!r}")
+    return json.dumps([o.as_json(latex=latex) for o in outcomes], indent=2)
 
 
 def terminal_width() -> int:

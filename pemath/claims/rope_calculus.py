@@ -31,7 +31,7 @@ def _translation_proof() -> Verdict:
     d.steps.extend(A.translation_dense(2, "interleaved", length=2).steps)
     for layout in R.LAYOUTS:
         d.steps.extend(A.translation_dense(4, layout, length=1).steps)
-    return Verdict(True, d)
+    return Verdict(d)
 
 
 def _block_score(module: str):
@@ -112,8 +112,9 @@ register(
         title="S[i,j] = <R(m_i)q_i, R(n_j)k_j> is unchanged when every position shifts by c",
         kind="theorem",
         family="rope_calculus",
-        statement=lambda: sp.Eq(sp.Function("S")(sp.Symbol("m") + A.c, sp.Symbol("n") + A.c),
-                                sp.Function("S")(sp.Symbol("m"), sp.Symbol("n")), evaluate=False),
+        statement=lambda: sp.Eq(sp.Function("S")(sp.Symbol("m", real=True) + A.c, sp.Symbol("n", real=True) + A.c),
+                                sp.Function("S")(sp.Symbol("m", real=True), sp.Symbol("n", real=True)),
+                                evaluate=False),
         proof=_translation_proof,
         checks=(Check("numeric", _translation_numeric), Check("mpmath", _translation_mpmath)),
         references=(
@@ -133,7 +134,7 @@ def _backward_proof() -> Verdict:
     for dim in (2, 4, 8):
         for layout in R.LAYOUTS:
             d.steps.extend(A.backward_dense(dim, layout).steps)
-    return Verdict(True, d)
+    return Verdict(d)
 
 
 @functools.lru_cache(maxsize=None)

@@ -19,7 +19,7 @@ _SEED = "Renard, 'Positional Encodings of Attention Mechanisms: Sinusoidal, Rota
 
 
 def _proof() -> Verdict:
-    return Verdict(True, sym.derive())
+    return Verdict(sym.derive())
 
 
 def _statement() -> sp.Basic:
@@ -95,7 +95,9 @@ register(
     Claim(
         id="rope.derivation",
         name="Deriving RoPE from the relative-position requirement",
-        title="Solving <f(q,m), f(k,n)> = g(q,k,n-m) with f(x,0) = x gives f(x,m) = x e^{i m theta}: RoPE",
+        title="If the complex product f(q,m) conj(f(k,n)) = g(q,k,n-m) (stronger than the real inner product), "
+              "f(x,0) = x, and the arguments satisfy the angle equation exactly (no 2 pi jumps), then "
+              "f(x,m) = x e^{i m theta}: RoPE",
         kind="theorem",
         family="rope_derivation",
         statement=_statement,

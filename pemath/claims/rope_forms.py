@@ -42,7 +42,7 @@ def _group_proof() -> Verdict:
     for dim in (2, 4, 8):
         for layout in R.LAYOUTS:
             d.steps.extend(A.group_dense(dim, layout).steps)
-    return Verdict(True, d)
+    return Verdict(d)
 
 
 def _group_statement() -> sp.Basic:
@@ -152,7 +152,7 @@ def _elementwise_proof() -> Verdict:
     for dim in (2, 4, 8):
         for layout in R.LAYOUTS:
             d.steps.extend(A.elementwise_form(dim, layout).steps)
-    return Verdict(True, d)
+    return Verdict(d)
 
 
 def _elementwise_mpmath() -> str:
@@ -237,7 +237,7 @@ register(
 
 
 def _complex_proof() -> Verdict:
-    return Verdict(True, A.complex_form())
+    return Verdict(A.complex_form())
 
 
 def _complex_lambdified(module: str):
@@ -327,7 +327,7 @@ def _conjugacy_proof() -> Verdict:
     d = A.layout_symbolic_d()
     for dim in (2, 4, 8):
         d.steps.extend(A.layout_conjugacy(dim).steps)
-    return Verdict(True, d)
+    return Verdict(d)
 
 
 def _perm_matrix():
@@ -416,7 +416,7 @@ def _weights_proof() -> Verdict:
     d = A.weight_permutation_symbolic_d()
     d.steps.extend(A.weight_permutation(4).steps)
     d.steps.extend(A.weight_permutation(8).steps)
-    return Verdict(True, d)
+    return Verdict(d)
 
 
 def _weights_mpmath() -> str:

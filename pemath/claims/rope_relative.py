@@ -22,13 +22,13 @@ def _proof() -> Verdict:
     for dim in (2, 4, 8):
         for layout in sym.LAYOUTS:
             d.steps.extend(sym.relative_expanded(dim, layout).steps[1:])
-    return Verdict(True, d)
+    return Verdict(d)
 
 
 def _statement() -> sp.Basic:
     i = sp.Symbol("i", integer=True, nonnegative=True)
     h = sp.Symbol("h", integer=True, positive=True)
-    q, k = sp.IndexedBase("q"), sp.IndexedBase("k")
+    q, k = sp.IndexedBase("q", real=True), sp.IndexedBase("k", real=True)
     th = sym.frequency(i, 2 * h)
     qi, ki = sp.Matrix([q[i, 0], q[i, 1]]), sp.Matrix([k[i, 0], k[i, 1]])
     lhs = sp.Sum(label("<R(m)q_i, R(n)k_i>", r"\langle R(m)\,q_i,\; R(n)\,k_i \rangle"), (i, 0, h - 1))

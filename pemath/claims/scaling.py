@@ -77,7 +77,7 @@ def _score_fn(module: str) -> Any:
 
 
 def _relative_proof() -> Verdict:
-    return Verdict(True, _derived("per_frequency_relative"))
+    return Verdict(_derived("per_frequency_relative"))
 
 
 def _relative_statement() -> sp.Basic:
@@ -266,8 +266,8 @@ register(
               "b' = b·s^(d/(d−2))",
         kind="theorem",
         family=FAMILY,
-        statement=lambda: sp.Eq(sp.Symbol("b'"), _derived("ntk_base").result["base"]),
-        proof=lambda: Verdict(True, _derived("ntk_base")),
+        statement=lambda: sp.Eq(sp.Symbol("b'", positive=True), _derived("ntk_base").result["base"]),
+        proof=lambda: Verdict(_derived("ntk_base")),
         checks=(Check("numeric", _ntk_numeric), Check("mpmath", _ntk_mpmath)),
         references=("bloc97, 'NTK-Aware Scaled RoPE', r/LocalLLaMA, June 2023",
                     f"{YARN_PAPER}, section 3.1 (b' = b s^(|D|/(|D|-2)))"),
@@ -350,7 +350,7 @@ register(
         statement=lambda: sp.Eq(
             sp.Limit(_derived("dynamic_continuity").result["base"], sym.seq_len, sym.L0, "+"), sym.b
         ),
-        proof=lambda: Verdict(True, _derived("dynamic_continuity")),
+        proof=lambda: Verdict(_derived("dynamic_continuity")),
         checks=(Check("numeric", _dynamic_numeric), Check("mpmath", _dynamic_mpmath)),
         references=("emozilla, 'Dynamically Scaled RoPE', r/LocalLLaMA, June 2023",
                     f"{YARN_PAPER}, section 3.3 (Dynamic Scaling: the concept; the formula with a factor is emozilla's and HF's)",
@@ -442,7 +442,7 @@ register(
         statement=lambda: sp.Eq(
             sym.llama3_frequency(sym.theta), sym.yarn_ratio_frequency(sym.theta, sym.low, sym.high)
         ),
-        proof=lambda: Verdict(True, _derived("llama3_is_yarn")),
+        proof=lambda: Verdict(_derived("llama3_is_yarn")),
         checks=(Check("numeric", _llama_numeric), Check("mpmath", _llama_mpmath)),
         references=("Meta llama-models, apply_scaling (Llama 3.1 reference implementation)",
                     f"{YARN_PAPER}, section 3.2 (NTK-by-parts: r = L/λ, ramp γ(r))",
@@ -512,7 +512,7 @@ register(
             sp.Eq(sp.Subs(_derived("llama3_continuity").result["smooth"], sym.lam, edge), value, evaluate=False)
             for edge, value in ((sym.L0 / sym.high, 2 * sp.pi * sym.high / sym.L0),
                                 (sym.L0 / sym.low, 2 * sp.pi * sym.low / (sym.L0 * sym.s))))),
-        proof=lambda: Verdict(True, _derived("llama3_continuity")),
+        proof=lambda: Verdict(_derived("llama3_continuity")),
         checks=(Check("numeric", _continuity_numeric), Check("mpmath", _continuity_mpmath)),
         references=("Meta llama-models, apply_scaling (Llama 3.1 reference implementation)",
                     HF_ROPE + ", _compute_llama3_parameters"),
@@ -580,7 +580,7 @@ register(
         kind="theorem",
         family=FAMILY,
         statement=lambda: sp.Eq(rsym.block(rsym.m * 0), sp.eye(2), evaluate=False),
-        proof=lambda: Verdict(True, _derived("proportional_limits")),
+        proof=lambda: Verdict(_derived("proportional_limits")),
         checks=(Check("numeric", _proportional_numeric), Check("mpmath", _proportional_mpmath)),
         references=("Barbero et al. 2024, 'Round and Round We Go! What makes Rotary Positional Encodings useful?' "
                     "(arXiv:2410.06205), p-RoPE", HF_ROPE + ", proportional"),
@@ -651,7 +651,7 @@ register(
         kind="theorem",
         family=FAMILY,
         statement=lambda: sp.Eq(label("b'_dynamic(s=1)", r"b'_{\mathrm{dynamic}}\big|_{s=1}"), _derived("unit_factor").result["dynamic_at_one"]),
-        proof=lambda: Verdict(True, _derived("unit_factor")),
+        proof=lambda: Verdict(_derived("unit_factor")),
         checks=(Check("numeric", _unit_numeric), Check("mpmath", _unit_mpmath)),
         references=(f"{YARN_PAPER}, section 3.4 (sqrt(1/t) = 0.1 ln s + 1)", HF_ROPE),
     )

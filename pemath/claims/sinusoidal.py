@@ -20,7 +20,7 @@ def _shift_proof() -> Verdict:
         d.steps.extend(sym.shift_matrix(order).steps)
     for dim in (4, 8):
         d.steps.extend(sym.shift_block_diagonal(dim).steps[-1:])
-    return Verdict(True, d)
+    return Verdict(d)
 
 
 def _shift_statement() -> sp.Basic:
@@ -91,7 +91,7 @@ register(
 
 
 def _dot_proof() -> Verdict:
-    return Verdict(True, sym.dot_product())
+    return Verdict(sym.dot_product())
 
 
 def _dot_numeric() -> str:

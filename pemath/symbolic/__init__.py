@@ -4,6 +4,6 @@ Symbols carry assumptions, constants are Rational, and every step is decided: a
 difference reduces to exactly zero or the derivation raises :class:`ProofFailure`.
 """
 
-from ._decide import CERTIFICATES, ROLES, Derivation, ProofFailure, Step, reduce_to_zero
+from ._decide import CERTIFICATES, PARTS, ROLES, Derivation, ProofFailure, Step, reduce_to_zero
 
-__all__ = ["CERTIFICATES", "ROLES", "Derivation", "ProofFailure", "Step", "reduce_to_zero"]
+__all__ = ["CERTIFICATES", "PARTS", "ROLES", "Derivation", "ProofFailure", "Step", "reduce_to_zero"]

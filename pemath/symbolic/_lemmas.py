@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ._decide import Derivation
+from ._decide import Derivation, unevaluated
 
 __all__ = ["exp_above_tangent", "increasing"]
 
@@ -14,15 +14,17 @@ _y = sp.Symbol("y", real=True)
 def exp_above_tangent(d: Derivation) -> None:
     """Record e^y >= 1 + y for every real y (strictly for y != 0): the decided pieces and the cited theorem."""
     conv = sp.exp(_y) - 1 - _y
-    d.zero("T(y) = e^y - 1 - y vanishes at y = 0", conv.subs(_y, 0))
-    d.zero("so does its derivative e^y - 1", sp.diff(conv, _y).subs(_y, 0))
-    d.true("its second derivative e^y is positive", sp.Gt(sp.diff(conv, _y, 2), 0))
+    d.zero("T(y) = e^y - 1 - y vanishes at y = 0", unevaluated(lambda: conv.subs(_y, 0)))
+    d.zero("so does its derivative e^y - 1", unevaluated(lambda: sp.diff(conv, _y).subs(_y, 0)))
+    d.true("its second derivative e^y is positive", sp.Gt(sp.Derivative(conv, _y, 2), 0, evaluate=False))
     d.cite("Taylor's theorem with the Lagrange remainder: a function vanishing with its derivative at 0 and with a "
            "positive second derivative is >= 0, and > 0 away from 0. So e^y = 1 + y + T with T >= 0 (T > 0 for "
-           "y != 0), and log(1 + z) < z for z > 0")
+           "y != 0), and log(1 + z) < z for z > 0",
+                             source="Apostol, Calculus vol. 1, section 7.7 (Taylor's formula with remainder)")
 
 
 def increasing(d: Derivation, text: str, derivative: sp.Expr) -> None:
     """Record that a function with the given (decided positive) derivative is strictly increasing."""
-    d.true(f"{text}: its derivative {sp.sstr(derivative)} is positive", sp.Gt(derivative, 0))
-    d.cite("the mean value theorem: a function with a positive derivative on an interval is strictly increasing there")
+    d.true(f"{text}: its derivative {sp.sstr(derivative)} is positive", unevaluated(lambda: sp.Gt(derivative, 0)))
+    d.cite("the mean value theorem: a function with a positive derivative on an interval is strictly increasing there",
+           source="Apostol, Calculus vol. 1, Theorem 4.7 (mean value theorem, monotonicity)")

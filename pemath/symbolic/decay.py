@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ._decide import Derivation
+from ._decide import Derivation, unevaluated
 
-__all__ = ["abel_symbolic_d", "abel_expanded", "bound", "r", "N"]
+__all__ = ["curve", "abel_symbolic_d", "abel_expanded", "bound", "r", "N"]
 
 r = sp.Symbol("r", real=True)  # the relative distance m - n
 N = sp.Symbol("N", integer=True, nonnegative=True)  # the number of pairs, d/2
@@ -72,9 +72,10 @@ def abel_expanded(pairs: int) -> Derivation:
     es = [sp.exp(sp.I * r * t) for t in th]
     S = [sp.Add(*es[:j]) for j in range(pairs + 2)]  # S_0 = 0, S_j = e_0 + ... + e_{j-1}
     lhs = sp.Add(*[hs[j] * es[j] for j in range(pairs)])
-    rhs = sp.Add(*[S[j + PARTIAL_SUM_SHIFT] * (hs[j] - hs[j + 1]) for j in range(pairs)])
     d.equal(f"sum_(i<{pairs}) h_i e^(i r theta_i) = sum_(i<{pairs}) S_(i+1) (h_i - h_(i+1)), h_{pairs} = 0",
-            lhs, rhs, methods=("expand",))
+            lhs,
+            unevaluated(lambda: sp.Add(*[S[j + PARTIAL_SUM_SHIFT] * (hs[j] - hs[j + 1]) for j in range(pairs)])),
+            methods=("expand",))
     return d
 
 
@@ -83,14 +84,15 @@ def bound() -> Derivation:
     d = Derivation("RoFormer's relative upper bound")
     d.cite("Take absolute values of the Abel form. The triangle inequality |sum z_i| <= sum |z_i| and "
           "|a b| = |a| |b| give |sum_i h_i e^{i r theta_i}| <= sum_{i<d/2} |S_{i+1}| |h_{i+1} - h_i|, and "
-          "the real part (the score) is at most the modulus.")
+          "the real part (the score) is at most the modulus.",
+                          source="Rudin, Principles of Mathematical Analysis, Theorem 1.33(e) (triangle inequality)")
     Sa, c, M = sp.symbols("|S_{i+1}| c_i M", nonnegative=True)
     d.define("With c_i = |h_{i+1} - h_i| and M = max_i c_i (the maximum includes c_{d/2-1} = |h_{d/2-1}|, "
           "since h_{d/2} = 0):")
     d.equal("M sum |S_{i+1}| - sum |S_{i+1}| c_i = sum |S_{i+1}| (M - c_i)", Sa * M - Sa * c, Sa * (M - c))
     t = sp.Symbol("t_i", nonnegative=True)
     d.hypothesis("The definition of the maximum: M >= c_i for every i, i.e. M - c_i = t_i with t_i >= 0.")
-    d.equal("so |S_{i+1}| (M - c_i) = |S_{i+1}| t_i", (Sa * (M - c)).subs(M, c + t), Sa * t)
+    d.equal("so |S_{i+1}| (M - c_i) = |S_{i+1}| t_i", unevaluated(lambda: (Sa * (M - c)).subs(M, c + t)), Sa * t)
     d.assumed("each term |S_{i+1}| t_i is >= 0, as a product of two non-negative numbers", Sa * t, "nonnegative")
     d.remark("Hence |score(r)| <= (max_i |h_{i+1} - h_i|) sum_{j=1}^{d/2} |S_j(r)| = "
           "(max_i |h_{i+1} - h_i|) (d/2) B(r), where B(r) = (1/(d/2)) sum_j |S_j(r)| is the curve of "
@@ -101,5 +103,15 @@ def bound() -> Derivation:
     d.equal("At r = 0 every e_i = 1, so |S_j| = j and B(0) = (1/(d/2)) sum_{j=1}^{d/2} j = (d/2 + 1)/2",
             b0, (half + 1) / 2, methods=("expand", "simplify"))
     d.cite("|S_j(r)| <= j for every r (triangle inequality, each |e_i| = 1), so B(r) <= B(0): the bound is largest "
-           "at distance 0.")
+           "at distance 0.", source="Rudin, Principles of Mathematical Analysis, Theorem 1.33(e) (triangle inequality)")
     return d
+
+
+def curve(r: int | sp.Expr, dim: int, base: int) -> sp.Expr:
+    """B(r) = (1/(d/2)) sum_{j=1}^{d/2} |S_j(r)|, S_j(r) = sum_{i<j} e^{i r theta_i}, theta_i = base^(-2i/d), exactly
+    (each modulus as the square root of its real part squared plus its imaginary part squared), as finite sums."""
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    j = sp.Symbol("j", integer=True, positive=True)
+    th = sp.Integer(base) ** (sp.Rational(-2, dim) * i)
+    re, im = sp.Sum(sp.cos(r * th), (i, 0, j - 1)), sp.Sum(sp.sin(r * th), (i, 0, j - 1))
+    return sp.Sum(sp.sqrt(re**2 + im**2), (j, 1, dim // 2)) / (dim // 2)

@@ -15,8 +15,8 @@ from fractions import Fraction
 
 import sympy as sp
 
-from ._decide import Derivation
-from .published import _hi, _lo
+from ._decide import Derivation, unevaluated
+from .notation import label
 
 __all__ = ["rotation_twice", "integers_exact", "representable", "mixed_frequencies", "hf_permutation",
            "gqa_wrong_heads", "linear_two_ways", "static_ntk", "factor_twice", "positions_rounded"]
@@ -35,7 +35,7 @@ def rotation_twice() -> Derivation:
     d.equal("applied twice it is a^2 R(2 phi): the doubled angle (position 2p) with the factor squared",
             (a * _rot(phi)) * (a * _rot(phi)), a**2 * _rot(2 * phi))
     d.solved("and a^2 = a only for a = 1 (a > 0): with an attention factor the amplitude is wrong as well",
-             sp.Eq(a**2, a), a, sp.Interval.open(0, sp.oo), [1])
+             sp.Eq(a**2, a), a, [1])
     return d
 
 
@@ -60,23 +60,44 @@ def round_to_bits(n: int, bits: int) -> int:
     return (lo + up) * 2**shift
 
 
+def rounded(n: sp.Expr, bits: int) -> sp.Expr:
+    """``n`` (a positive integer) rounded to ``bits`` significant bits, ties to even, as a SymPy formula: the
+    bit length e = floor(log2 n) + 1, the spacing u = 2^max(e - bits, 0), the nearest multiple of u (an even one
+    on a tie). :func:`round_to_bits` computes the same in integers."""
+    e = sp.floor(sp.log(n, 2)) + 1
+    u = sp.Integer(2) ** sp.Max(e - bits, 0)
+    lo = sp.floor(n / u)
+    rest = n / u - lo
+    up = sp.Piecewise((1, rest > sp.S.Half), (1, sp.And(sp.Eq(rest, sp.S.Half), sp.Eq(sp.Mod(lo, 2), 1))),
+                      (0, True))
+    return (lo + up) * u
+
+
+_N = sp.Symbol("n", integer=True, positive=True)
+_WANT = label("want", r"\mathrm{want}", integer=True)
+
+
 def integers_exact(fmt: str = "bfloat16", bits: int | None = None) -> Derivation:
     """Every integer 0..2^p is exact with p significant bits; 2^p + 1 is not (it rounds to 2^p)."""
     p = bits if bits is not None else {"bfloat16": 8, "float16": 11}[fmt]
     top = 2**p
     d = Derivation(f"{fmt}: the integers it holds exactly")
-    d.define(f"{fmt} keeps {p} significant bits (its exponent range covers these integers). An integer is exact iff "
-          f"it has at most {p} significant bits.")
-    d.enumerated(f"every integer 0..{top} has at most {p} significant bits: exact in {fmt}", range(top + 1),
-                 lambda n: representable(n, p))
-    d.enumerated(f"{top + 1} = 2^{p} + 1 needs {p + 1}: rounded to nearest even it becomes {top}",
-                 [top + 1], lambda n: round_to_bits(n, p) == top)
+    d.define(f"{fmt} keeps {p} significant bits (its exponent range covers these integers): an integer is exact iff "
+             f"rounding it to {p} significant bits leaves it unchanged", rounded(_N, p))
+    d.cite(f"every integer 0 <= n < 2^{p} has at most {p} binary digits, and 2^{p} is one digit followed by zeros, so "
+           f"all of them are exact in {fmt}", source="Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., "
+                                                   "section 2.1 (integers in a floating-point system)")
+    d.enumerated(f"decided at the edge: 2^{p} - 1 and 2^{p} are unchanged by rounding to {p} bits, and 2^{p} + 1, "
+                 f"which needs {p + 1}, rounds to nearest even: to {top}", (_N, _WANT),
+                 [(top - 1, top - 1), (top, top), (top + 1, top)],
+                 sp.Eq(rounded(_N, p), _WANT, evaluate=False))
     d.result["limit"] = top
     return d
 
 
 def mixed_frequencies() -> Derivation:
-    """q rotated with theta_q at m, k with theta_k at n: relative exactly when theta_q = theta_k."""
+    """q rotated with theta_q at m, k with theta_k at n: for frequencies in (0, pi), relative only when they agree;
+    at integer positions a difference in 2 pi Z is invisible."""
     d = Derivation("keys and queries rotated with different frequencies")
     m, n, t = sp.symbols("m n t", integer=True)
     tq, tk = sp.symbols("theta_q theta_k", positive=True)
@@ -87,18 +108,26 @@ def mixed_frequencies() -> Derivation:
           "recomputed between the steps of one KV cache):", score)
     rel = (q.T * _rot(n * tk - m * tq) * k)[0]
     d.equal("the score is q^T R(n theta_k - m theta_q) k", score, rel, methods=("expand_trig",))
-    shifted = rel.subs({m: m + t, n: n + t})
     d.equal("shifting both positions by t turns the angle by t (theta_k - theta_q)",
-            sp.expand((n + t) * tk - (m + t) * tq) - (n * tk - m * tq), t * (tk - tq))
-    d.equal("so d(score)/dt at t = 0 is (theta_k - theta_q) times q^T R'(angle) k",
-            sp.diff(shifted, t).subs(t, 0),
-            (tk - tq) * (q.T * sp.diff(_rot(sp.Symbol("x")), sp.Symbol("x")).subs(sp.Symbol("x"), n * tk - m * tq)
-                         * k)[0], methods=("expand",))
-    xs = sp.Symbol("x", real=True)
-    d.equal("R'(x) has determinant 1, so it is never zero: some q, k make q^T R'(x) k nonzero",
-            sp.diff(_rot(xs), xs).det(), sp.S.One)
-    d.solved("so the derivative vanishes for every q, k only if theta_k - theta_q = 0: the score is relative exactly when "
-             "the frequencies agree", sp.Eq(tk - tq, 0), tk, sp.Interval.open(0, sp.oo), [tq])
+            unevaluated(lambda: ((n + t) * tk - (m + t) * tq) - (n * tk - m * tq)), t * (tk - tq))
+    one = {q0: 1, q1: 0, k0: 1, k1: 0}
+    d.equal("with q = k = e_0 the score at (m, n) is cos(n theta_k - m theta_q): 1 at (0, 0), cos(theta_k - theta_q) "
+            "at (1, 1), one shift later", unevaluated(lambda: sp.Matrix([rel.subs({**one, m: 0, n: 0}),
+                                                                         rel.subs({**one, m: 1, n: 1})])),
+            sp.Matrix([1, sp.cos(tk - tq)]))
+    x = sp.Symbol("x", real=True)
+    nn = sp.Dummy("n", integer=True)
+    d.solved("cos x = 1 exactly at the multiples of 2 pi", sp.Eq(sp.cos(x), 1), x,
+             sp.ImageSet(sp.Lambda(nn, 2 * nn * sp.pi), sp.S.Integers))
+    d.true("and the only multiple of 2 pi in (-pi, pi) is 0: for theta_q, theta_k in (0, pi) (every RoPE frequency "
+           "is in (0, 1]), theta_k - theta_q is in (-pi, pi), so the shift changes the score unless theta_k = theta_q: "
+           "it depends on the absolute positions",
+           sp.Eq(sp.Intersection(sp.ImageSet(sp.Lambda(nn, 2 * nn * sp.pi), sp.S.Integers),
+                                 sp.Interval.open(-sp.pi, sp.pi), evaluate=False), sp.FiniteSet(0), evaluate=False))
+    j = sp.Symbol("j", integer=True)
+    d.equal("at integer positions a difference of 2 pi j is invisible: theta_k = theta_q + 2 pi j gives the same "
+            "score as theta_q (so 'relative exactly when the frequencies agree' needs them in (0, pi))",
+            unevaluated(lambda: rel.subs(tk, tq + 2 * sp.pi * j)), rel.subs(tk, tq), methods=("expand_trig",))
     d.result["score"] = rel
     return d
 
@@ -126,17 +155,20 @@ def gqa_wrong_heads(head_dim: int = 4, kv_heads: int = 1, heads: int = 2) -> Der
 
     q = sp.Matrix([1, 0, 0, 0])[:head_dim, :]
     k = sp.Matrix([0, 1, 0, 0])[:head_dim, :]
-    meta = (rotation(m, head_dim, "interleaved", freq=theta) * q).dot(rotation(n, head_dim, "interleaved",
-                                                                               freq=theta) * k)
     perm = lambda order, v: sp.Matrix([v[j] for j in order])  # noqa: E731
-    hf_right = (rotation(m, head_dim, "half", freq=theta) * perm(right, q)).dot(
-        rotation(n, head_dim, "half", freq=theta) * perm(right, k))
-    hf_wrong = (rotation(m, head_dim, "half", freq=theta) * perm(right, q)).dot(
-        rotation(n, head_dim, "half", freq=theta) * perm(wrong, k))
-    d.zero("with the right count, HF's half-layout score equals Meta's interleaved one (q = e_0, k = e_1, "
-           "positions 0 and 1, theta = (pi/2, pi/3))", hf_right - meta)
-    d.true(f"with the query head count it does not: the scores differ ({sp.sstr(sp.simplify(hf_wrong))} vs "
-           f"{sp.sstr(sp.simplify(meta))})", sp.Ne(sp.simplify(hf_wrong - meta), 0))
+
+    def meta() -> sp.Expr:
+        return (rotation(m, head_dim, "interleaved", freq=theta) * q).dot(
+            rotation(n, head_dim, "interleaved", freq=theta) * k)
+
+    def hf(q_order: list[int], k_order: list[int]) -> sp.Expr:
+        return (rotation(m, head_dim, "half", freq=theta) * perm(q_order, q)).dot(
+            rotation(n, head_dim, "half", freq=theta) * perm(k_order, k))
+
+    d.equal("with the right count, HF's half-layout score equals Meta's interleaved one (q = e_0, k = e_1, "
+            "positions 0 and 1, theta = (pi/2, pi/3))", unevaluated(hf, right, right), unevaluated(meta))
+    d.true(f"with the query head count it does not: the scores differ ({sp.sstr(hf(right, wrong))} vs "
+           f"{sp.sstr(meta())})", sp.Ne(unevaluated(hf, right, wrong), unevaluated(meta), evaluate=False))
     d.result["orders"] = (right, wrong)
     return d
 
@@ -151,44 +183,31 @@ def linear_two_ways() -> Derivation:
     p, th, sf = sp.Symbol("p", real=True), sp.Symbol("theta", positive=True), sp.Symbol("s", positive=True)
     d = Derivation("linear scaling on positions or on frequencies")
     d.equal("R((p/s) theta) = R(p (theta/s)): dividing the position or the frequency by s is one rotation",
-            _rot((p / sf) * th), _rot(p * scaled_frequency(th, sf)))
-    d.solved("and it is plain RoPE only for s = 1", sp.Eq(scaled_frequency(th, sf), th), sf,
-             sp.Interval.open(0, sp.oo), [1])
+            unevaluated(lambda: _rot((p / sf) * th)), _rot(p * scaled_frequency(th, sf)))
+    d.solved("and it is plain RoPE only for s = 1", sp.Eq(scaled_frequency(th, sf), th), sf, [1])
     return d
 
 
 def static_ntk(alpha: int = 4, dim: int = 128, *, digits: int = 30) -> Derivation:
     """Dynamic NTK's base evaluated once at the largest length alpha L0 and used everywhere (vLLM #41236)."""
-    import mpmath
-    from mpmath import iv
-
     al, L0, b = sp.Symbol("alpha", positive=True), sp.Symbol("L_0", positive=True), sp.Symbol("b", positive=True)
     dd = sp.Symbol("d", positive=True)
     d = Derivation("dynamic NTK with a static base")
     dynamic = b * (al * sp.Symbol("L", positive=True) / L0 - (al - 1)) ** (dd / (dd - 2))
     d.define("HF's dynamic NTK base at length L > L0 (below L0 the base is b):", dynamic)
-    at_max = dynamic.subs(sp.Symbol("L", positive=True), al * L0)
     d.equal("evaluated once at L = alpha L0 it is b (alpha^2 - alpha + 1)^(d/(d-2)), at every position",
-            at_max, b * (al**2 - al + 1) ** (dd / (dd - 2)), methods=("expand", "powsimp"))
+            unevaluated(lambda: dynamic.subs(sp.Symbol("L", positive=True), al * L0)),
+            b * (al**2 - al + 1) ** (dd / (dd - 2)), methods=("expand", "powsimp"))
     ratio = sp.Integer(alpha**2 - alpha + 1) ** sp.Rational(dim, dim - 2)
-    old = iv.dps
-    iv.dps = digits
-    try:
-        enc = iv.mpf(alpha**2 - alpha + 1) ** (iv.mpf(dim) / (dim - 2))
-    finally:
-        iv.dps = old
-    shown = f"[{mpmath.nstr(_lo(enc), 6)}, {mpmath.nstr(_hi(enc), 6)}]"
-    d.interval(f"alpha = {alpha}, d = {dim}: the base is multiplied by {sp.sstr(ratio)} in {shown}: more than 13 ...",
-               enc, ">", 13, precision=f"{digits} digits")
-    d.interval("... and less than 14, also inside the original context", enc, "<", 14, precision=f"{digits} digits")
+    d.interval(f"alpha = {alpha}, d = {dim}: the base is multiplied by {sp.sstr(ratio)}: more than 13 ...",
+               ratio, ">", 13, digits=digits)
+    d.interval("... and less than 14, also inside the original context", ratio, "<", 14, digits=digits)
     d.result["ratio"] = ratio
     return d
 
 
 def factor_twice(s_value: int = 128, *, digits: int = 30) -> Derivation:
     """YaRN's attention factor a multiplies queries and keys: applied twice, scores scale by a^4, not a^2."""
-    from mpmath import iv
-
     q0, q1, k0, k1, ang = sp.symbols("q_0 q_1 k_0 k_1 phi", real=True)
     q, k = sp.Matrix([q0, q1]), sp.Matrix([k0, k1])
     d = Derivation("an attention factor applied twice")
@@ -196,28 +215,29 @@ def factor_twice(s_value: int = 128, *, digits: int = 30) -> Derivation:
     d.equal("the factor on cos/sin of both q and k scales the score by a^2", once, a**2 * (_rot(ang) * q).dot(k))
     twice = (a**2 * _rot(ang) * q).dot(a**2 * k)
     d.equal("applied twice, by a^4", twice, a**4 * (_rot(ang) * q).dot(k))
-    old = iv.dps
-    iv.dps = digits
-    try:
-        af = iv.mpf(1) / 10 * iv.log(iv.mpf(s_value)) + 1
-        sq = af * af
-    finally:
-        iv.dps = old
+    af = sp.log(sp.Integer(s_value)) / 10 + 1
     for what, v, lo, hi in (("a = 0.1 ln s + 1", af, sp.Rational(14851, 10000), sp.Rational(14853, 10000)),
-                            ("the factor applied twice, a^2,", sq, sp.Rational(22057, 10000), sp.Rational(22059, 10000))):
+                            ("the factor applied twice, a^2,", af**2, sp.Rational(22057, 10000),
+                             sp.Rational(22059, 10000))):
         d.interval(f"s = {s_value}: {what} is above {lo} (SGLang #33558: 1.4852 -> 2.2058) ...", v, ">", lo,
-                   precision=f"{digits} digits")
-        d.interval(f"... and below {hi}", v, "<", hi, precision=f"{digits} digits")
+                   digits=digits)
+        d.interval(f"... and below {hi}", v, "<", hi, digits=digits)
     return d
 
 
-def positions_rounded(bits: int = 8, top: int = 2**16) -> Derivation:
+def positions_rounded(bits: int = 8) -> Derivation:
     """Positions cast to a format with ``bits`` significant bits: off by up to p 2^-bits, e.g. bf16(15962) = 15936."""
     d = Derivation("positions rounded to a low-precision dtype")
-    d.define(f"Rounding a position p to {bits} significant bits (ties to even) moves it by at most half a unit in the "
-          f"last place, p 2^-{bits} for p < 2^e with 2^(e-1) <= p; for every p < {top}:")
-    d.enumerated(f"|round(p) - p| <= 2^(e - {bits} - 1) <= p 2^-{bits} for every position 1..{top - 1}",
-                 range(1, top), lambda p: 2 * abs(round_to_bits(p, bits) - p) * 2**bits <= 2**p.bit_length())
-    d.enumerated(f"candle #3520's example: 15962 rounds to 15936 ({bits} bits)", [15962],
-                 lambda p: round_to_bits(p, bits) == 15936)
+    e = sp.Symbol("e", integer=True, positive=True)
+    t = sp.Symbol("t", integer=True, nonnegative=True)
+    pos = sp.Integer(2) ** (e - 1) + t  # any position with bit length e: 2^(e-1) <= p (< 2^e)
+    d.define(f"A position p >= 1 with bit length e, p = 2^(e-1) + t (t >= 0), rounded to {bits} significant bits: "
+             f"exact if e <= {bits}; otherwise a multiple of u = 2^(e - {bits}), the nearest one", pos)
+    d.cite("rounding to nearest moves a number by at most half the spacing of the representable numbers around it",
+           source="Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., Theorem 2.2")
+    d.assumed(f"and half the spacing is at most p 2^-{bits}: p 2^-{bits} - 2^(e - {bits} - 1) = t 2^-{bits} >= 0, for "
+              "every position p >= 1", sp.expand(pos * sp.Integer(2) ** (-bits) - sp.Integer(2) ** (e - bits - 1)),
+              "nonnegative")
+    d.enumerated(f"candle #3520's example: 15962 rounds to 15936 ({bits} bits)", (_N, _WANT),
+                 [(15962, 15936)], sp.Eq(rounded(_N, bits), _WANT, evaluate=False))
     return d

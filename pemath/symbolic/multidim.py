@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from ._decide import Derivation
+from ._decide import Derivation, unevaluated
 from .notation import label
 from .rope import TRIG, block, frequency, pair_indices
 
@@ -124,7 +124,7 @@ def axial_relative_symbolic() -> Derivation:
     delta = sp.IndexedBase("delta", real=True)
     shifted = target.subs(PK[a], P[a] + delta[a])
     d.zero("with p' = p + delta, the summand does not depend on p: it is a function of the per-axis "
-           "differences delta_a = p'_a - p_a", sp.diff(shifted, P[a]))
+           "differences delta_a = p'_a - p_a", sp.Derivative(shifted, P[a]))
     from . import pairs
 
     axis = sp.Function("c")  # the axis (position component) of pair i: any assignment
@@ -147,6 +147,7 @@ def axial_relative_symbolic() -> Derivation:
                 "+ sum_(pass-through) q_j k_j", unfolded, rel, methods=("sums",))
         moved = rel.replace(lambda e: isinstance(e, sp.Indexed) and e.base == PK,
                             lambda e: P[e.indices[0]] + delta[e.indices[0]])
+        d.define("with p' = p + delta:", moved)
         d.free_of(f"{layout} pairs: with p' = p + delta it does not involve p: the score depends on the per-axis "
                   "differences only, for any number of axes and any sizes", moved, [P.label])
     d.remark("grouping='features' with the half layout inside each axis's block pairs (o_a + j, o_a + j + d_a/2): "
@@ -202,7 +203,9 @@ def mrope_reduces_symbolic() -> Derivation:
     same = phi.replace(lambda e: isinstance(e, sp.Indexed) and e.base == P, lambda e: _m)
     d.hypothesis("A text token has every component equal to its position m: p_t = p_h = p_w = m.", same)
     d.equal("so phi_i = m theta_i = m b^(-2i/r): the angle of plain RoPE at position m, for every i "
-            "and every assignment c", same, _m * frequency(i, 2 * r2, b), methods=("expand",))
+            "and every assignment c",
+            unevaluated(lambda: phi.replace(lambda e: isinstance(e, sp.Indexed) and e.base == P,
+                                                                            lambda e: _m)), _m * frequency(i, 2 * r2, b), methods=("expand",))
     from . import pairs
 
     x, w = sp.IndexedBase("x", real=True), sp.IndexedBase("w", real=True)
@@ -228,8 +231,9 @@ def mrope_reduces_expanded(
     d = Derivation(f"M-RoPE at equal components, sections {tuple(sections)} ({kind}), {layout}")
     d.define(f"Components of the frequency indices 0..{h - 1} ({kind} sections {tuple(sections)}):", comp)
     angles = [P[c] * f(i, c) for i, c in enumerate(comp)]
-    Rm = component_rotation([e.subs({P[c]: _m for c in range(len(sections))}) for e in angles], r, layout)
     Rrope = component_rotation([_m * frequency(i, r, b) for i in range(h)], r, layout)
     d.equal(f"sections {tuple(sections)} ({kind}), layout {layout}: M-RoPE(m, ..., m) = RoPE R(m) as {r} x {r} "
-            "matrices", Rm, Rrope, methods=("expand",))
+            "matrices", unevaluated(lambda: component_rotation([e.subs({P[c]: _m for c in range(len(sections))})
+                                                               for e in angles], r, layout)), Rrope,
+            methods=("expand",))
     return d

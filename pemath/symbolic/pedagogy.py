@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from ._decide import Derivation
+from .. import pedagogy as _shipped
+from ._decide import Derivation, unevaluated
 from .rope import TRIG
 
 __all__ = [
@@ -27,8 +28,12 @@ __all__ = [
 
 
 def binary_bits(p: int, d: int) -> list[int]:
-    """The d bits of p, least significant first: floor(p / 2^j) mod 2."""
-    return [(p // 2**j) % 2 for j in range(d)]
+    """The d entries of the shipped :func:`pemath.pedagogy.binary` at position p (least significant first), as
+    exact integers (its float64 entries are 0.0 and 1.0; anything else is returned as it is, to fail)."""
+    if d == 0:
+        return []
+    row = _shipped.binary([p], d)[0]
+    return [int(v) if float(v).is_integer() else sp.nsimplify(float(v)) for v in row]
 
 
 def integer_entry(p: sp.Expr) -> sp.Expr:
@@ -54,12 +59,12 @@ def integer_unbounded() -> Derivation:
     d.define("Every entry of the integer encoding at position p is", encoding(p))
     d.hypothesis("Any real bound on the entries is below an integer bound B >= 0 (its ceiling), so take B an "
           "integer. Position p = B + 1 is a valid position (the encoding accepts every p >= 0).")
-    d.true("its entries exceed B: PE(B + 1)_j > B", sp.Gt(encoding(B + 1), B))
+    d.true("its entries exceed B: PE(B + 1)_j > B", unevaluated(lambda: sp.Gt(encoding(B + 1), B)))
     e = encoding(p)
     d.define("Its squared Euclidean norm, over d equal entries, is", dim * e**2)
     d.equal("|PE(p)|^2 - PE(p)_j^2 = (d - 1) PE(p)_j^2 ...", dim * e**2 - e**2, (dim - 1) * e**2, methods=("expand",))
     d.true("... >= 0 (d >= 1): the norm is at least any entry, so it exceeds B at p = B + 1 too",
-           sp.Ge((dim - 1) * e**2, 0))
+           unevaluated(lambda: sp.Ge((dim - 1) * e**2, 0)))
     d.remark("So no bound holds for all positions: against token embeddings of norm O(1), the encoding "
           "eventually dominates.")
     return d
@@ -75,7 +80,7 @@ def normalized_depends_on_length() -> Derivation:
     two, four, eight = sp.Integer(2), sp.Integer(4), sp.Integer(8)
     a, b = encoding(two, four), encoding(two, eight)
     d.define("Position 2 in a sequence of length 4, and in one of length 8 (exact rationals):", [a, b])
-    d.true("the two encodings differ: position 2 has no length-independent meaning", sp.Ne(a, b))
+    d.true("the two encodings differ: position 2 has no length-independent meaning", unevaluated(lambda: sp.Ne(encoding(two, four), encoding(two, eight))))
     p = sp.Symbol("p", integer=True, positive=True)
     L = sp.Symbol("L", integer=True, positive=True)
     delta = sp.Symbol("delta", integer=True, positive=True)
@@ -83,51 +88,66 @@ def normalized_depends_on_length() -> Derivation:
             encoding(p, L) * L * (L + delta) - encoding(p, L + delta) * L * (L + delta), p * delta,
             methods=("expand",))
     d.true("which is positive, as is L (L + delta): every position p >= 1 changes with the length",
-           sp.And(sp.Gt(p * delta, 0), sp.Gt(L * (L + delta), 0)))
+           unevaluated(lambda: sp.And(sp.Gt(p * delta, 0), sp.Gt(L * (L + delta), 0))))
     t = sp.Symbol("t", integer=True, nonnegative=True)
     top = encoding(L - 1 - t, L)
     d.equal("(it is bounded: at p = L - 1 - t, 1 - PE = (1 + t)/L ...", 1 - top, (1 + t) / L, methods=("expand",))
-    d.true("... > 0, so PE < 1; and PE >= 0 for p >= 0)", sp.Gt((1 + t) / L, 0))
+    d.true("... > 0, so PE < 1; and PE >= 0 for p >= 0)", unevaluated(lambda: sp.Gt((1 + t) / L, 0)))
     return d
 
 
-def binary_bounded_unique(dims: Sequence[int] = tuple(range(1, 13))) -> Derivation:
-    """Entries in {0, 1}; the 2^d codes of [0, 2^d) are distinct; decoding sum_j 2^j b_j gives p back."""
+_D = sp.Symbol("d", integer=True, positive=True)
+_P = sp.Symbol("p", integer=True, nonnegative=True)
+_J = sp.Symbol("j", integer=True, nonnegative=True)
+_I = sp.Symbol("i", integer=True, nonnegative=True)
+
+
+def bit(p: sp.Expr, j: sp.Expr) -> sp.Expr:
+    """Bit ``j`` of ``p``, as a SymPy expression: floor(p / 2^j) mod 2."""
+    return sp.Mod(sp.floor(p / sp.Integer(2) ** j), 2)
+
+
+def _code(name: str, d: int) -> list[sp.Symbol]:
+    return [sp.Symbol(f"{name}_{j}", integer=True) for j in range(d)]
+
+
+def binary_bounded_unique(dims: Sequence[int] = tuple(range(1, 9))) -> Derivation:
+    """The shipped codes are the bits floor(p / 2^j) mod 2 (so entries in {0, 1}), and decoding sum_j 2^j b_j gives
+    p back, so the 2^d codes of [0, 2^d) are distinct."""
     d = Derivation("the binary encoding is bounded and unique")
-    d.define("PE(p)_j = floor(p / 2^j) mod 2, j = 0..d-1: a remainder mod 2 is 0 or 1, and p = sum_j 2^j PE(p)_j "
-          "is p's base-2 expansion, so p is recovered from its code. Decided exhaustively, in exact "
-          f"integers, for d = {min(dims)}..{max(dims)}:")
-    def ok(dim: int) -> bool:
-        codes = [tuple(binary_bits(p, dim)) for p in range(2**dim)]
-        bounded = all(v in (0, 1) for code in codes for v in code)
-        unique = len(set(codes)) == 2**dim
-        decodes = all(sum(v << j for j, v in enumerate(code)) == p for p, code in enumerate(codes))
-        return bounded and unique and decodes
-
-    d.enumerated(f"for every d = {min(dims)}..{max(dims)}: entries in {{0, 1}}, 2^d distinct codes, each decoding to "
-                 "its position", list(dims), ok)
+    d.define("PE(p)_j = floor(p / 2^j) mod 2, j = 0..d-1: a remainder mod 2 is 0 or 1", bit(_P, _J))
+    for n in dims:
+        b = _code("b", n)
+        ok = sp.And(sp.Eq(sp.Add(*[sp.Integer(2) ** j * b[j] for j in range(n)]), _P, evaluate=False),
+                    *[sp.Eq(b[j], bit(_P, j), evaluate=False) for j in range(n)])
+        d.enumerated(f"d = {n}: pemath.pedagogy.binary gives each p < 2^d the bits floor(p / 2^j) mod 2, which decode "
+                     "to p (so the 2^d codes are distinct), decided exhaustively", (_P, *b),
+                     [(p, *binary_bits(p, n)) for p in range(2**n)], ok)
     return d
 
 
-def binary_jump(dims: Sequence[int] = tuple(range(1, 13))) -> Derivation:
+def binary_jump(dims: Sequence[int] = tuple(range(1, 9))) -> Derivation:
     """From 2^j - 1 to 2^j, j + 1 bits flip: |PE(2^j) - PE(2^j - 1)| = sqrt(j + 1)."""
     d = Derivation("the binary encoding jumps")
     i = sp.Symbol("i", integer=True, nonnegative=True)
     j = sp.Symbol("j", integer=True, nonnegative=True)
-    d.equal("2^j - 1 = sum_{i<j} 2^i: its bits 0..j-1 are 1, the others 0", sp.Sum(2**i, (i, 0, j - 1)).doit(),
-            2**j - 1, methods=("expand",))
-    d.cite("2^j has bit j alone. The two codes differ in bits 0..j, each by 1:")
-    d.equal("|PE(2^j) - PE(2^j - 1)|^2 = sum_{i=0}^{j} 1 = j + 1", sp.Sum(1, (i, 0, j)).doit(), j + 1,
-            methods=("expand",))
-    d.remark("At j = d - 1 neighbouring positions are sqrt(d) apart: the diameter of {0, 1}^d, as far as any "
-          "two codes can be, while positions 0 and 2^(d-1) are 1 apart. Decided exhaustively:")
-    def ok(dim: int) -> bool:
-        jumps = [sum((x - y) ** 2 for x, y in zip(binary_bits(2**j - 1, dim), binary_bits(2**j, dim))) for j in range(dim)]
-        steps = [sum((x - y) ** 2 for x, y in zip(binary_bits(p, dim), binary_bits(p + 1, dim))) for p in range(2**dim - 1)]
-        return jumps == list(range(1, dim + 1)) and max(steps, default=dim) == dim
-
-    d.enumerated(f"for every d = {min(dims)}..{max(dims)}: the squared step from 2^j - 1 to 2^j is j + 1 (j < d), and "
-                 "the largest squared step between neighbours is d", list(dims), ok)
+    d.equal("2^j - 1 = sum_{i<j} 2^i: its bits 0..j-1 are 1, the others 0", sp.Sum(2**i, (i, 0, j - 1)),
+            2**j - 1, methods=("expand", "doit"))
+    d.cite("2^j has bit j alone, so the codes of 2^j - 1 and 2^j differ in bits 0..j, each by 1",
+           source="Knuth, The Art of Computer Programming vol. 2, section 4.1 (positional number systems)")
+    d.equal("|PE(2^j) - PE(2^j - 1)|^2 = sum_{i=0}^{j} 1 = j + 1", sp.Sum(1, (i, 0, j)), j + 1,
+            methods=("expand", "doit"))
+    for n in dims:
+        a, c = _code("a", n), _code("c", n)
+        sq = sp.Add(*[(c[k] - a[k]) ** 2 for k in range(n)])
+        d.enumerated(f"d = {n}: the codes pemath.pedagogy.binary gives 2^j - 1 and 2^j are j + 1 apart squared "
+                     "(j < d) ...", (_J, *a, *c),
+                     [(q, *binary_bits(2**q - 1, n), *binary_bits(2**q, n)) for q in range(n)],
+                     sp.Eq(sq, _J + 1, evaluate=False))
+        d.enumerated(f"d = {n}: ... and no two neighbours are more than d apart squared (the diameter of {{0, 1}}^d): "
+                     f"positions {2**(n - 1) - 1} and {2**(n - 1)} are sqrt(d) apart, while 0 and {2**(n - 1)} are 1 "
+                     "apart", (_P, *a, *c), [(p, *binary_bits(p, n), *binary_bits(p + 1, n)) for p in range(2**n - 1)],
+                     sp.Le(sq, n, evaluate=False))
     return d
 
 
@@ -144,12 +164,12 @@ def sinusoid_step() -> Derivation:
     d.equal("with w = 2v: 2 - 2 cos w = 4 sin^2(v)", 2 - 2 * sp.cos(2 * v), 4 * sp.sin(v) ** 2, methods=TRIG)
     d.equal("and sin x <= x for x >= 0: (x - sin x)' = 1 - cos x, which at x = 2v is 1 - cos 2v = 2 sin^2 v ...",
             sp.diff(x - sp.sin(x), x).subs(x, 2 * v), 2 * sp.sin(v) ** 2, methods=TRIG)
-    d.true("... >= 0", sp.Ge(2 * sp.sin(v) ** 2, 0))
+    d.true("... >= 0", unevaluated(lambda: sp.Ge(2 * sp.sin(v) ** 2, 0)))
     d.equal("and -sin x <= x: (x + sin x)' = 1 + cos x, which at x = 2v is 1 + cos 2v = 2 cos^2 v ...",
             sp.diff(x + sp.sin(x), x).subs(x, 2 * v), 2 * sp.cos(v) ** 2, methods=TRIG)
-    d.true("... >= 0", sp.Ge(2 * sp.cos(v) ** 2, 0))
+    d.true("... >= 0", unevaluated(lambda: sp.Ge(2 * sp.cos(v) ** 2, 0)))
     d.cite("a function with a non-negative derivative on x >= 0 is non-decreasing there (mean value theorem); "
-           "x - sin x and x + sin x are 0 at x = 0, so |sin x| <= x for x >= 0, and |sin(w/2)| <= w/2")
+           "x - sin x and x + sin x are 0 at x = 0, so |sin x| <= x for x >= 0, and |sin(w/2)| <= w/2", source="Apostol, Calculus vol. 1, Theorem 4.7 (mean value theorem, monotonicity)")
     d.remark("so 4 sin^2(w/2) <= 4 (w/2)^2 = w^2, and summing over the pairs, |PE(t+1) - PE(t)|^2 = sum_i (2 - 2 cos w_i) "
           "<= sum_i w_i^2 at every position t: no jumps.")
     d.result["pair_step"] = 2 - 2 * sp.cos(w)

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import sympy as sp
 
+from ..rope.layout import convert_layout
 from . import pairs
-from ._decide import Derivation, reduce_to_zero
+from ._decide import Derivation, reduce_to_zero, unevaluated
 from .notation import label
 from .rope import H, I, LAYOUTS, THETA, TRIG, block, frequency, m, n, permutation, rotation
 
@@ -123,7 +125,8 @@ def group_block() -> Derivation:
     d.define("The block of a pair rotated by the angle alpha:", sp.Eq(label("B(alpha)", r"B(\alpha)"), block(a), evaluate=False))
     d.equal("rotating by alpha then by beta is rotating by alpha + beta: B(alpha) B(beta) = B(alpha + beta)",
             block(a) * block(b), block(a + b), methods=TRIG)
-    d.equal("the transpose is the rotation back: B(alpha)^T = B(-alpha)", block(a).T, block(-a), methods=TRIG)
+    d.equal("the transpose is the rotation back: B(alpha)^T = B(-alpha)",
+        unevaluated(lambda: block(a).T), unevaluated(block, -a), methods=TRIG)
     d.equal("so B(alpha)^T B(alpha) = B(-alpha) B(alpha) = B(0) = I: the block is orthogonal",
             block(a).T * block(a), sp.eye(2), methods=TRIG)
     d.equal("its determinant is cos^2 alpha + sin^2 alpha = 1", block(a).det(), sp.S.One, methods=TRIG)
@@ -191,7 +194,7 @@ def group_dense(dim: int, layout: str) -> Derivation:
     x = _vec("x", dim)
     Rm = R(m)
     d.equal(f"d = {dim}, {layout}: R(m) R(n) = R(m + n)", Rm * R(n), R(m + n), methods=TRIG)
-    d.equal(f"d = {dim}, {layout}: R(m)^T = R(-m)", Rm.T, R(-m), methods=TRIG)
+    d.equal(f"d = {dim}, {layout}: R(m)^T = R(-m)", Rm.T, unevaluated(R, -m), methods=TRIG)
     d.equal(f"d = {dim}, {layout}: det R(m) = 1", Rm.det(method="berkowitz"), sp.S.One, methods=TRIG)
     d.equal(f"d = {dim}, {layout}: |R(m) x|^2 = |x|^2", (Rm * x).dot(Rm * x), x.dot(x), methods=TRIG)
     return d
@@ -213,7 +216,7 @@ def elementwise_form(dim: int, layout: str) -> Derivation:
     """
     d = Derivation(f"RoPE elementwise form = matrix form, d = {dim}, {layout}")
     x = _vec("x", dim)
-    lhs = elementwise(x, m, layout, freq=lambda i: table_frequency(i, dim))
+    lhs = unevaluated(lambda: elementwise(x, m, layout, freq=lambda i: table_frequency(i, dim)))
     rhs = rotation(m, dim, layout) * x
     d.define(f"rotate(x) in the {layout} layout:", rotate_features(x, layout).T)
     d.equal(f"d = {dim}, {layout}: x * cos(m theta) + rotate(x) * sin(m theta) = R(m) x", lhs, rhs,
@@ -271,7 +274,7 @@ def complex_form() -> Derivation:
     d.equal("z_i e^{i m theta_i} = (R(m) x)_a + i (R(m) x)_b, decided by Euler's formula "
             "(rewrite in exponentials, expand the complex parts)", lhs, rhs, methods=("rewrite(exp)",))
     d.equal("so the real part is x_a cos - x_b sin, the imaginary part x_a sin + x_b cos",
-            sp.Matrix([sp.re(sp.expand_complex(lhs)), sp.im(sp.expand_complex(lhs))]), rot,
+            sp.Matrix([sp.re(lhs, evaluate=False), sp.im(lhs, evaluate=False)]), rot,
             methods=("expand", "rewrite(exp)"))
     d.result["rotated"] = lhs
     return d
@@ -286,20 +289,34 @@ def layout_symbolic_d() -> Derivation:
     j = sp.Symbol("j", integer=True, nonnegative=True)
     d.define("P sends interleaved feature j to half feature sigma(j) = floor(j/2) + h (j mod 2), d = 2h: "
              "(P x)_{sigma(j)} = x_j", sp.Eq(sp.Function("sigma")(j), half_index(j, H)))
-    sig = sp.Matrix([half_index(2 * I, H), half_index(2 * I + 1, H)])
     d.equal("sigma(2i) = i and sigma(2i + 1) = i + h for a symbolic pair index i: sigma sends interleaved pair i "
-            "onto half pair i", sig, sp.Matrix([I, I + H]))
+            "onto half pair i", unevaluated(lambda: sp.Matrix([half_index(2 * I, H), half_index(2 * I + 1, H)])),
+            sp.Matrix([I, I + H]))
     inter = pairs.partition(d, "interleaved")
     half = pairs.partition(d, "half")
-    pairs_sigma = inter.rhs.replace(pairs.F, sp.Lambda(pairs.J, pairs.F(half_index(pairs.J, H))))
     d.equal("so sigma is a permutation of 0..2h-1: sum_j F(sigma(j)) = sum_j F(j) for every F (the interleaved "
-            "partition read through sigma is the half partition)", pairs_sigma, half.rhs, methods=("sums",))
-    x, w = sp.IndexedBase("x", real=True), sp.IndexedBase("w", real=True)
+            "partition read through sigma is the half partition)",
+            unevaluated(lambda: inter.rhs.replace(pairs.F, sp.Lambda(pairs.J, pairs.F(half_index(pairs.J, H))))),
+            half.rhs, methods=("sums",))
+    x = sp.IndexedBase("x", real=True)
     th = THETA(I)
-    px = _pair(x, "interleaved")  # (P x) at half pair i is x at interleaved pair i
-    pairs.weak_equality(d, "R_half(m) P x = P R_interleaved(m) x for every x: at half pair i both are "
-                        "B(m theta_i) (x_{2i}, x_{2i+1}), so R_half(m) = P R_interleaved(m) P^T for every d",
-                        "half", w, tuple(block(m * th) * px), tuple(block(m * th) * px))
+    t_ = sp.Symbol("t", integer=True, nonnegative=True)
+    h_i = I + 1 + t_  # any h > i: pair i is one of the h pairs
+
+    def tau(k: sp.Expr, h: sp.Expr) -> sp.Expr:  # half feature k of y = P x holds interleaved feature tau(k)
+        return sp.Piecewise((2 * k, k < h), (2 * (k - h) + 1, True))
+
+    d.define("y = P x holds at half feature k the interleaved feature tau(k) = 2k (k < h), 2(k - h) + 1 (k >= h)",
+             tau(sp.Symbol("k", integer=True, nonnegative=True), H))
+    d.equal("tau undoes sigma on every pair i < h (h = i + 1 + t): tau(sigma(2i)) = 2i, tau(sigma(2i + 1)) = 2i + 1",
+            unevaluated(lambda: sp.Matrix([tau(half_index(2 * I, h_i), h_i), tau(half_index(2 * I + 1, h_i), h_i)])),
+            sp.Matrix([2 * I, 2 * I + 1]))
+    a, b = pairs.features(I, "half")
+    d.equal("R_half(m) P x at half pair i, the features (i, i + h) of y = P x, is B(m theta_i) (x_tau(i), x_tau(i + h)) "
+            "= B(m theta_i) (x_2i, x_2i+1): R_interleaved(m) x at interleaved pair i, which P moves to half pair i "
+            "(sigma, above). So R_half(m) P = P R_interleaved(m), R_half(m) = P R_interleaved(m) P^T, for every d",
+            unevaluated(lambda: block(m * th) * sp.Matrix([x[tau(a.subs(H, h_i), h_i)], x[tau(b.subs(H, h_i), h_i)]])),
+            block(m * th) * sp.Matrix(_pair(x, "interleaved")), methods=("expand",))
     return d
 
 
@@ -316,13 +333,18 @@ def layout_conjugacy(dim: int) -> Derivation:
     d = Derivation(f"RoPE half layout = P (interleaved) P^T, d = {dim}")
     P = layout_permutation(dim)
     d.define(f"P for d = {dim}: (P x)[i] = x[2i], (P x)[i + h] = x[2i + 1]", P)
-    d.equal(f"d = {dim}: P P^T = I (P is a permutation)", P * P.T, sp.eye(dim), methods=("expand",))
+    d.equal(f"d = {dim}: P P^T = I (P is a permutation)", sp.MatMul(P, P.T), sp.eye(dim), methods=("expand",))
     d.equal(f"d = {dim}: R_half(m) = P R_interleaved(m) P^T",
-            rotation(m, dim, "half"), P * rotation(m, dim, "interleaved") * P.T,
+            rotation(m, dim, "half"), sp.MatMul(P, rotation(m, dim, "interleaved"), P.T),
             methods=("expand",))
-    d.enumerated(f"d = {dim}: P has its 1s exactly at (sigma(j), j)",
-                 [(r, col) for r in range(dim) for col in range(dim)],
-                 lambda rc: sp.Eq(P[rc[0], rc[1]], 1 if rc[0] == half_index(rc[1], dim // 2) else 0))
+    shipped = np.asarray(convert_layout(np.eye(dim), src="interleaved", dst="half"))  # row j: P e_j
+    r_, c_, v_ = sp.symbols("r c v", integer=True, nonnegative=True)
+    at_sigma = sp.Piecewise((1, sp.Eq(r_, half_index(c_, dim // 2))), (0, True))
+    d.enumerated(f"d = {dim}: P, and pemath.rope.convert_layout applied to each basis vector, have their 1s exactly "
+                 "at (sigma(j), j)", (r_, c_, v_),
+                 [(r, col, int(shipped[col, r])) for r in range(dim) for col in range(dim)],
+                 sp.And(sp.Eq(sp.ImmutableMatrix(P)[r_, c_], at_sigma, evaluate=False),
+                        sp.Eq(v_, at_sigma, evaluate=False)))
     d.result["P"] = P
     return d
 
@@ -347,7 +369,7 @@ def weight_permutation_symbolic_d() -> Derivation:
     meta = pairs.inner_over_pairs(d, "interleaved", u, v)
     d.equal("<R_half(m) q_hf, R_half(n) k_hf> = <R_int(m) q, R_int(n) k>: pair i of both is "
             "<B(m theta_i) (q_2i, q_2i+1), B(n theta_i) (k_2i, k_2i+1)>",
-            _fill(_fill(hf, u, "half", block(m * th) * pq), v, "half", block(n * th) * pk),
+            unevaluated(lambda: _fill(_fill(hf, u, "half", block(m * th) * pq), v, "half", block(n * th) * pk)),
             _fill(_fill(meta, u, "interleaved", block(m * th) * _pair(q, "interleaved")), v, "interleaved",
                   block(n * th) * _pair(k, "interleaved")), methods=("sums",))
     return d
@@ -366,7 +388,7 @@ def weight_permutation(dim: int, *, in_features: int = 2) -> Derivation:
     Rh = lambda p: rotation(p, dim, "half")  # noqa: E731
     Ri = lambda p: rotation(p, dim, "interleaved")  # noqa: E731
     d.define("Per head, HF's checkpoint converter permutes the output rows of W_q and W_k: W_hf = P W_meta", P)
-    hf = ((Rh(m) * P * W * x).T * (Rh(n) * P * W * y))[0]
+    hf = unevaluated(lambda: ((Rh(m) * P * W * x).T * (Rh(n) * P * W * y))[0])
     meta = ((Ri(m) * W * x).T * (Ri(n) * W * y))[0]
     d.equal(f"d = {dim}: (R_half(m) W_hf x)^T (R_half(n) W_hf y) = (R_int(m) W x)^T (R_int(n) W y)",
             hf, meta, methods=("expand",))
@@ -442,9 +464,10 @@ def backward_symbolic_d(*, layout: str = "interleaved") -> Derivation:
     f = block(m * th) * sp.Matrix([xa, xb])
     J = f.jacobian([xa, xb])
     d.equal("R(m) is linear, so its Jacobian is itself, block by block: d(B x_i)/d x_i = B(m theta_i)",
-            J, block(m * th), methods=("expand",))
+            sp.Matrix(2, 2, lambda r, c: sp.Derivative(f[r], (xa, xb)[c])), block(m * th),
+            methods=("expand",))
     d.equal("and J_i^T = B(-m theta_i): the vector-Jacobian product rotates back, block by block",
-            J.T, block(INVERSE_SIGN * m * th), methods=TRIG)
+            J.T, unevaluated(lambda: block(INVERSE_SIGN * m * th)), methods=TRIG)
     x, v = sp.IndexedBase("x", real=True), sp.IndexedBase("v", real=True)
     s_, t_ = sp.IndexedBase("s", real=True), sp.IndexedBase("t", real=True)
     inner = pairs.inner_over_pairs(d, layout, s_, t_)
@@ -466,13 +489,13 @@ def backward_dense(dim: int, layout: str) -> Derivation:
     f = elementwise(x, m, layout)
     J = f.jacobian(list(x))
     R = rotation(m, dim, layout)
-    d.equal(f"d = {dim}, {layout}: the Jacobian of x -> x cos + rotate(x) sin (sympy jacobian) is R(m)",
-            J, R, methods=("expand",))
-    grad = sp.Matrix([sp.diff(v.dot(f), xj) for xj in x])
+    d.equal(f"d = {dim}, {layout}: the Jacobian of x -> x cos + rotate(x) sin (its partial derivatives) is R(m)",
+            sp.Matrix(dim, dim, lambda r, c: sp.Derivative(f[r], x[c])), R, methods=("expand",))
+    grad = sp.Matrix([sp.Derivative(v.dot(f), xj) for xj in x])
     claimed = vjp(J, v)
     d.equal(f"d = {dim}, {layout}: the gradient of <v, f(x)> with respect to x, differentiated entry by entry, "
             "is the claimed vector-Jacobian product (v^T J)^T = J^T v", grad, claimed, methods=("expand",))
     d.equal(f"d = {dim}, {layout}: J^T v = R(m)^T v = R(-m) v, the inverse rotation",
-            claimed, rotation(INVERSE_SIGN * m, dim, layout) * v, methods=TRIG)
+            claimed, unevaluated(lambda: rotation(INVERSE_SIGN * m, dim, layout) * v), methods=TRIG)
     d.result["J"] = J
     return d

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ._decide import Derivation
+from ._decide import Derivation, unevaluated
 from .notation import label
 from .rope import block
 
@@ -72,33 +72,48 @@ def derive() -> Derivation:
     zq, zk = q0 + sp.I * q1, k0 + sp.I * k1
     d.define("View a 2-D vector x = (x_0, x_1) as the complex number x_0 + i x_1.")
     d.equal("The inner product of two 2-D vectors is the real part of z_q conj(z_k)",
-            sp.re(sp.expand(zq * sp.conjugate(zk))), q0 * k0 + q1 * k1, methods=("expand",))
+            sp.re(zq * sp.conjugate(zk), evaluate=False), q0 * k0 + q1 * k1, methods=("expand",))
     d.define("RoFormer (eqs. 21 and 23-24) asks the complex product itself to depend on q, k and the relative "
           "position only: f(q, m) conj(f(k, n)) = g(q, k, n - m), whose real part is the score. This is a "
           "stronger requirement than on the real part alone; it is the one the derivation solves.",
           sp.Eq(sp.Symbol("f(q,m)") * sp.conjugate(sp.Symbol("f(k,n)")), sp.Symbol("g(q,k,n-m)"), evaluate=False))
 
-    # 2. polar forms
+    # 2. polar forms: the requirement, its modulus (decided) and its angle (a hypothesis)
     Rq, Rk = R_f(q_sym, m), R_f(k_sym, n)
     Tq, Tk = Theta_f(q_sym, m), Theta_f(k_sym, n)
     d.define("Write each quantity in polar form: f(x, m) = R_f(x, m) e^{i Theta_f(x, m)} and "
-          "g = R_g e^{i Theta_g}, with R > 0 (q, k non-zero) and real angles.")
+             "g = R_g e^{i Theta_g}, with R > 0 (q, k non-zero) and real angles.")
     d.equal("Then f(q, m) conj(f(k, n)) = R_f(q, m) R_f(k, n) e^{i (Theta_f(q, m) - Theta_f(k, n))}",
             _polar(Rq, Tq) * sp.conjugate(_polar(Rk, Tk)), Rq * Rk * sp.exp(sp.I * (Tq - Tk)), methods=_POW)
-    modulus = sp.Eq(Rq * Rk, R_g(q_sym, k_sym, n - m))
-    angle = sp.Eq(Tq - Tk, Theta_g(q_sym, k_sym, n - m))
-    d.cite("Two complex numbers with positive moduli are equal exactly when their moduli are equal and "
-          "their arguments agree modulo 2 pi. Only e^{i Theta} enters f, so the angles below may be taken "
-          "as representatives for which the equalities hold exactly. The defining equation becomes two, for all "
-          "q, k, m, n:", [modulus, angle])
+    requirement = d.hypothesis("Hypothesis (RoFormer's requirement in polar form), for all q, k, m, n:",
+                               sp.Eq(Rq * Rk * sp.exp(sp.I * (Tq - Tk)),
+                                     _polar(R_g(q_sym, k_sym, n - m), Theta_g(q_sym, k_sym, n - m))))
+    z = sp.Symbol("z")
+    modulus = d.apply("taking the modulus of both sides: R_f(q, m) R_f(k, n) = R_g(q, k, n - m)", requirement,
+                      sp.Lambda(z, sp.Abs(z)))
+    angle = d.hypothesis("Hypothesis (the angles): Theta_f(q, m) - Theta_f(k, n) = Theta_g(q, k, n - m) exactly, for "
+                         "all q, k, m, n, and Theta_f(x, 0) = theta_x, Theta_g(q, k, 0) = theta_q - theta_k: "
+                         "representatives of the arguments without 2 pi jumps. The requirement fixes the arguments "
+                         "only modulo 2 pi; RoFormer's derivation assumes this choice, and without it other "
+                         "solutions exist (with the real inner product alone, f(x, m) = conj^m(x) satisfies the "
+                         "requirement too).", sp.Eq(Tq - Tk, Theta_g(q_sym, k_sym, n - m)))
 
     # 3. the initial condition fixes g at relative position 0
     q_polar, k_polar = _polar(rq, aq), _polar(rk, ak)
-    d.hypothesis("Initial condition f(x, 0) = x: R_f(x, 0) = |x| and Theta_f(x, 0) = theta_x, the argument of x.")
+    r_x, a_x = sp.Symbol("|x|", positive=True), sp.Symbol("theta_x", real=True)
+    x_sym = sp.Symbol("x")
+    init_r = d.hypothesis("Initial condition f(x, 0) = x: R_f(x, 0) = |x| (and, above, Theta_f(x, 0) = theta_x)",
+                          sp.Eq(R_f(x_sym, 0), r_x))
     d.equal("At m = n = 0: g(q, k, 0) = f(q, 0) conj(f(k, 0)) = q conj(k) = |q| |k| e^{i (theta_q - theta_k)}",
             q_polar * sp.conjugate(k_polar), rq * rk * sp.exp(sp.I * (aq - ak)), methods=_POW)
-    g0 = [sp.Eq(R_g(q_sym, k_sym, 0), rq * rk), sp.Eq(Theta_g(q_sym, k_sym, 0), aq - ak)]
-    d.cite("by the same fact, R_g(q, k, 0) = |q| |k| and Theta_g(q, k, 0) = theta_q - theta_k", g0)
+    at00 = d.specialize("the modulus equation at m = n = 0: R_f(q, 0) R_f(k, 0) = R_g(q, k, 0)", modulus,
+                        {m: 0, n: 0})
+    r_q0 = d.specialize("R_f(q, 0) = |q|", init_r, {x_sym: q_sym, r_x: rq})
+    at00 = d.rewrite_with("with R_f(q, 0) = |q|", at00, r_q0)
+    r_k0 = d.specialize("R_f(k, 0) = |k|", init_r, {x_sym: k_sym, r_x: rk})
+    at00 = d.rewrite_with("and R_f(k, 0) = |k|", at00, r_k0)
+    g0 = [sp.Eq(at00.rhs, at00.lhs), d.hypothesis("(the angle at relative position 0, from the hypothesis on the "
+                                                   "angles)", sp.Eq(Theta_g(q_sym, k_sym, 0), aq - ak))]
 
     # 4. the radius
     Rsym = sp.Symbol("R", positive=True)
@@ -106,10 +121,11 @@ def derive() -> Derivation:
     at0 = d.rewrite_with("with R_g(q, k, 0) = |q| |k|: R_f(q, m) R_f(k, m) = |q| |k| for all q, k, m", at0, g0[0])
     d.specialize("with k = q (|k| = |q|): R_f(q, m)^2 = |q|^2", at0, {k_sym: q_sym, rk: rq})
     d.solved("R_f(q, m)^2 = |q|^2 has exactly one positive solution, R_f(q, m) = |q|: the radius does not "
-             "depend on the position", sp.Eq(Rsym**2, rq**2), Rsym, sp.Interval.open(0, sp.oo), [rq])
+             "depend on the position", sp.Eq(Rsym**2, rq**2), Rsym, [rq])
     rad = radius
     d.equal("and R_f(x, m) = |x| satisfies R_f(q, m) R_f(k, m) = |q| |k| for every pair q, k",
-            rad(rq, m) * rad(rk, m), rq * rk, methods=("expand",))
+            sp.Subs(R_f(q_sym, m) * R_f(k_sym, m), (R_f(q_sym, m), R_f(k_sym, m)), (rad(rq, m), rad(rk, m))), rq * rk,
+            methods=("expand", "doit"))
 
     # 5. the angle: Theta_f(x, m) = theta_x + phi(m)
     k0_sym, a0 = label("k_ref", r"k_{\mathrm{ref}}"), label("theta_ref", r"\theta_{\mathrm{ref}}", real=True)
@@ -122,12 +138,13 @@ def derive() -> Derivation:
     phi_def = Theta_f(k0_sym, m) - a0
     if len(sol) != 1:
         d.fail(f"expected one solution for Theta_f(q, m), found {len(sol)}")
-    d.equal("Theta_f(q, m) = theta_q + phi(m), with phi(m) := Theta_f(k_ref, m) - theta_ref",
-            sol[0], aq + phi_def, methods=("expand",))
+    d.solved("its one solution: Theta_f(q, m) = theta_q + phi(m), with phi(m) := Theta_f(k_ref, m) - theta_ref",
+             sp.Eq(unknown - Theta_f(k0_sym, m), aq - a0), unknown, [aq + phi_def])
+    d.define("phi(m) :=", phi_def)
     d.free_of("phi(m) involves neither |q| nor theta_q: the angle added at position m is the same for every x",
               phi_def, {rq, aq, q_sym})
     d.zero("and Theta_f(x, m) = theta_x + phi(m) satisfies the n = m equation for every pair q, k",
-           ((aq + phi(m)) - (ak + phi(m))) - (aq - ak))
+           unevaluated(lambda: ((aq + phi(m)) - (ak + phi(m))) - (aq - ak)))
 
     # 6. consecutive positions: phi(m + 1) - phi(m) is a constant
     g1 = Theta_g(q_sym, k_sym, 1)
@@ -139,8 +156,8 @@ def derive() -> Derivation:
     derived_step = sp.expand(nxt[0] - phi(m))
     d.define("phi(m + 1) - phi(m) =", derived_step)
     inc = claimed_step(derived_step)
-    d.zero("The increment phi(m + 1) - phi(m) does not depend on m: call it theta, the rotation per position",
-           sp.diff(inc, m))
+    d.free_of("The increment phi(m + 1) - phi(m) does not depend on m: call it theta, the rotation per position",
+              inc, [m])
     d.remark("(so Theta_g(q, k, 1) - theta_q + theta_k takes the same value for every pair q, k).")
 
     # 7. solve the recurrence
@@ -151,17 +168,14 @@ def derive() -> Derivation:
     d.define("Solve the first-order recurrence phi(m + 1) = phi(m) + theta with phi(0) = gamma (sympy rsolve):",
           sp.Eq(phi(m), rec))
     d.zero("the solution satisfies the recurrence", rec.subs(m, m + 1) - rec - theta)
-    d.zero("and the initial value", rec.subs(m, 0) - gamma)
-    delta = sp.rsolve(phi(m + 1) - phi(m), phi(m), {phi(0): 0})
-    if delta is None:
-        d.fail("rsolve found no solution of delta(m + 1) = delta(m), delta(0) = 0")
-    d.cite("It is the only one: the difference of two solutions satisfies delta(m + 1) = delta(m) with delta(0) = 0; "
-          "by induction up from 0 and down from 0 this covers every integer m. rsolve gives delta:", delta)
-    d.zero("delta = 0", delta)
+    d.zero("and the initial value", unevaluated(lambda: rec.subs(m, 0) - gamma))
+    d.cite("It is the only one: the difference delta of two solutions satisfies delta(m + 1) = delta(m) with "
+           "delta(0) = 0, so delta = 0 at every integer m (induction up from 0 and down from 0)",
+           source="Elaydi, An Introduction to Difference Equations, section 2.1 (uniqueness of solutions)")
 
     # 8. the initial condition gives gamma = 0
     d.solved("f(x, 0) = x means Theta_f(x, 0) = theta_x + phi(0) = theta_x, so phi(0) = gamma = 0",
-             sp.Eq(aq + gamma, aq), gamma, sp.S.Reals, [0])
+             sp.Eq(aq + gamma, aq), gamma, [0])
     start = claimed_initial(sp.Integer(0))
     phi_m = rec.subs(gamma, start)
     d.remark("Hence phi(m) = m theta and Theta_f(x, m) = theta_x + m theta:", sp.Eq(phi(m), phi_m))
@@ -170,13 +184,14 @@ def derive() -> Derivation:
     r_x, a_x = sp.Symbol("|x|", positive=True), sp.Symbol("theta_x", real=True)
     f = _polar(rad(r_x, m), a_x + phi_m)
     x_polar = _polar(r_x, a_x)
-    d.equal("f(x, 0) = x", f.subs(m, 0), x_polar, methods=_POW)
+    d.equal("f(x, 0) = x", unevaluated(lambda: f.subs(m, 0)), x_polar, methods=_POW)
     d.equal("f(x, m) = |x| e^{i (theta_x + m theta)} = x e^{i m theta}",
             f, x_polar * sp.exp(sp.I * m * theta), methods=_POW)
     x0, x1 = sp.symbols("x_0 x_1", real=True)
-    fx = sp.expand((x0 + sp.I * x1) * sp.exp(sp.I * m * theta), complex=True)
+    fx = (x0 + sp.I * x1) * sp.exp(sp.I * m * theta)
     d.equal("In real coordinates, multiplying by e^{i m theta} is the rotation R(m theta) of RoPE",
-            sp.Matrix([sp.re(fx), sp.im(fx)]), block(m * theta) * sp.Matrix([x0, x1]), methods=("expand",))
+            sp.Matrix([sp.re(fx, evaluate=False), sp.im(fx, evaluate=False)]), block(m * theta) * sp.Matrix([x0, x1]),
+            methods=("expand", "rewrite(exp)"))
 
     # 10. it solves the defining equation
     fq = _polar(rad(rq, m), aq + phi_m)

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ._decide import Derivation
+from .. import scaling as _scaling
+from ..scaling.proportional import Proportional as _Proportional
+from . import shipped as _shipped
+from ._decide import Derivation, unevaluated
 from .notation import label
 from .rope import H, I, TRIG, block, frequency, m, n
 
@@ -47,7 +50,7 @@ __all__ = [
 ]
 
 #: The frequency of pair i after any per-frequency change: an arbitrary positive function.
-G = sp.Function("g", positive=True)
+G = sp.Function("g", real=True)  # any real frequency per pair: p-RoPE sets some to 0
 a = sp.Symbol("a", positive=True)  # the attention factor multiplying cos and sin
 b = sp.Symbol("b", positive=True)  # RoPE's base
 s = sp.Symbol("s", positive=True)  # the scaling factor
@@ -121,8 +124,8 @@ def per_frequency_relative() -> Derivation:
     ki = sp.Matrix([k[i, 0], k[i, 1]])
     d.hypothesis("One forward pass, so the sequence length that DynamicNTK's base and LongRoPE's regime "
           "depend on is one fixed number for queries and keys alike. A scaling then replaces RoPE's frequency of "
-          "pair i by a positive number g(i), and may multiply cos and sin by an attention factor a: pair i of a "
-          "vector at position m is multiplied by", a * block(m * f(i, m)))
+          "pair i by a real number g(i) (0 for a pair p-RoPE drops), and may multiply cos and sin by an attention "
+          "factor a: pair i of a vector at position m is multiplied by", a * block(m * f(i, m)))
     summand = ((a * block(m * f(i, m)) * qi).T * (a * block(n * f(i, n)) * ki))[0]
     target = a**FACTOR_POWER * (qi.T * block((n - m) * g_i) * ki)[0]
     d.equal("The factor a multiplies q and k alike, so it enters the score squared: "
@@ -131,20 +134,67 @@ def per_frequency_relative() -> Derivation:
     from . import pairs
 
     for layout in pairs.LAYOUTS:
-        pairs.score_over_pairs(d, layout, f"{layout} pairs: summed over the d/2 pairs, for any positive g, the score "
+        pairs.score_over_pairs(d, layout, f"{layout} pairs: summed over the d/2 pairs, for any real g (a zero "
+                               "frequency included), the score "
                                "is sum_i a^2 q_i^T R((n-m) g_i) k_i for every even d",
                                a * block(m * f(i, m)) * qi, a * block(n * f(i, n)) * ki, target, q, k, i=i)
     d.zero("which depends on the positions only through n - m: the score is unchanged when m and n shift "
-           "together", sp.diff(target.subs(n, m + sp.Symbol("r", real=True)), m))
+           "together", unevaluated(lambda: sp.diff(target.subs(n, m + sp.Symbol("r", real=True)), m)))
     d.remark("The proof used nothing about g but that it is a number per pair, the same at every position. "
           "So it holds for every variant whose frequency is a function of i, d, the base and constant "
           "parameters, and never of m or n:")
     for name, expr in variant_frequencies().items():
+        d.define(f"{name}'s frequency theta'_i", expr)
         d.free_of(f"{name}: theta'_i = {sp.sstr(expr)} involves neither m nor n, so it is an instance of g",
                   expr, {m, n})
+    shipped_variants(d)
     d.result["score"] = target
     d.result["symbols"] = (qi, ki, g_i, a)
     return d
+
+
+def yarn_bound(turns: sp.Expr, dim: int, base: sp.Expr, original: sp.Expr) -> sp.Expr:
+    """c(beta) = d ln(L0 / (2 pi beta)) / (2 ln b): the fractional pair index whose wavelength fits beta times in
+    L0 (YaRN's index ramp, before HF's floor/ceil and clip)."""
+    return dim * sp.log(original / (2 * sp.pi * turns)) / (2 * sp.log(base))
+
+
+def shipped_variants(d: Derivation, dim: int = 128, base: int = 10000) -> None:
+    """Each variant's formula, at one concrete configuration, against the shipped :mod:`pemath.scaling` class."""
+    shipped = _scaling
+    forms = variant_frequencies()
+    fs, l0, seq = 8, 4096, 16384
+    common = {H: sp.Integer(dim // 2), b: sp.Integer(base), s: sp.Integer(fs), L0: sp.Integer(l0)}
+    alpha, beta = sp.symbols("alpha beta", positive=True)
+    lo, hi = sp.symbols("c_lo c_hi", nonnegative=True)
+    c_lo = sp.Max(sp.floor(yarn_bound(32, dim, sp.Integer(base), sp.Integer(l0))), 0)
+    c_hi = sp.Min(sp.ceiling(yarn_bound(1, dim, sp.Integer(base), sp.Integer(l0))), dim - 1)
+    factors = [sp.Rational(32 + j, 32) for j in range(dim // 2)]
+    f_ext = sp.IndexedBase("f", positive=True)
+    cases = [
+        ("Linear", shipped.Linear(fs), {}, None),
+        ("NTK", shipped.NTK(fs), {}, None),
+        ("DynamicNTK", shipped.DynamicNTK(fs, l0), {seq_len: sp.Integer(seq)}, seq),
+        ("YaRN (index ramp)", shipped.YaRN(fs, l0, beta_fast=32, beta_slow=1), {lo: c_lo, hi: c_hi}, None),
+        ("YaRN (ratio ramp)", shipped.YaRN(fs, l0, beta_fast=32, beta_slow=1, ramp="ratio"),
+         {alpha: sp.Integer(1), beta: sp.Integer(32)}, None),
+        ("Llama3", shipped.Llama3(fs, 8192, low_freq_factor=1.0, high_freq_factor=4.0),
+         {L0: sp.Integer(8192), low: sp.Integer(1), high: sp.Integer(4)}, None),
+        ("Proportional", shipped.Proportional(0.5, factor=float(fs)), {sp.Symbol("p", nonnegative=True): sp.S.Half},
+         None),
+    ]
+    for name, scaling, extra, length in cases:
+        values = {**common, **extra}
+        _shipped.scaled(d, name, scaling, forms[name], I, values, dim, base, seq_len=length,
+                        describe=lambda v=values: f"d = {dim}, " + ", ".join(
+                            f"{sp.sstr(k)} = {sp.sstr(w)}" for k, w in v.items() if k is not H))
+    yarn = shipped.YaRN(fs, l0)
+    _shipped.agrees(d, f"pemath.scaling.YaRN's attention factor is 0.1 ln s + 1 (s = {fs})",
+                    [yarn.attention_factor], [sp.log(sp.Integer(fs)) / 10 + 1])
+    long = shipped.LongRoPE([float(f) for f in factors], [float(f) for f in factors], l0, max_position=4 * l0)
+    _shipped.scaled(d, "LongRoPE", long, forms["LongRoPE"], I, common, dim, base,
+                    describe=lambda: f"d = {dim}, base {base}, factors f_i = (32 + i)/32",
+                    per_index=lambda k: {f_ext[k]: factors[k]})
 
 
 # ---------------------------------------------------------------------------------------
@@ -180,8 +230,9 @@ def ntk_base() -> Derivation:
     der.define("RoPE's frequencies are theta_i = b^(-2i/d), i = 0 .. d/2 - 1, for an even d > 2 (at d = 2 the "
             "lowest and highest coincide); write d = 2q + 4, q >= 0.", sp.Eq(sp.Symbol("theta_i"), frequency(I, D, b)))
     der.equal("The highest frequency, i = 0, is 1 whatever the base: it is unchanged by any b'",
-              frequency(0, d, bp), sp.S.One)
-    der.equal("The lowest, i = d/2 - 1, is b^(-(d-2)/d)", frequency(lowest, d, b), b ** (-(d - 2) / d),
+              unevaluated(lambda: frequency(0, d, bp)), sp.S.One)
+    der.equal("The lowest, i = d/2 - 1, is b^(-(d-2)/d)",
+        unevaluated(lambda: frequency(lowest, d, b)), b ** (-(d - 2) / d),
               methods=("expand", "powsimp"))
     requirement = sp.Eq(bp ** (-(d - 2) / d), b ** (-(d - 2) / d) / s)
     der.define("Require the new lowest frequency to be the old one divided by s:", show_d(requirement))
@@ -197,7 +248,7 @@ def ntk_base() -> Derivation:
     der.zero("Check: b s^(d/(d-2)) divides the lowest frequency by s",
              target ** (-(d - 2) / d) - b ** (-(d - 2) / d) / s, methods=_SOLVE)
     der.equal("In between, theta'_i / theta_i = s^(-2i/(d-2)): from 1 at i = 0 to 1/s at i = d/2 - 1, "
-              "geometrically", sp.expand_power_base(frequency(I, d, target)) / frequency(I, d, b),
+              "geometrically", unevaluated(lambda: sp.expand_power_base(frequency(I, d, target)) / frequency(I, d, b)),
               s ** (-2 * I / (d - 2)),
               methods=_SOLVE)
     for step in der.steps:  # shown in terms of d; decided in terms of q
@@ -232,15 +283,15 @@ def dynamic_continuity() -> Derivation:
     above = b * rho ** (d / (d - 2))
     der.define("At sequence length L the base is b for L <= L0 (plain RoPE) and, above L0 (d = 2h),",
             sp.Eq(sp.Symbol("b'(L)"), above))
-    der.zero("At L = L0 the ratio is exactly 1", rho.subs(L, L0) - 1, methods=("expand",))
+    der.zero("At L = L0 the ratio is exactly 1", unevaluated(lambda: rho.subs(L, L0) - 1), methods=("expand",))
     der.equal("so the formula gives b there: the value above L0 meets plain RoPE's base",
-              above.subs(L, L0), b, methods=("expand", "powsimp"))
+              unevaluated(lambda: above.subs(L, L0)), b, methods=("expand", "powsimp"))
     der.define("Its limit from above:", sp.Limit(above, L, L0, "+"))
-    der.equal("is b: b' is continuous at L0", sp.limit(above, L, L0, "+"), b, methods=("expand", "powsimp"))
+    der.equal("is b: b' is continuous at L0", sp.Limit(above, L, L0, "+"), b, methods=("expand", "powsimp", "doit"))
     der.assumed("The ratio grows with L (its slope s/L0 is positive), so b' >= b for L >= L0", sp.diff(rho, L),
                 "positive")
     der.equal("The ratio is 1 + s (L - L0)/L0: the form pemath evaluates, exactly 1 at L0",
-              rho, 1 + s * (L - L0) / L0, methods=("expand",))
+              unevaluated(lambda: dynamic_ratio(L, L0, s)), 1 + s * (L - L0) / L0, methods=("expand",))
     der.result["base"] = above
     der.result["symbols"] = (b, s, h, L, L0)
     return der
@@ -288,11 +339,12 @@ def llama3_is_yarn() -> Derivation:
             "L0, and gamma(r) = clip((r - alpha)/(beta - alpha), 0, 1),",
             sp.Eq(label("theta'", r"\theta'"), yarn_ratio_frequency(th, alpha, beta)))
     r_of = L0 * th / (2 * sp.pi)
-    der.equal("The turn count: L0 / lambda = L0 theta / (2 pi)", (L0 / w).subs(w, 2 * sp.pi / th), r_of)
+    der.equal("The turn count: L0 / lambda = L0 theta / (2 pi)",
+        unevaluated(lambda: (L0 / w).subs(w, 2 * sp.pi / th)), r_of)
     gamma_yarn = (r - alpha) / (beta - alpha)
     der.equal("Llama's smoothing, written in r (lambda = L0 / r), is YaRN's ramp with alpha = l, beta = h: "
               "(L0/lambda - l)/(h - l) = (r - alpha)/(beta - alpha)",
-              llama3_gamma(L0 / r), gamma_yarn, methods=("expand", "simplify"))
+              unevaluated(lambda: llama3_gamma(L0 / r)), gamma_yarn, methods=("expand", "simplify"))
     der.equal("Upper band edge: L0/h - lambda = (lambda/beta)(r - beta), with lambda = L0 / r",
               (L0 / high - w).subs(w, L0 / r), ((w / beta) * (r - beta)).subs(w, L0 / r),
               methods=("expand", "simplify"))
@@ -306,18 +358,19 @@ def llama3_is_yarn() -> Derivation:
     mix = lambda g: (1 - g) * th / s + g * th  # noqa: E731
     der.equal("Inside the band both blend theta/s and theta with the same weight: Llama's smoothed "
               "frequency is YaRN's (1 - gamma(r)) theta/s + gamma(r) theta",
-              mix(llama3_gamma(2 * sp.pi / th)), mix(gamma_yarn.subs(r, r_of)), methods=("expand",))
+              unevaluated(lambda: mix(llama3_gamma(2 * sp.pi / th))), mix(gamma_yarn.subs(r, r_of)), methods=("expand",))
     u = sp.Symbol("u", nonnegative=True)
     der.equal("There YaRN's clip is inactive: r = alpha + u (beta - alpha) with 0 <= u <= 1 gives gamma = u",
-              gamma_yarn.subs(r, alpha + u * (beta - alpha)), u, methods=("expand", "simplify"))
+              unevaluated(lambda: gamma_yarn.subs(r, alpha + u * (beta - alpha))), u, methods=("expand", "simplify"))
     der.equal("Above the band (r > beta) YaRN clips gamma to 1 and keeps theta, as Llama's first branch",
-              mix(sp.Min(sp.Max(sp.Integer(1), 0), 1)), th)
+              unevaluated(lambda: mix(sp.Min(sp.Max(sp.Integer(1), 0), 1))), th)
     der.equal("Below it (r < alpha) YaRN clips gamma to 0 and interpolates theta/s, as Llama's second",
-              mix(sp.Min(sp.Max(sp.Integer(0), 0), 1)), th / s)
+              unevaluated(lambda: mix(sp.Min(sp.Max(sp.Integer(0), 0), 1))), th / s)
     der.equal("At the edge r = beta (lambda = L0/h: Llama's tests are both false, it smooths) "
-              "Llama's gamma is 1, YaRN's clip is 1", llama3_gamma(L0 / beta), sp.S.One, methods=("expand",))
+              "Llama's gamma is 1, YaRN's clip is 1",
+              unevaluated(lambda: llama3_gamma(L0 / beta)), sp.S.One, methods=("expand",))
     der.equal("At the edge r = alpha (lambda = L0/l) Llama's gamma is 0, YaRN's clip is 0",
-              llama3_gamma(L0 / alpha), sp.S.Zero, methods=("expand",))
+              unevaluated(lambda: llama3_gamma(L0 / alpha)), sp.S.Zero, methods=("expand",))
     der.remark("So the strict inequalities at the edges do not matter: each edge gets the value of both adjacent "
             "branches (the continuity claim). Hence, frequency by frequency, "
             "Llama3(s, L0, l, h) = YaRN(s, L0, beta_fast = h, beta_slow = l, ramp = ratio, attention factor 1).")
@@ -340,13 +393,14 @@ def llama3_continuity() -> Derivation:
     der.define("As a function of the wavelength lambda (theta = 2 pi / lambda) the three branches are "
             "theta (lambda < L0/h), theta/s (lambda > L0/l), and in between", smooth)
     for edge, other, name, gval in ((L0 / high, keep, "L0/h", 1), (L0 / low, interp, "L0/l", 0)):
-        der.equal(f"At lambda = {name} the smoothing weight is {gval}", g.subs(w, edge), sp.Integer(gval),
+        der.equal(f"At lambda = {name} the smoothing weight is {gval}",
+            unevaluated(lambda: g.subs(w, edge)), sp.Integer(gval),
                   methods=("expand",))
         der.equal(f"so the smoothed frequency there equals the adjacent branch "
-                  f"{'theta' if gval else 'theta/s'}", smooth.subs(w, edge), other.subs(w, edge),
+                  f"{'theta' if gval else 'theta/s'}", unevaluated(lambda: smooth.subs(w, edge)), other.subs(w, edge),
                   methods=("expand",))
         der.zero(f"and the two branches have the same limit as lambda -> {name}: no jump",
-                 sp.limit(smooth, w, edge) - sp.limit(other, w, edge), methods=("expand",))
+                 sp.Limit(smooth, w, edge) - sp.Limit(other, w, edge), methods=("expand", "doit"))
     der.result["smooth"] = smooth
     return der
 
@@ -377,12 +431,12 @@ def proportional_limits() -> Derivation:
             "take any pair i, 0 <= i <= h - 1 (h = i + 1 + t, t >= 0):",
             sp.Eq(label("theta'_i", r"\theta'_i"), sp.Piecewise((frequency(I, 2 * H, b), proportional_kept(I, k_of(p, H), H)), (0, True))))
     k0, k1 = k_of(sp.S.Zero, h), k_of(sp.S.One, h)
-    der.equal("p = 0 keeps k = floor(0 * d/2) = 0 pairs", k0, sp.S.Zero)
-    der.true("so no pair is rotated", sp.Not(proportional_kept(i, k0, h)))
+    der.equal("p = 0 keeps k = floor(0 * d/2) = 0 pairs", unevaluated(lambda: k_of(sp.S.Zero, h)), sp.S.Zero)
+    der.true("so no pair is rotated", unevaluated(lambda: sp.Not(proportional_kept(i, k0, h))))
     der.equal("every frequency is 0 and R(m * 0) is the identity: the score is q^T k (NoPE)",
-              block(m * 0), sp.eye(2))
-    der.equal("p = 1 keeps k = floor(1 * d/2) = d/2 = h pairs", k1, h)
-    der.true("so every pair is rotated with its own theta_i: RoPE", proportional_kept(i, k1, h))
+              unevaluated(lambda: block(m * 0)), sp.eye(2))
+    der.equal("p = 1 keeps k = floor(1 * d/2) = d/2 = h pairs", unevaluated(lambda: k_of(sp.S.One, h)), h)
+    der.true("so every pair is rotated with its own theta_i: RoPE", unevaluated(lambda: proportional_kept(i, k1, h)))
     c = sp.Symbol("c", positive=True)
     base = 1 + c
     der.remark("In between, p-RoPE keeps the highest frequencies: theta_i = b^(-2i/d) falls with i for b > 1 "
@@ -392,10 +446,14 @@ def proportional_limits() -> Derivation:
         k = k_of(frac, half)
         rotated = [j for j in range(half) if bool(proportional_kept(sp.Integer(j), k, sp.Integer(half)))]
         dropped = [j for j in range(half) if j not in rotated]
-        der.enumerated(f"d = {dim}, p = {frac}: exactly the first k = {k} of the {half} pairs are rotated",
-                       list(range(half)), lambda j: bool(proportional_kept(sp.Integer(j), k, sp.Integer(half))) == (j < k))
+        jj_, kept_ = sp.Symbol("j", integer=True, nonnegative=True), label("kept", r"\mathrm{kept}")
+        shipped = _Proportional(float(frac)).inv_freq(dim, 10000.0)
+        der.enumerated(f"d = {dim}, p = {frac}: pemath.scaling.Proportional rotates exactly the first k = {k} of the "
+                       f"{half} pairs (its nonzero frequencies)", (jj_, kept_),
+                       [(j, sp.true if shipped[j] != 0 else sp.false) for j in range(half)],
+                       sp.Equivalent(kept_, proportional_kept(jj_, k, sp.Integer(half))))
         lnf = lambda j: -sp.Rational(2 * j, dim) * sp.log(base)  # noqa: E731
-        gaps = [sp.Gt(lnf(j) - lnf(jj), 0) for j in rotated for jj in dropped]
+        gaps = [sp.Gt(lnf(j) - lnf(jj), 0, evaluate=False) for j in rotated for jj in dropped]
         der.true(f"d = {dim}, p = {frac}: every rotated frequency (pairs {rotated}) exceeds every dropped one "
                  f"(pairs {dropped})", sp.And(*gaps))
     return der
@@ -420,19 +478,20 @@ def unit_factor() -> Derivation:
     g = sp.Symbol("gamma", nonnegative=True)
     h = Q
     d = 2 * h + 4
-    der.equal("Linear: theta/s at s = 1 is theta", (th / s).subs(s, 1), th)
-    der.equal("NTK: b s^(d/(d-2)) at s = 1 is b", (b * s ** (d / (d - 2))).subs(s, 1), b)
+    der.equal("Linear: theta/s at s = 1 is theta", unevaluated(lambda: (th / s).subs(s, 1)), th)
+    der.equal("NTK: b s^(d/(d-2)) at s = 1 is b", unevaluated(lambda: (b * s ** (d / (d - 2))).subs(s, 1)), b)
     der.equal("YaRN and Llama 3.1: the blend (1 - gamma) theta/s + gamma theta at s = 1 is theta, whatever "
               "the ramp weight gamma (index or ratio ramp)", blend(g, th, s).subs(s, 1), th, methods=("expand",))
-    der.equal("and Llama's interpolated branch theta/s is theta", (th / s).subs(s, 1), th)
+    der.equal("and Llama's interpolated branch theta/s is theta", unevaluated(lambda: (th / s).subs(s, 1)), th)
     mscale = sp.Rational(1, 10) * sp.log(s) + 1
-    der.equal("YaRN's attention factor 0.1 ln s + 1 is 1 at s = 1", mscale.subs(s, 1), sp.S.One)
+    der.equal("YaRN's attention factor 0.1 ln s + 1 is 1 at s = 1", unevaluated(lambda: mscale.subs(s, 1)), sp.S.One)
     der.define("It multiplies q and k, so the logits by (0.1 ln s + 1)^2: the paper's 1/t with "
             "sqrt(1/t) = 0.1 ln s + 1.", sp.Eq(sp.Symbol("1/t"), mscale**2))
     L = seq_len
     rho = dynamic_ratio(L, L0, sp.S.One)
     der.equal("Dynamic NTK is different: at s = 1 its ratio is L/L0, so above L0 the base still grows, to "
-              "b (L/L0)^(d/(d-2)); its factor sets the slope, not whether it scales", rho, L / L0,
+              "b (L/L0)^(d/(d-2)); its factor sets the slope, not whether it scales",
+              unevaluated(lambda: dynamic_ratio(L, L0, sp.S.One)), L / L0,
               methods=("expand",))
     der.result["dynamic_at_one"] = show_d(b * rho ** (d / (d - 2)))
     der.result["symbols"] = (b, D, L, L0)

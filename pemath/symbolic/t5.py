@@ -28,7 +28,10 @@ from typing import Any
 
 import sympy as sp
 
-from ._decide import Derivation
+import numpy as np
+
+from .. import t5 as _shipped
+from ._decide import Derivation, unevaluated
 from ._lemmas import exp_above_tangent, increasing
 
 __all__ = [
@@ -134,6 +137,51 @@ def bucket_exact(r: int, num_buckets: int, max_distance: int, bidirectional: boo
     return base + (n if n < me else me + _k_exact(n, e, me, max_distance))
 
 
+def bucket_formula(r: sp.Expr, num_buckets: int, max_distance: int, bidirectional: bool) -> sp.Expr:
+    """:func:`bucket_exact` as a SymPy expression in the relative position ``r``: the same integer thresholds
+    (K(n) >= k iff n^E M^k >= D^k M^E), so an enumeration's formula states the bucket it checks."""
+    h = num_buckets // 2 if bidirectional else num_buckets
+    me = max_exact(h)
+    e = h - me
+    if bidirectional:
+        n, base = sp.Abs(r), sp.Piecewise((h, r > 0), (0, True))
+    else:
+        n, base = sp.Max(-r, 0), sp.S.Zero
+    k = sp.Add(*[sp.Piecewise((1, n**e * me**kk >= sp.Integer(max_distance) ** kk * me**e), (0, True))
+                 for kk in range(1, e)])
+    return base + sp.Piecewise((n, n < me), (me + k, True))
+
+
+def _witnesses(num_buckets: int, max_distance: int, bidirectional: bool, span: int) -> dict[int, int]:
+    """For each bucket the shipped :func:`pemath.t5.bucket` (exact mode) produces over |r| <= span * max_distance,
+    the relative position of smallest |r| giving it: the enumeration then checks the shipped value against the
+    formula."""
+    rs = sorted(range(-span * max_distance, span * max_distance + 1), key=lambda r: (abs(r), r))
+    got = np.asarray(_shipped.bucket(np.asarray(rs), bidirectional=bidirectional, num_buckets=num_buckets,
+                                     max_distance=max_distance, exact=True)).tolist()
+    out: dict[int, int] = {}
+    for r, b in zip(rs, got):
+        out.setdefault(int(b), r)
+    return out
+
+
+def _count_decided(d: Derivation, nb: int, md: int, bi: bool, span: int, text: str) -> int:
+    """Decide which buckets the relative positions |r| <= span * md produce: a witness for each produced bucket,
+    and, for each bucket 0..nb-1 not produced, that no position in the range gives it. Returns the count."""
+    rr, bb = sp.Symbol("r", integer=True), sp.Symbol("b", integer=True, nonnegative=True)
+    wit = _witnesses(nb, md, bi, span)
+    d.enumerated(f"{text}: a witness r for each of the {len(wit)} buckets produced", (bb, rr),
+                 sorted(wit.items()), sp.Eq(bucket_formula(rr, nb, md, bi), bb, evaluate=False))
+    # bucket h both ways is never produced (decided for every configuration: distance >= 1 gives bucket >= 1)
+    missing = sorted(set(range(nb)) - set(wit) - ({nb // 2} if bi else set()))
+    if missing:
+        d.enumerated(f"{text}: no relative position |r| <= {span * md} gives bucket "
+                     f"{', '.join(map(str, missing))} (beyond, every bucket is the last)", rr,
+                     range(-span * md, span * md + 1),
+                     sp.Not(sp.Contains(bucket_formula(rr, nb, md, bi), sp.FiniteSet(*missing), evaluate=False)))
+    return len(wit)
+
+
 def relative_position(q: sp.Expr, k: sp.Expr) -> sp.Expr:
     """The argument of T5's bucket function for query q and key k: k - q."""
     return k - q
@@ -152,7 +200,8 @@ def relative() -> Derivation:
     bias = T(b(rel(q, k)))
     d.define("T5's bias of query i and key j looks up the learned table T at the bucket of the relative "
           "position j - i (b any bucket function):", sp.Eq(sp.Symbol("B_ij"), bias, evaluate=False))
-    d.zero("shifting both positions by s: B(i+s, j+s) - B(i, j) = 0", T(b(rel(q + s, k + s))) - bias,
+    d.zero("shifting both positions by s: B(i+s, j+s) - B(i, j) = 0",
+        unevaluated(lambda: T(b(rel(q + s, k + s))) - bias),
            methods=("expand",))
     r = sp.Symbol("r", integer=True)
     d.remark("Inside b, the distance |r| and the direction [r > 0] (bidirectional), or max(-r, 0) "
@@ -172,53 +221,62 @@ def exact_below_max_exact(configs: Sequence[tuple[int, int, bool]] = STANDARD) -
     d.define("T5's bucket of a distance n, with M = max_exact, E = h - M log buckets and D = M (1 + sigma):",
           formula(sp.Symbol("n", integer=True, nonnegative=True)))
     cut, ex, _ = _branches_in(d, M - 1 - t)
-    d.true("every n = M - 1 - t (t >= 0) is below M, in the exact branch", sp.Lt(M - 1 - t, cut))
-    d.zero("where the bucket is n itself", ex - (M - 1 - t), methods=("expand",))
+    d.true("every n = M - 1 - t (t >= 0) is below M, in the exact branch", unevaluated(lambda: sp.Lt(M - 1 - t, cut)))
+    d.zero("where the bucket is n itself", unevaluated(lambda: ex - (M - 1 - t)), methods=("expand",))
     cut, _, lg = _branches_in(d, M)
-    d.true("n = M is not below M: the logarithmic branch starts there", sp.Ge(M, cut))
-    d.zero("with K(M) = floor(E log 1 / log(D/M)) = 0: bucket M", lg - M, methods=("expand",))
+    d.true("n = M is not below M: the logarithmic branch starts there", unevaluated(lambda: sp.Ge(M, cut)))
+    d.zero("with K(M) = floor(E log 1 / log(D/M)) = 0: bucket M", unevaluated(lambda: lg - M), methods=("expand",))
     cut, _, lg = _branches_in(d, M * (1 + u))
-    d.true("every n = M (1 + u) with u >= 0 is in the logarithmic branch", sp.Ge(sp.expand(M * (1 + u) - cut), 0))
+    d.true("every n = M (1 + u) with u >= 0 is in the logarithmic branch",
+           sp.Ge(sp.expand(M * (1 + u) - cut), 0, evaluate=False))
     d.true("where log(n/M) = log(1 + u) >= 0, so K(n) >= 0 and the bucket is >= M: no distance >= M "
-           "shares an exact bucket", sp.Ge(lg - M, 0))
+           "shares an exact bucket", unevaluated(lambda: sp.Ge(lg - M, 0)))
     d.define("Concrete configurations, in exact integer arithmetic (K(n) >= k iff n^E M^k >= D^k M^E):")
     for nb, md, bi in configs:
         h = nb // 2 if bi else nb
         me = h // 2
-        got = [bucket_exact(-n, nb, md, bi) for n in range(me + 2)]
-        want = list(range(me + 1)) + [me]
-        d.enumerated(f"{nb}/{md} {'bidirectional' if bi else 'unidirectional'}: the buckets of distances "
-                     f"0..{me + 1} are 0..{me}, {me}: exact up to max_exact = {me}, and distance {me + 1} shares the "
-                     "first logarithmic bucket", list(range(me + 2)), lambda n: got[n] == want[n])
+        nn, bb = sp.Symbol("n", integer=True, nonnegative=True), sp.Symbol("b", integer=True)
+        shipped = np.asarray(_shipped.bucket(-np.arange(me + 2), bidirectional=bi, num_buckets=nb, max_distance=md,
+                                             exact=True)).tolist()
+        d.enumerated(f"{nb}/{md} {'bidirectional' if bi else 'unidirectional'}: pemath.t5.bucket gives distances "
+                     f"0..{me + 1} the buckets 0..{me}, {me}, as the formula does: exact up to max_exact = {me}, and "
+                     f"distance {me + 1} shares the first logarithmic bucket", (nn, bb),
+                     list(enumerate(shipped)),
+                     sp.And(sp.Eq(bucket_formula(-nn, nb, md, bi), bb, evaluate=False),
+                            sp.Eq(bb, sp.Min(nn, me), evaluate=False)))
     return d
 
 
 def monotone() -> Derivation:
     """The bucket is non-decreasing in the distance (within each direction)."""
     d = Derivation("T5 buckets are monotone in the distance")
-    n = sp.Symbol("n", positive=True)
+    n = sp.Symbol("x", positive=True)  # the distance as a real variable: g is defined for every x > 0
     log = RULE["log"]
     arg = RULE["e"] * log(n / RULE["ref"]) / log(RULE["top"] / RULE["ref"])
-    d.define("For n >= M the bucket is M + min(floor(g(n)), E - 1) with", sp.Eq(sp.Symbol("g(n)"), arg, evaluate=False))
-    d.true("g is increasing: g'(n) = E / (n log(1 + sigma)) > 0 (log(D/M) = log(1 + sigma) > 0)",
-           sp.Gt(sp.diff(arg, n), 0))
+    d.define("For n >= M the bucket is M + min(floor(g(n)), E - 1) with g, on the reals x > 0,",
+             sp.Eq(sp.Symbol("g(x)"), arg, evaluate=False))
+    d.true("g is increasing: g'(x) = E / (x log(1 + sigma)) > 0 (log(D/M) = log(1 + sigma) > 0)",
+           sp.Gt(sp.Derivative(arg, n), 0, evaluate=False))
     d.cite("floor is non-decreasing: a <= b gives floor(a) <= a <= b, and floor(b) is the largest integer "
           "<= b, so floor(a) <= floor(b); min(., E - 1) is non-decreasing too. Hence the logarithmic "
-          "branch is non-decreasing in n.")
+          "branch is non-decreasing in n.",
+           source="Graham, Knuth & Patashnik, Concrete Mathematics, section 3.1 (floor is monotone)")
     _, below, _ = _branches_in(d, M - 1)
     _, _, at = _branches_in(d, M)
     d.zero("at the junction the bucket steps from M - 1 (exact branch, n = M - 1) to M (logarithmic "
-           "branch, n = M): up by one", at - below - 1, methods=("expand",))
+           "branch, n = M): up by one", unevaluated(lambda: at - below - 1), methods=("expand",))
     t = sp.Symbol("t", integer=True, nonnegative=True)
     _, e1, _ = _branches_in(d, t)
     _, e2, _ = _branches_in(d, t + 1)
-    d.zero("and the exact branch steps by one: b(n + 1) - b(n) = 1 for n + 1 < M", e2 - e1 - 1, methods=("expand",))
+    d.zero("and the exact branch steps by one: b(n + 1) - b(n) = 1 for n + 1 < M",
+        unevaluated(lambda: e2 - e1 - 1), methods=("expand",))
     d.remark("With the direction: bidirectional r > 0 adds h to b(r) (increasing in r), r < 0 uses b(-r) "
           "(non-decreasing in |r|); unidirectional keys after the query (r >= 0) are all bucket 0.")
     return d
 
 
-def bucket_count(configs: Sequence[tuple[int, int, bool]] = STANDARD, *, span: int = 4) -> Derivation:
+def bucket_count(configs: Sequence[tuple[int, int, bool]] = STANDARD + ((33, 128, True),), *,
+                 span: int = 4) -> Derivation:
     """How many buckets T5 uses: num_buckets unidirectional, num_buckets - 1 bidirectional (even num_buckets).
 
     The result ``counts`` maps each configuration to the number of distinct buckets.
@@ -227,14 +285,14 @@ def bucket_count(configs: Sequence[tuple[int, int, bool]] = STANDARD, *, span: i
     tt = sp.Symbol("t", nonnegative=True)
     _, _, at_d = _branches_in(d, D)
     d.zero("at n = D: K(D) = floor(E log(D/M) / log(D/M)) = E, capped: bucket M + E - 1 = h - 1, the last",
-           at_d - (M + E - 1), methods=("expand",))
+           unevaluated(lambda: at_d - (M + E - 1)), methods=("expand",))
     k_beyond = sp.expand(log_index(D * (1 + tt)))
     d.true("beyond D, n = D (1 + t): K(n) = E + floor(E log(1 + t)/log(1 + sigma)) >= E, capped at E - 1: "
-           "every n >= D is in bucket h - 1", sp.Ge(k_beyond - E, 0))
+           "every n >= D is in bucket h - 1", unevaluated(lambda: sp.Ge(k_beyond - E, 0)))
     x = sp.Symbol("x", nonnegative=True)
     gp = sp.diff(x - sp.log(1 + x), x)
     d.equal("log(1 + x) <= x for x >= 0: (x - log(1 + x))' = x/(1 + x) ...", gp, x / (1 + x), methods=("simplify",))
-    d.true("... >= 0, and x - log(1 + x) = 0 at x = 0", sp.Ge(x / (1 + x), 0))
+    d.true("... >= 0, and x - log(1 + x) = 0 at x = 0", unevaluated(lambda: sp.Ge(x / (1 + x), 0)))
     uu = sp.Symbol("u", nonnegative=True)
     nn = M * (1 + uu)
     d.equal("between consecutive distances n = M (1 + u) and n + 1 the real-valued index E log(n/M)/log(D/M) "
@@ -246,41 +304,38 @@ def bucket_count(configs: Sequence[tuple[int, int, bool]] = STANDARD, *, span: i
               "E/(M log(1 + sigma)), as n >= M: E/(M log(1 + sigma)) - E/(n log(1 + sigma)) >= 0",
               sp.factor(E / (M * sp.log(1 + SIGMA)) - E / (nn * sp.log(1 + SIGMA))), "nonnegative")
     d.hypothesis("Hypothesis of the count: E <= M log(D/M); under it every logarithmic bucket M..h-1 is reached "
-          "(decided below for every configuration, with a witness distance per bucket). "
-          "Without it buckets are skipped: 32 buckets with max_distance 12 both ways give 25 values, not 31, "
-          "and 32 buckets with max_distance 20 one way give 21, not 32 (enumerated below).")
-    for nb, md, bi, got_count in ((32, 12, True, 25), (32, 20, False, 21)):
-        seen = {bucket_exact(r, nb, md, bi) for r in range(-4 * md, 4 * md + 1)}
+                 "(decided below for every configuration, with a witness distance per bucket). It is sufficient, "
+                 "not necessary: some configurations that violate it skip buckets, others still use them all "
+                 "(decided below).")
+    for nb, md, bi in ((32, 12, True), (32, 20, False), (32, 20, True), (32, 21, True), (64, 40, True)):
         h0 = nb // 2 if bi else nb
-        d.true(f"{nb}/{md}: E = {h0 - h0 // 2} > M log(D/M) = {h0 // 2} log({sp.Rational(md, h0 // 2)}): the "
-               "hypothesis fails", sp.Gt(sp.Integer(h0 - h0 // 2), (h0 // 2) * sp.log(sp.Rational(md, h0 // 2))))
-        d.enumerated(f"{nb}/{md} {'bidirectional' if bi else 'unidirectional'} (E = {(nb // 2 if bi else nb) // 2} > "
-                     f"M log(D/M)): |r| <= {4 * md} gives {got_count} distinct buckets, not "
-                     f"{nb - 1 if bi else nb}", [len(seen)], lambda c, want=got_count: c == want,
-                     over=f"{8 * md + 1} relative positions")
+        e0, m0 = h0 - h0 // 2, h0 // 2
+        d.true(f"{nb}/{md}: E = {e0} > M log(D/M) = {m0} log({sp.Rational(md, m0)}): the hypothesis fails",
+               sp.Gt(sp.Integer(e0), m0 * sp.log(sp.Rational(md, m0)), evaluate=False))
+        with d.part("statement"):
+            n_used = _count_decided(d, nb, md, bi, 4, f"{nb}/{md} {'bidirectional' if bi else 'unidirectional'}")
+        d.remark(f"{nb}/{md} {'bidirectional' if bi else 'unidirectional'} uses {n_used} of the "
+                 f"{2 * h0 - 1 if bi else h0} buckets the count gives")
     n1 = sp.Symbol("n", integer=True, positive=True)
     u = sp.Symbol("u", nonnegative=True)
     _, ex, _ = _branches_in(d, n1)
     _, _, lg = _branches_in(d, M * (1 + u))
-    d.true("every distance n >= 1 has bucket >= 1: n in the exact branch ...", sp.Ge(ex, 1))
-    d.true("... and bucket >= M >= 1 in the logarithmic branch", sp.And(sp.Ge(lg - M, 0), sp.Ge(M, 1)))
+    d.true("every distance n >= 1 has bucket >= 1: n in the exact branch ...", unevaluated(lambda: sp.Ge(ex, 1)))
+    d.true("... and bucket >= M >= 1 in the logarithmic branch",
+        unevaluated(lambda: sp.And(sp.Ge(lg - M, 0), sp.Ge(M, 1))))
     d.remark("Hence unidirectional: r >= 0 gives bucket 0 and r < 0 gives 1..h-1: h = num_buckets buckets. "
           "Bidirectional: r <= 0 gives 0..h-1, r > 0 gives h + (1..h-1): bucket h is never produced, "
-          "2h - 1 = num_buckets - 1 buckets (one more unused if num_buckets is odd).")
+          "2h - 1 buckets, h = floor(num_buckets / 2): num_buckets - 1 for an even count, num_buckets - 2 for an odd "
+          "one (33/128 both ways uses 31).")
     counts = {}
     for nb, md, bi in configs:
         h = nb // 2 if bi else nb
         me = h // 2
         e = h - me
         d.true(f"{nb}/{md}: E/(M log(D/M)) = {e}/({me} log({sp.Rational(md, me)})) <= 1",
-               sp.Le(sp.Integer(e), me * sp.log(sp.Rational(md, me))))
-        seen = {bucket_exact(r, nb, md, bi) for r in range(-span * md, span * md + 1)}
-        counts[(nb, md, bi)] = len(seen)
-        want = set(range(nb)) - ({h} if bi else set())
-        d.enumerated(f"{nb}/{md} {'bidirectional' if bi else 'unidirectional'}: |r| <= {span * md} gives exactly "
-                     f"{len(want)} buckets" + (f", all but bucket {h}" if bi else ", all of them")
-                     + f" (every bucket 0..{nb - 1} checked against the {2 * span * md + 1} relative positions)",
-                     list(range(max(nb, max(seen) + 1))), lambda b: (b in seen) == (b in want))
+               sp.Le(sp.Integer(e), me * sp.log(sp.Rational(md, me)), evaluate=False))
+        counts[(nb, md, bi)] = _count_decided(
+            d, nb, md, bi, span, f"{nb}/{md} {'bidirectional' if bi else 'unidirectional'} (pemath.t5.bucket)")
     d.result["counts"] = counts
     return d
 
@@ -324,16 +379,18 @@ def every_log_bucket_reached() -> Derivation:
             methods=("rewrite(floor)",))
     z = sp.Symbol("z", positive=True)
     d.true("and 0 <= frac(z) < 1 for every z > 0, x_k among them: x_k < n_k <= x_k + 1, so g(x_k) = k < g(n_k) <= "
-           "g(x_k + 1) (g increasing)", sp.And(sp.frac(z) < 1, sp.frac(z) >= 0))
+           "g(x_k + 1) (g increasing)",
+           unevaluated(lambda: sp.And(sp.Lt(sp.frac(z), 1, evaluate=False), sp.Ge(sp.frac(z), 0, evaluate=False))))
     d.equal("g(x_k + 1) - g(x_k) = E log(1 + 1/x_k) / log(D/M)", sp.expand_log(g(xk_ + 1) - g(xk_), force=True),
             sp.expand_log(E * sp.log(1 + 1 / xk_) / L, force=True), methods=("expand", "simplify"))
     bound = E / (xk_ * L)
     d.cite("log(1 + z) < z for z > 0 (above, with z = 1/x_k): the increase g(x_k + 1) - g(x_k) is below "
-           "E/(x_k log(D/M))")
+           "E/(x_k log(D/M))", source="Apostol, Calculus vol. 1, section 7.7 (Taylor's formula; log(1 + z) < z)")
     d.assumed("which is at most E/(M log(D/M)) = E/(E + v) <= 1: 1 - E/(x_k log(D/M)) >= 0 with "
               "M log(D/M) = E + v and x_k = M (1 + y + T)",
               sp.factor(1 - bound.subs(count_hypothesis(E, v, L))), "nonnegative")
-    d.cite("the definition of floor: k <= g(n_k) < g(x_k) + 1 <= k + 1 gives floor(g(n_k)) = k")
+    d.cite("the definition of floor: k <= g(n_k) < g(x_k) + 1 <= k + 1 gives floor(g(n_k)) = k",
+           source="Graham, Knuth & Patashnik, Concrete Mathematics, section 3.1 (definition of floor)")
     d.equal("and min(k, E - 1) = k for k <= E - 1: distance n_k is in bucket M + k",
-            sp.Min(k, (k + 1 + w) - 1), k, methods=("expand",))
+            unevaluated(lambda: sp.Min(k, (k + 1 + w) - 1)), k, methods=("expand",))
     return d

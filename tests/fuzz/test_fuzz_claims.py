@@ -24,7 +24,7 @@ x = sp.Symbol("x", real=True)
 def _ok() -> Verdict:
     d = Derivation("demo")
     d.equal("double angle", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
-    return Verdict(True, d)
+    return Verdict(d)
 
 
 def _claim(**kw: Any) -> Claim:
@@ -71,10 +71,19 @@ CHECK = Spec(Check, st.just({"name": "numeric", "run": lambda: "ok"}),
               "run": lambda b: st.sampled_from([valid(lambda: "ok"), reject(None), reject("ok"), reject(3)])},
              _check_check)
 
-VERDICT = Spec(Verdict, st.just({"holds": True, "derivation": Derivation("d"), "counterexample": None}),
-               {"holds": bools(), "counterexample": lambda b: st.sampled_from(
-                   [valid(None), valid("x = 1"), reject(1), reject(["x"]), reject(b"x")])},
-               lambda r, kw: None)
+def _decided() -> Derivation:
+    d = Derivation("d")
+    d.equal("double angle", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
+    return d
+
+
+# a verdict is computed from its derivation's decided steps: a counterexample text needs a decided counterexample
+VERDICT = Spec(Verdict, st.just({"derivation": _decided(), "counterexample": None}),
+               {"derivation": lambda b: st.sampled_from([valid(_decided()), reject(Derivation("empty")),
+                                                         reject(None), reject("d"), reject(True)]),
+                "counterexample": lambda b: st.sampled_from(
+                    [valid(None), reject("x = 1"), reject(1), reject(["x"]), reject(b"x")])},
+               lambda r, kw: r.holds is True and r.fair_holds is None)
 
 
 def _outcome_list_kind(base: dict[str, Any]) -> st.SearchStrategy[H]:

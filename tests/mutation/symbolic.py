@@ -215,10 +215,10 @@ def _scaled_rotation(angle):
 
 
 def _round_half_up(n, bits):
-    if n == 0 or n.bit_length() <= bits:
-        return n
-    shift = n.bit_length() - bits
-    return ((n + 2 ** (shift - 1)) >> shift) << shift
+    """Rounding to ``bits`` significant bits with ties away from zero (up), as a SymPy formula: the wrong rule."""
+    e = sp.floor(sp.log(n, 2)) + 1
+    u = sp.Integer(2) ** sp.Max(e - bits, 0)
+    return sp.floor(n / u + sp.S.Half) * u
 
 
 def _half_pairs_off_by_one(i, layout, h=PR.H):
@@ -270,10 +270,10 @@ CATALOGUE: list[Mutant] = [
     _m("rotation twice: cos and sin swapped", "failures.rotation_twice", "statement",
        _patched(FL, "_rot", _swapped_rotation, FL.rotation_twice)),
     _m("low-precision integers: one bit fewer", "failures.low_precision_integers", "bits",
-       _patched(FL, "representable", lambda n, bits, _r=FL.representable: _r(n, bits - 1),
+       _patched(FL, "rounded", lambda n, bits, _r=FL.rounded: _r(n, bits - 1),
                 lambda: FL.integers_exact("bfloat16"))),
     _m("low-precision integers: ties rounded up", "failures.low_precision_integers", "statement",
-       _patched(FL, "round_to_bits", _round_half_up, lambda: FL.integers_exact("float16"))),
+       _patched(FL, "rounded", _round_half_up, lambda: FL.integers_exact("float16"))),
     _m("mixed frequencies: a stretched rotation", "failures.mixed_frequencies", "statement",
        _patched(FL, "_rot", _scaled_rotation, FL.mixed_frequencies)),
     _m("gqa: the wrong count permutes like the right one", "failures.gqa_wrong_heads", "statement",
@@ -283,7 +283,7 @@ CATALOGUE: list[Mutant] = [
     _m("static NTK: another multiplier", "failures.static_ntk", "statement", lambda: FL.static_ntk(alpha=2)),
     _m("factor twice: another factor", "failures.factor_twice", "statement", lambda: FL.factor_twice(s_value=64)),
     _m("positions rounded: one bit fewer", "failures.positions_rounded", "statement",
-       _patched(FL, "round_to_bits", lambda n, bits, _r=FL.round_to_bits: _r(n, bits - 1), FL.positions_rounded)),
+       _patched(FL, "rounded", lambda n, bits, _r=FL.rounded: _r(n, bits - 1), FL.positions_rounded)),
     # --- sinusoidal ------------------------------------------------------------------------------
     _m("shift: cos component at position x + 1", "sinusoidal.shift", "position",
        lambda: mutate(SN.shift_matrix, "sin_cos", encoding=_pair_bad_cos)()),

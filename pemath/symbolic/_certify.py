@@ -1,0 +1,641 @@
+"""How each certificate is decided from its formula alone: one home, used by the kernel and by the re-checker.
+
+A decided step stores a *formula* (a SymPy object) and a *method*; :func:`decide` re-establishes the
+certificate from those two and from the formulas decided before it in the same derivation, and nothing else
+(no claim code, no caller's bool). The kernel (:class:`pemath.symbolic.Derivation`) calls it before it records
+a step; ``pemath prove --recheck`` calls it again, in a fresh process, on the formulas read back from the
+record. The formula of each certificate:
+
+=====================  ==============================================================================
+certificate            formula, and what deciding it means
+=====================  ==============================================================================
+rewrite                ``Eq(lhs, rhs)``: ``lhs - rhs`` reduces to exactly zero by the rewrites up to
+                       the one named in ``method`` (:data:`REWRITES`)
+closed on construction ``Eq(lhs, rhs)``: ``lhs - rhs`` evaluates to zero as SymPy builds it
+exact boolean          an unevaluated relational (or And/Or/Not of them): re-evaluated, it is ``true``
+enumeration            ``Tuple(variables, domain, predicate)``: the predicate, a SymPy boolean in the
+                       variables, is ``true`` at every element of the finite domain
+interval               an unevaluated relational between two exact constants: their ``mpmath.iv``
+                       enclosures at the digits of ``method`` are ordered as the relation says
+assumption query       ``Q.<property>(expr)``: SymPy's assumptions answer ``expr.is_<property>`` True
+                       from the declared assumptions of its symbols
+free symbols           ``Tuple(expr, Tuple(symbols))``: no symbol is a free symbol of ``expr``
+solution set           ``Tuple(equation, symbol, FiniteSet(solutions))``: ``solveset`` over the domain
+                       the symbol's own assumptions give returns exactly that set
+induction              ``Tuple(n, base, Lambda(n, lhs), Lambda(n, rhs))``: the base case and the step
+                       n -> n + 1 reduce to zero (finite sums unrolled)
+instance               ``Tuple(lemma, g(args), Lambda, result)``: ``lemma`` was decided earlier in the
+                       derivation, ``result`` is it with ``g`` replaced, and the replacement has every
+                       property the lemma's ``g`` was declared with, at every point where it is applied
+substitution           ``Tuple(premise, Dict(values), result)``: ``premise`` was decided earlier,
+                       ``result`` is it at ``values``, each value having the assumptions of the symbol it
+                       replaces; or ``Tuple(target, using, result)``: both decided earlier, ``result`` is
+                       ``target`` with ``using.lhs`` replaced by ``using.rhs``; or
+                       ``Tuple(premise, Lambda, result)``: the function applied to both sides
+=====================  ==============================================================================
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import sympy as sp
+from sympy.printing.repr import ReprPrinter
+
+__all__ = ["ProofFailure", "REWRITES", "reduce_to_zero", "increment", "decide", "conclusion", "dump", "load",
+           "evaluated", "FACTS", "domain_of", "MAX_CASES"]
+
+#: The assumptions a substitution or instance must preserve, and an assumption query may ask.
+FACTS = ("positive", "nonnegative", "negative", "nonpositive", "nonzero", "integer", "real", "rational", "even",
+         "odd")
+
+#: The largest domain an enumeration may run over (a bound on the re-checker's work, not on logic).
+MAX_CASES = 200_000
+
+
+class ProofFailure(AssertionError):
+    """A step of a derivation did not reduce to exactly zero (or to ``True``), or its certificate was refused."""
+
+    def __init__(self, message: str, residual: Any = None) -> None:
+        super().__init__(message)
+        self.residual = residual
+
+
+# --- rewrites -----------------------------------------------------------------------------------------------
+
+def _expand_trig(e: sp.Expr) -> sp.Expr:
+    return sp.expand(sp.expand_trig(sp.expand(e)))
+
+
+def _expand_trig_pythagoras(e: sp.Expr) -> sp.Expr:
+    # expand_trig, then replace cos^2 by 1 - sin^2 (the only identity trig polynomials need)
+    r = _expand_trig(e)
+    r = r.replace(lambda z: z.is_Pow and isinstance(z.base, sp.cos) and z.exp.is_Integer and z.exp >= 2,
+                  lambda z: (1 - sp.sin(z.base.args[0]) ** 2) * sp.cos(z.base.args[0]) ** (z.exp - 2))
+    return sp.expand(r)
+
+
+def _trig(e: sp.Expr) -> sp.Expr:
+    return sp.trigsimp(sp.expand(e))
+
+
+_K = sp.Dummy("k", integer=True)
+
+
+def _reduce_summand(f: sp.Expr) -> sp.Expr:
+    for _, rewrite in REWRITES[:3]:
+        r = rewrite(f)
+        if r is sp.S.Zero or r == 0:
+            return sp.S.Zero
+    return f
+
+
+def _sums(e: sp.Expr) -> sp.Expr:
+    """Linearity and additivity of finite sums, then each summand reduced: sums over the same range are
+    combined into one (constant factors taken inside), sums with the same summand over adjacent ranges
+    are joined, and a sum whose summand reduces to exactly zero is zero."""
+    groups: dict[tuple[sp.Expr, sp.Expr], sp.Expr] = {}
+    rest = sp.S.Zero
+    for t in sp.Add.make_args(sp.expand(e)):
+        coeff, z = t.as_independent(sp.Sum, as_Add=False)
+        if isinstance(z, sp.Sum) and len(z.limits) == 1 and not coeff.has(sp.Sum):
+            (v, lo, hi), = z.limits
+            if v in coeff.free_symbols:
+                return e
+            key = (sp.expand(lo), sp.expand(hi))
+            groups[key] = groups.get(key, sp.S.Zero) + coeff * z.function.xreplace({v: _K})
+        else:
+            rest += t
+    merged = True
+    while merged:
+        merged = False
+        groups = {key: f for key, f in groups.items() if _reduce_summand(f) != 0}
+        for (lo1, hi1), f1 in list(groups.items()):
+            for (lo2, hi2), f2 in list(groups.items()):
+                if (lo1, hi1) != (lo2, hi2) and sp.expand(lo2 - hi1 - 1) == 0 and \
+                        _reduce_summand(sp.expand(f1 - f2)) == 0:
+                    del groups[(lo1, hi1)], groups[(lo2, hi2)]
+                    groups[(lo1, hi2)] = groups.get((lo1, hi2), sp.S.Zero) + f1
+                    merged = True
+                    break
+            if merged:
+                break
+    return sp.expand(rest + sp.Add(*[sp.Sum(f, (_K, lo, hi)) for (lo, hi), f in groups.items()]))
+
+
+def _powsimp(e: sp.Expr) -> sp.Expr:
+    return sp.expand(sp.powsimp(sp.expand(sp.expand_power_exp(e)), force=False))
+
+
+def _exp(e: sp.Expr) -> sp.Expr:
+    return sp.expand(sp.expand_complex(sp.expand(e.rewrite(sp.exp))))
+
+
+def _exp_powsimp(e: sp.Expr) -> sp.Expr:
+    return sp.expand(sp.powsimp(sp.expand(e.rewrite(sp.exp)), force=False))
+
+
+#: (name, rewrite) pairs tried in order; each must map an expression to an expression
+#: equal to it. Cheap ones first: most identities close at "expand".
+REWRITES: tuple[tuple[str, Callable[[sp.Expr], sp.Expr]], ...] = (
+    ("expand", sp.expand),
+    ("expand_trig", _expand_trig),
+    ("expand_trig+pythagoras", _expand_trig_pythagoras),
+    ("powsimp", _powsimp),
+    ("sums", _sums),
+    ("trigsimp", _trig),
+    ("rewrite(exp)", _exp),
+    ("rewrite(exp)+powsimp", _exp_powsimp),
+    ("rewrite(floor)", lambda e: sp.expand(e.rewrite(sp.floor))),
+    ("doit", lambda e: sp.expand(sp.simplify(e.doit()))),  # evaluate limits and derivatives, then simplify
+    ("simplify", sp.simplify),
+)
+_NAMES = [name for name, _ in REWRITES]
+
+
+def reduce_to_zero(expr: Any, *, methods: Sequence[str] | None = None) -> tuple[bool, str | None, Any]:
+    """Try to rewrite ``expr`` (expression or matrix) to exactly zero.
+
+    Returns ``(proved, method, residual)``: the first rewrite that reaches zero, or
+    ``(False, None, residual)`` with the simplest residual seen.
+    """
+    if methods is not None:
+        if isinstance(methods, (str, bytes)) or not isinstance(methods, Sequence):
+            raise TypeError(f"methods must be None or a sequence of rewrite names from {_NAMES}, got {methods!r}")
+        unknown = [m for m in methods if not isinstance(m, str) or m not in _NAMES]
+        if unknown:
+            raise ValueError(f"methods must name rewrites from {_NAMES}, got unknown {unknown!r}")
+    if isinstance(expr, (str, bytes)):
+        # sympify would eval() the string: an expression is built with SymPy, never parsed here
+        raise TypeError(f"expr must be a SymPy expression or matrix (not a string), got {expr!r}")
+    rewrites = [r for r in REWRITES if methods is None or r[0] in methods]
+    if isinstance(expr, sp.MatrixBase):
+        used: list[str] = []
+        residual = sp.zeros(*expr.shape)
+        for idx in range(len(expr)):
+            ok, how, res = reduce_to_zero(expr[idx], methods=methods)
+            if not ok:
+                residual[idx] = res
+                return False, None, residual
+            used.append(how or "")
+        order = ["identical"] + _NAMES
+        return True, max(used, key=order.index) if used else "identical", residual
+    try:
+        e = sp.sympify(expr, strict=True)
+    except (sp.SympifyError, TypeError, ValueError) as exc:
+        raise TypeError(f"expr must be a SymPy expression or matrix, got {expr!r} ({type(expr).__name__})") from exc
+    if not isinstance(e, sp.Expr):
+        raise TypeError(f"expr must be a SymPy expression or matrix, got {expr!r} ({type(e).__name__})")
+    _no_floats(e, "expr")
+    if e is sp.S.Zero:
+        return True, "identical", e
+    residual = e
+    for name, rewrite in rewrites:
+        try:
+            r = rewrite(e)
+        except (TypeError, ValueError, NotImplementedError, AttributeError, RecursionError):
+            continue  # a rewrite SymPy cannot apply to this expression decides nothing
+        if r is sp.S.Zero or r == 0:
+            return True, name, sp.S.Zero
+        if _ops(r) < _ops(residual):
+            residual = r
+    return False, None, residual
+
+
+def _ops(e: Any) -> float:
+    try:
+        return sp.count_ops(e)
+    except TypeError:  # count_ops cannot read some unevaluated trees: never the simplest residual
+        return float("inf")
+
+
+def _no_floats(e: Any, what: str) -> None:
+    floats = e.atoms(sp.Float) if isinstance(e, sp.Basic) else set()
+    if floats:  # a float can absorb a term (Float(1e20) + 1 - Float(1e20) is 0): never proof
+        raise TypeError(f"{what} holds floating-point numbers {sorted(map(float, floats))[:4]}: symbolic proofs use "
+                        "exact numbers (sp.Rational, sp.Integer, symbols)")
+
+
+def increment(f: Callable[[Any], Any], var: sp.Symbol) -> sp.Expr:
+    """``f(var + 1) - f(var)`` with every finite sum unrolled exactly: a sum whose summand or upper limit
+    depends on ``var`` grows by the sum of its summand's change and the terms its range gains
+    (``sum_{i=a}^{U(n+1)} g(i, n+1) - sum_{i=a}^{U(n)} g(i, n) = sum_{i=a}^{U(n)} [g(i, n+1) - g(i, n)] +
+    sum_{i=U(n)+1}^{U(n+1)} g(i, n+1)``, linearity and additivity of finite sums); the gained range must have a
+    fixed number of terms, so it is written out term by term."""
+    now = sp.expand(f(var))
+
+    def grow(z: sp.Sum) -> sp.Expr:
+        if len(z.limits) != 1:
+            raise ProofFailure(f"increment: one index per sum, got {z}", z)
+        (i, lo, hi), = z.limits
+        if var in lo.free_symbols:
+            raise ProofFailure(f"increment: a sum whose lower limit depends on {var} is not unrolled: {z}", z)
+        gained = sp.expand(hi.subs(var, var + 1) - hi)
+        if not (gained.is_Integer and gained >= 0):
+            raise ProofFailure(f"increment: the range of {z} gains {gained} terms: not a fixed count", z)
+        g_next = z.function.subs(var, var + 1)
+        change = sp.Sum(sp.expand(g_next - z.function), (i, lo, hi)).doit()
+        return change + sp.Add(*[g_next.subs(i, hi + 1 + t) for t in range(int(gained))])
+
+    out = sp.S.Zero
+    for t in sp.Add.make_args(now):
+        coeff, rest = t.as_independent(sp.Sum, as_Add=False)
+        if isinstance(rest, sp.Sum) and var not in coeff.free_symbols:
+            out += coeff * grow(rest)
+        elif t.has(sp.Sum):
+            raise ProofFailure(f"increment: only plain sums are unrolled, got the term {t}", t)
+        else:
+            out += t.subs(var, var + 1) - t
+    return sp.expand(out)
+
+
+# --- formulas ---------------------------------------------------------------------------------------------
+
+def rebuilt(e: Any) -> Any:
+    """``e`` rebuilt bottom-up with SymPy's evaluation on: a side recorded unevaluated (built under
+    ``sp.evaluate(False)``, so the record shows how it was constructed) becomes the expression SymPy makes of it."""
+    if isinstance(e, sp.MatrixBase):
+        return sp.ImmutableMatrix(e.shape[0], e.shape[1], [rebuilt(x) for x in e])
+    if not isinstance(e, sp.Basic) or not e.args or isinstance(e, (sp.Lambda,)):
+        return e
+    if isinstance(e, sp.Derivative):  # a derivative recorded unevaluated is taken when the formula is evaluated
+        return sp.diff(rebuilt(e.expr), *e.variable_count)
+    if isinstance(e, sp.Abs):  # kept as a node: its value is what matters (an enclosure takes it), not its form
+        return sp.Abs(rebuilt(e.args[0]), evaluate=False)
+    return e.func(*[rebuilt(a) for a in e.args])
+
+
+def evaluated(b: Any) -> Any:
+    """An unevaluated boolean formula, evaluated: each relational rebuilt by SymPy (which decides it from exact
+    values and the symbols' assumptions), then And/Or/Not."""
+    if isinstance(b, sp.logic.boolalg.BooleanAtom):
+        return b
+    if isinstance(b, sp.core.relational.Relational):
+        lhs, rhs = rebuilt(b.lhs), rebuilt(b.rhs)
+        if isinstance(b, (sp.Eq, sp.Ne)):
+            return type(b)(lhs, rhs)
+        # the comparison operators, which dispatch to an expression's own rules (frac(z) < 1, ...)
+        return {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}[b.rel_op](lhs, rhs)
+    if isinstance(b, sp.logic.boolalg.BooleanFunction):
+        return b.func(*[evaluated(a) for a in b.args])
+    raise TypeError(f"an exact boolean is a relational (or And/Or/Not of them), got {type(b).__name__}: "
+                    f"{sp.sstr(b)[:120]}")
+
+
+def _relations(b: Any) -> list[Any]:
+    if isinstance(b, sp.core.relational.Relational):
+        return [b]
+    if isinstance(b, sp.logic.boolalg.BooleanFunction):
+        return [r for a in b.args for r in _relations(a)]
+    return []
+
+
+def domain_of(symbol: sp.Symbol) -> sp.Set:
+    """The set a symbol ranges over, read from its own assumptions (never chosen by the caller)."""
+    if symbol.is_integer:
+        lo = 1 if symbol.is_positive else 0 if symbol.is_nonnegative else None
+        hi = -1 if symbol.is_negative else 0 if symbol.is_nonpositive else None
+        return sp.Range(lo if lo is not None else -sp.oo, (hi + 1) if hi is not None else sp.oo)
+    if symbol.is_real:
+        if symbol.is_positive:
+            return sp.Interval.open(0, sp.oo)
+        if symbol.is_nonnegative:
+            return sp.Interval(0, sp.oo)
+        if symbol.is_negative:
+            return sp.Interval.open(-sp.oo, 0)
+        if symbol.is_nonpositive:
+            return sp.Interval(-sp.oo, 0)
+        return sp.S.Reals
+    return sp.S.Complexes
+
+
+def _same_image(a: Any, b: Any) -> bool:
+    """Two ImageSets over the same base sets with the same map, up to the name of the bound variable."""
+    if not (isinstance(a, sp.ImageSet) and isinstance(b, sp.ImageSet)) or a.base_sets != b.base_sets:
+        return False
+    va, vb = a.lamda.variables, b.lamda.variables
+    if len(va) != len(vb):
+        return False
+    fresh = [sp.Dummy() for _ in va]
+    return sp.expand(a.lamda.expr.xreplace(dict(zip(va, fresh))) - b.lamda.expr.xreplace(dict(zip(vb, fresh)))) == 0
+
+
+def _explicit(m: Any) -> sp.Matrix:
+    return sp.Matrix(m.doit() if isinstance(m, sp.MatrixExpr) else m)
+
+
+def _cases(domain: sp.Set) -> list[Any]:
+    if isinstance(domain, sp.FiniteSet):
+        return list(domain)
+    if isinstance(domain, sp.Range):
+        if not domain.is_finite_set:
+            raise ProofFailure(f"an enumeration runs over a finite set, got {domain}")
+        return list(domain)
+    if isinstance(domain, sp.ProductSet):
+        return [sp.Tuple(*c) for c in itertools.product(*[_cases(s) for s in domain.sets])]
+    raise ProofFailure(f"an enumeration runs over a FiniteSet, a finite Range or a ProductSet of them, got "
+                       f"{type(domain).__name__}")
+
+
+def _facts(e: Any) -> list[str]:
+    return [k for k in FACTS if getattr(e, f"is_{k}", None) is True]
+
+
+def _keeps_facts(symbol: Any, value: Any) -> list[str]:
+    """The facts the symbol is declared with that the value is not known to have."""
+    return [k for k in _facts(symbol) if getattr(value, f"is_{k}", None) is not True]
+
+
+def _earlier(formula: Any, earlier: Sequence[Any], what: str) -> None:
+    if not any(formula == e for e in earlier) and not any(rebuilt(formula) == rebuilt(e) for e in earlier):
+        raise ProofFailure(f"{what} {sp.sstr(formula)[:200]} is neither decided earlier in this derivation nor one of "
+                           "its hypotheses (a definition or a cited fact is never a premise of a decided step)", formula)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a == b or rebuilt(a) == rebuilt(b):
+        return True
+    try:
+        return bool(sp.expand(a.lhs - b.lhs) == 0 and sp.expand(a.rhs - b.rhs) == 0)
+    except (AttributeError, TypeError):
+        return False
+
+
+def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence[Any] = (), *,
+           allowed: Sequence[str] | None = None, strict: bool = True) -> str:
+    """Establish ``certificate`` for ``formula`` (and ``method``) from the formula alone, or raise
+    :class:`ProofFailure` saying why not. ``earlier`` holds the conclusions decided before it in the same
+    derivation (the only premises a substitution or an instance may start from). Returns ``method`` as
+    established (the rewrite that closed it, the enumeration's size, ...). For a rewrite, ``method=None`` tries
+    the rewrites in order (only those named in ``allowed``, when given) and returns the first that closes it.
+    ``strict`` (the kernel, minting a step) also refuses formulas that decide nothing the text could mean (two
+    identical sides, a relation between two bare numbers); the re-checker asks only whether the formula holds."""
+    if certificate in ("rewrite", "closed on construction"):
+        if not isinstance(formula, sp.Eq):
+            raise ProofFailure(f"a {certificate} certificate decides an equation, got {sp.sstr(formula)[:120]}")
+        lhs, rhs = formula.lhs, formula.rhs
+        if strict and lhs == rhs:
+            raise ProofFailure(f"both sides are the same expression ({sp.sstr(lhs)[:120]}): nothing is decided (where "
+                               "SymPy's evaluation is the argument, build the sides under sp.evaluate(False) so the "
+                               "record shows them)", formula)
+        matrix = isinstance(lhs, (sp.MatrixBase, sp.MatrixExpr))
+        diff = (_explicit(rebuilt(lhs)) - _explicit(rebuilt(rhs))) if matrix else rebuilt(lhs) - rebuilt(rhs)
+        if certificate == "closed on construction":
+            zero = all(x == 0 for x in diff) if isinstance(diff, sp.MatrixBase) else diff is sp.S.Zero
+            if not zero:
+                raise ProofFailure(f"the difference is {sp.sstr(diff)[:200]}, not zero on construction", diff)
+            return "identical"
+        if method is None:
+            methods = allowed
+        elif method in _NAMES:
+            methods = _NAMES[: _NAMES.index(method) + 1]
+        else:
+            raise ProofFailure(f"a rewrite certificate names a rewrite from {_NAMES}, got {method!r}")
+        ok, how, residual = reduce_to_zero(diff, methods=methods)
+        if not ok:
+            raise ProofFailure(f"residual {sp.sstr(residual)[:300]}", residual)
+        return how
+    if certificate == "exact boolean":
+        if isinstance(formula, sp.logic.boolalg.BooleanAtom):
+            raise ProofFailure(f"an exact boolean decides a stored relation; {formula} is already evaluated (build "
+                               "the relation with evaluate=False, so its two sides are recorded)", formula)
+        relations = _relations(formula)
+        if not relations:
+            raise ProofFailure(f"an exact boolean decides relations, got {sp.sstr(formula)[:120]}", formula)
+        bare = [r for r in relations if all(isinstance(s, sp.Rational) for s in (r.lhs, r.rhs))]
+        if strict and len(bare) == len(relations):
+            raise ProofFailure(f"{sp.sstr(formula)[:160]} compares numbers computed outside the kernel: put the "
+                               "computation in the formula (expressions the kernel evaluates)", formula)
+        _no_floats(formula, "the relation")
+        value = evaluated(formula)
+        if value is not sp.true:
+            raise ProofFailure(f"{sp.sstr(formula)[:200]} evaluates to {sp.sstr(value)[:200]}, not True", value)
+        return "exact"
+    if certificate == "enumeration":
+        if not (isinstance(formula, sp.Tuple) and len(formula) == 3):
+            raise ProofFailure(f"an enumeration's formula is Tuple(variables, domain, predicate), got "
+                               f"{sp.sstr(formula)[:120]}")
+        variables, domain, predicate = formula
+        variables = tuple(variables) if isinstance(variables, sp.Tuple) else (variables,)
+        if not isinstance(predicate, sp.logic.boolalg.Boolean) or isinstance(predicate, sp.logic.boolalg.BooleanAtom):
+            raise ProofFailure(f"an enumeration's predicate is a SymPy boolean in its variables, got "
+                               f"{sp.sstr(predicate)[:120]}", predicate)
+        if not set(variables) & predicate.free_symbols:
+            raise ProofFailure(f"the predicate {sp.sstr(predicate)[:120]} does not involve the enumerated variables "
+                               f"{variables}: it decides nothing about them", predicate)
+        _no_floats(predicate, "the predicate")
+        if domain.is_finite_set is not True:
+            raise ProofFailure(f"an enumeration runs over a finite set, got {sp.sstr(domain)[:120]}")
+        if domain.is_empty is not False:
+            raise ProofFailure(f"an enumeration needs at least one case; {sp.sstr(domain)[:120]} is empty")
+        size = int(domain.size) if isinstance(domain, sp.Range) else None
+        if size is not None and size > MAX_CASES:
+            raise ProofFailure(f"an enumeration of {size} cases (more than {MAX_CASES})")
+        cases = _cases(domain)
+        for c in cases:
+            values = tuple(c) if len(variables) > 1 else (c,)
+            if len(values) != len(variables):
+                raise ProofFailure(f"case {c} does not give a value to each of {variables}", c)
+            value = evaluated(rebuilt(predicate.xreplace(dict(zip(variables, values)))).doit())
+            if value is not sp.true:
+                raise ProofFailure(f"false at {', '.join(f'{v} = {w}' for v, w in zip(variables, values))} "
+                                   f"(decided {sp.sstr(value)[:160]})", c)
+        return f"{len(cases)} cases"
+    if certificate == "interval":
+        from ._enclose import enclose, ends
+
+        if not isinstance(formula, sp.core.relational.Relational) or isinstance(formula, (sp.Eq, sp.Ne)):
+            raise ProofFailure(f"an interval certificate decides <, <=, > or >=, got {sp.sstr(formula)[:120]}")
+        try:
+            dps = int(str(method).split()[0])
+        except (ValueError, IndexError):
+            raise ProofFailure(f"an interval certificate's method gives its digits ('30 digits'), got {method!r}")
+        lo_l, hi_l = ends(enclose(rebuilt(formula.lhs), dps))
+        lo_r, hi_r = ends(enclose(rebuilt(formula.rhs), dps))
+        op = formula.rel_op
+        ok = {">": lo_l > hi_r, ">=": lo_l >= hi_r, "<": hi_l < lo_r, "<=": hi_l <= lo_r}[op]
+        import mpmath
+
+        shown = (f"[{mpmath.nstr(lo_l, 8)}, {mpmath.nstr(hi_l, 8)}] {op} "
+                 f"[{mpmath.nstr(lo_r, 8)}, {mpmath.nstr(hi_r, 8)}]")
+        if not ok:
+            raise ProofFailure(f"the enclosures {shown} at {dps} digits do not decide it", formula)
+        return f"{dps} digits: {shown}"
+    if certificate == "assumption query":
+        if not isinstance(formula, sp.assumptions.assume.AppliedPredicate):
+            raise ProofFailure(f"an assumption query's formula is Q.<property>(expr), got {sp.sstr(formula)[:120]}")
+        prop = formula.function.name
+        if prop not in FACTS:
+            raise ProofFailure(f"an assumption query asks one of {FACTS}, got {prop!r}")
+        (e,) = formula.arguments
+        _no_floats(e, "the expression")
+        if getattr(e, f"is_{prop}") is not True:
+            raise ProofFailure(f"{sp.sstr(e)[:200]} is_{prop} is not True from its symbols' assumptions", e)
+        given = sorted(f"{s} {', '.join(_facts(s))}" for s in e.free_symbols)
+        return f"is_{prop} from: " + ("; ".join(given) or "exact numbers")
+    if certificate == "free symbols":
+        e, symbols = formula
+        hit = e.free_symbols & set(symbols)
+        if hit:
+            raise ProofFailure(f"{sp.sstr(e)[:200]} involves {sorted(map(str, hit))}", e)
+        return "free of " + ", ".join(sorted(map(str, symbols)))
+    if certificate == "solution set":
+        equation, symbol, expected = formula
+        domain = domain_of(symbol)
+        got = sp.solveset(equation, symbol, domain)
+        same = (sp.Eq(got, expected) is sp.true) if isinstance(got, sp.FiniteSet) else (
+            isinstance(got, sp.ImageSet) and _same_image(got, expected))
+        if not same:
+            raise ProofFailure(f"solveset over {sp.sstr(domain)} (the domain {symbol}'s assumptions give) returned "
+                               f"{sp.sstr(got)[:200]}, not {sp.sstr(expected)[:200]}", got)
+        return f"solveset over {sp.sstr(domain)}: {sp.sstr(got)}"
+    if certificate == "induction":
+        var, base, lhs, rhs = formula
+        if not (isinstance(var, sp.Symbol) and var.is_integer):
+            raise ProofFailure(f"induction runs over an integer symbol, got {var!r}")
+        zero_base = sp.expand((lhs(base) - rhs(base)).doit())
+        ok_b, how_b, res_b = reduce_to_zero(zero_base)
+        if not ok_b:
+            raise ProofFailure(f"base case {var} = {base}: residual {sp.sstr(res_b)[:300]}", res_b)
+        ok_s, how_s, res_s = reduce_to_zero(sp.expand(increment(lhs, var) - increment(rhs, var)))
+        if not ok_s:
+            raise ProofFailure(f"step {var} -> {var} + 1: residual {sp.sstr(res_s)[:300]}", res_s)
+        said = {"identical": "exact evaluation"}
+        return (f"on {var} >= {base}: base case by {said.get(how_b, how_b)}, step {var} -> {var} + 1 by "
+                f"{said.get(how_s, how_s)}")
+    if certificate == "instance":
+        lemma, applied, replacement, result = formula
+        _earlier(lemma, earlier, "the lemma")
+        function = applied.func
+        if not isinstance(replacement, sp.Lambda):
+            raise ProofFailure(f"an instance replaces a function by a Lambda, got {replacement!r}")
+        out = lemma.replace(function, replacement)
+        if not (out == result or rebuilt(out) == rebuilt(result)):
+            raise ProofFailure(f"the lemma with {function} := {sp.sstr(replacement)} is {sp.sstr(out)[:200]}, not "
+                               f"the recorded {sp.sstr(result)[:200]}", out)
+        if function in {f.func for f in out.atoms(sp.core.function.AppliedUndef)}:
+            raise ProofFailure(f"{function} survives the substitution", out)
+        for a in lemma.atoms(sp.core.function.AppliedUndef):
+            if a.func == function:
+                lost = _keeps_facts(a, replacement(*a.args))
+                if lost:
+                    raise ProofFailure(f"the lemma's {a} is declared {', '.join(lost)}, and {sp.sstr(replacement)} "
+                                       f"at {a.args} is not known to be", a)
+        return f"{function} := {sp.sstr(replacement)}"
+    if certificate == "substitution":
+        premise, values, result = formula
+        _earlier(premise, earlier, "the premise")
+        if isinstance(values, sp.Lambda):  # congruence: the same function applied to both sides
+            out = sp.Eq(values(premise.lhs), values(premise.rhs), evaluate=False)
+            if not _same(out, result):
+                raise ProofFailure(f"{sp.sstr(values)} on both sides gives {sp.sstr(out)[:200]}, not "
+                                   f"{sp.sstr(result)[:200]}", out)
+            return f"{sp.sstr(values)} applied to both sides"
+        if isinstance(values, sp.Eq):  # a rewrite with another decided equation
+            flipped = sp.Eq(values.rhs, values.lhs, evaluate=False)  # an equation may be used either way round
+            _earlier(values if any(values == e for e in earlier) else flipped, earlier, "the equation used")
+            out = sp.Eq(premise.lhs.xreplace({values.lhs: values.rhs}), premise.rhs.xreplace({values.lhs: values.rhs}),
+                        evaluate=False)
+            if out == premise:
+                raise ProofFailure(f"{sp.sstr(values.lhs)} does not occur in the premise", premise)
+            if not _same(out, result):
+                raise ProofFailure(f"the rewrite gives {sp.sstr(out)[:200]}, not {sp.sstr(result)[:200]}", out)
+            return f"with {sp.sstr(values)}"
+        values = dict(values)
+        for s, v in values.items():
+            if s not in premise.free_symbols:
+                raise ProofFailure(f"{s} is not a free symbol of the premise", s)
+            lost = _keeps_facts(s, v)
+            if lost:
+                raise ProofFailure(f"{s} is declared {', '.join(lost)}; the value {sp.sstr(v)} is not known to be "
+                                   f"(a specialisation stays inside the premise's quantifier)", v)
+        out = sp.Eq(premise.lhs.subs(values), premise.rhs.subs(values), evaluate=False)
+        if not _same(out, result):
+            raise ProofFailure(f"the premise at {values} is {sp.sstr(out)[:200]}, not {sp.sstr(result)[:200]}", out)
+        return "at " + ", ".join(f"{sp.sstr(k)} = {sp.sstr(v)}" for k, v in values.items())
+    raise ProofFailure(f"unknown certificate {certificate!r}")
+
+
+def conclusion(certificate: str, formula: Any) -> Any:
+    """What a decided step establishes, as a SymPy object (a later substitution or instance may start from it)."""
+    if certificate in ("rewrite", "closed on construction", "exact boolean", "interval", "assumption query"):
+        return formula
+    if certificate == "induction":
+        var, _, lhs, rhs = formula
+        return sp.Eq(lhs(var), rhs(var), evaluate=False)
+    if certificate in ("instance", "substitution"):
+        return formula[-1]
+    if certificate == "solution set":
+        equation, symbol, expected = formula
+        if isinstance(expected, sp.FiniteSet) and len(expected) == 1:
+            return sp.Eq(symbol, expected.args[0], evaluate=False)
+        return sp.Contains(symbol, expected, evaluate=False)
+    return formula
+
+
+class _Repr(ReprPrinter):
+    """``srepr`` that keeps what the default drops and a formula's meaning depends on: the assumptions of an
+    undefined function (``Function('g', real=True)``), and a :class:`~pemath.symbolic.notation.Label`'s spelling."""
+
+    def _print_FunctionClass(self, expr: Any) -> str:
+        kw = getattr(expr, "_kwargs", None)
+        if isinstance(expr, sp.core.function.UndefinedFunction) and kw:
+            given = ", ".join(f"{k}={v!r}" for k, v in sorted(kw.items()))
+            return f"Function({expr.__name__!r}, {given})"
+        return super()._print_FunctionClass(expr)
+
+    def _print_Label(self, expr: Any) -> str:
+        given = "".join(f", {k}={v!r}" for k, v in sorted(expr._assumptions_orig.items()))
+        return f"Label({expr.name!r}, {expr.tex!r}{given})"
+
+    def _print_MatrixLabel(self, expr: Any) -> str:
+        return f"MatrixLabel({expr.name!r}, {self._print(expr.shape[0])}, {self._print(expr.shape[1])}, {expr.tex!r})"
+
+
+def _evaluating(build: Any) -> Any:
+    """A constructor that evaluates while a formula is read unevaluated: sets, limits and the like are objects,
+    not expressions whose construction the record shows, and some of them cannot be built unevaluated."""
+    def make(*args: Any, **kwargs: Any) -> Any:
+        with sp.evaluate(True):
+            return build(*args, **kwargs)
+    return make
+
+
+def _namespace() -> dict[str, Any]:
+    import sympy.stats as stats
+
+    from .notation import Label, MatrixLabel
+
+    ns: dict[str, Any] = {k: getattr(sp, k) for k in dir(sp) if not k.startswith("_")}
+    ns.update({k: getattr(stats, k) for k in dir(stats) if not k.startswith("_") and k not in ns})  # E is e
+    ns.update({"ImmutableDenseMatrix": sp.ImmutableDenseMatrix, "MutableDenseMatrix": sp.ImmutableDenseMatrix,
+               "Q": sp.Q, "AppliedPredicate": sp.assumptions.assume.AppliedPredicate, "Label": Label,
+               "MatrixLabel": MatrixLabel, "ExprCondPair": sp.functions.elementary.piecewise.ExprCondPair,
+               "RandomSymbol": stats.rv.RandomSymbol,
+               "MatrixElement": sp.matrices.expressions.matexpr.MatrixElement})
+    for name in ("Range", "Interval", "FiniteSet", "ProductSet", "ImageSet", "Intersection", "Union", "Complement",
+                 "Limit", "Integers", "Naturals", "Naturals0", "Reals", "Complexes", "NormalDistribution",
+                 "SingleContinuousPSpace", "IndependentProductPSpace"):
+        obj = ns.get(name) or getattr(stats.crv_types, name, None) or getattr(stats.crv, name, None) or \
+            getattr(stats.rv, name, None)
+        if obj is not None and callable(obj):
+            ns[name] = _evaluating(obj)
+    return ns
+
+
+def dump(formula: Any) -> str:
+    """A formula as text that :func:`load` reads back to the same SymPy object (``srepr``, keeping the
+    assumptions of undefined functions)."""
+    return _Repr().doprint(formula)
+
+
+def load(text: str) -> Any:
+    """Read a formula written by :func:`dump`, without evaluating it (each relation keeps its two sides)."""
+    if not isinstance(text, str):
+        raise TypeError(f"a formula is read from its srepr text, got {type(text).__name__}")
+    ns = _namespace()
+    with sp.evaluate(False):
+        return eval(text, {"__builtins__": {}}, ns)  # noqa: S307 - pemath's own record, srepr only

@@ -1,0 +1,113 @@
+"""Re-decide a record of decided steps from the formulas alone: the independent re-checker.
+
+``pemath prove --json`` stores, for every decided step, its certificate, its method and its formula (SymPy's
+``srepr``), and for every hypothesis its equation. :func:`recheck` reads such a record and decides each step again
+with :func:`pemath.symbolic._certify.decide`, in order, claim by claim, each substitution or instance starting only
+from the conclusions re-decided before it in the same claim and the claim's hypotheses. It imports no claim code
+and runs none: ``pemath prove --recheck`` runs it in a fresh Python process (``python -m pemath.symbolic.recheck
+RECORD``), which checks that no module of ``pemath.claims`` was loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy as sp
+
+from ._certify import ProofFailure, conclusion, decide, load
+
+__all__ = ["Recheck", "recheck", "main"]
+
+
+@dataclass
+class Recheck:
+    """What the re-checker decided: ``decided`` of ``total`` decided steps re-established, and each failure as
+    ``(claim id, step number, step text, reason)``."""
+
+    decided: int = 0
+    total: int = 0
+    failures: list[tuple[str, int, str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    claims: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures and self.decided == self.total
+
+    def summary(self) -> str:
+        head = (f"re-checked {self.decided}/{self.total} decided steps of {self.claims} claims from their formulas "
+                f"alone in {self.seconds:.1f} s")
+        if self.ok:
+            return head
+        lines = [head + f"; {len(self.failures)} not re-decided:"]
+        lines += [f"  {cid} step {n}: {text[:90]} ({why[:300]})" for cid, n, text, why in self.failures]
+        return "\n".join(lines)
+
+
+def _claims(record: Any) -> list[dict]:
+    if not isinstance(record, list) or not all(isinstance(c, dict) and "steps" in c for c in record):
+        raise ValueError("a record is the JSON array `pemath prove --json` prints: one object per claim, each with "
+                         "its steps")
+    return record
+
+
+def recheck(record: Sequence[dict]) -> Recheck:
+    """Re-decide every decided step of ``record`` (the parsed output of ``pemath prove --json``)."""
+    out = Recheck()
+    t0 = time.perf_counter()
+    for claim in _claims(record):
+        out.claims += 1
+        cid = str(claim.get("id"))
+        earlier: list[Any] = []
+        for n, step in enumerate(claim["steps"], 1):
+            text = str(step.get("text", ""))
+            if step.get("role") == "hypothesis" and step.get("formula"):
+                earlier += [e for e in load(step["formula"]) if isinstance(e, sp.Eq)]
+                continue
+            if step.get("status") != "proved":
+                continue
+            out.total += 1
+            try:
+                if not step.get("formula"):
+                    raise ProofFailure("the record holds no formula for this decided step")
+                formula = load(step["formula"])
+                cert = step.get("certificate")
+                method = step.get("method")
+                decide(cert, formula, method if cert in ("rewrite", "interval") else None, earlier, strict=False)
+                earlier.append(conclusion(cert, formula))
+                out.decided += 1
+            except (ProofFailure, TypeError, ValueError, AttributeError, SyntaxError, NameError) as exc:
+                out.failures.append((cid, n, text, f"{type(exc).__name__}: {exc}"))
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m pemath.symbolic.recheck RECORD.json``: exit 0 when every decided step is re-decided."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        print("usage: python -m pemath.symbolic.recheck RECORD.json (the output of pemath prove --json)",
+              file=sys.stderr)
+        return 2
+    try:
+        with open(args[0], encoding="utf-8") as fh:
+            record = json.load(fh)
+        result = recheck(record)
+    except (OSError, ValueError) as exc:
+        print(f"recheck: unusable record {args[0]!r}: {exc}", file=sys.stderr)
+        return 2
+    loaded = sorted(m for m in sys.modules if m.startswith("pemath.claims"))
+    print(result.summary())
+    if loaded:
+        print(f"recheck: claim code was loaded ({', '.join(loaded)}): not an independent re-check", file=sys.stderr)
+        return 1
+    return 0 if result.ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,210 @@
+"""Every route by which a certificate was once obtained for a false statement through the public Derivation API
+(issue 22's audit: 16 of 16 accepted), each refused now, and the re-checker re-deciding records from formulas."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+import sympy as sp
+from mpmath import iv
+
+from pemath import claims
+from pemath.claims import Check, Claim, Verdict
+from pemath.symbolic import Derivation, ProofFailure, Step
+from pemath.symbolic._decide import unevaluated
+from pemath.symbolic.recheck import recheck
+
+x = sp.Symbol("x", real=True)
+n = sp.Symbol("n", integer=True)
+
+
+def test_a_sympified_true_or_a_relation_between_bare_numbers_decides_nothing():
+    d = Derivation("forgery")
+    for condition in (sp.true, sp.sympify(True), sp.Eq(1, 1)):  # Eq(1, 1) is True on construction
+        with pytest.raises(ProofFailure, match="already evaluated"):
+            d.true("pi is rational", condition)
+    with pytest.raises(ProofFailure, match="numbers computed outside the kernel"):
+        d.true("pi is rational", sp.Eq(1, 1, evaluate=False))
+    with pytest.raises(TypeError, match="Python bool carries no certificate"):
+        d.true("pi is rational", True)
+    assert not [s for s in d.steps if s.status == "proved"]
+
+
+def test_an_enumeration_states_its_domain_and_a_predicate_in_its_variable():
+    d = Derivation("forgery")
+    k = sp.Symbol("k", integer=True)
+    with pytest.raises(TypeError):  # no free-text "over": the domain is the set enumerated
+        d.enumerated("n^2 < 5 for every integer n", k, range(3), sp.Lt(k**2, 5), over="every integer n")
+    d.enumerated("k^2 < 5 for k = 0, 1, 2", k, range(3), sp.Lt(k**2, 5))
+    assert d.steps[-1].formula == sp.Tuple(k, sp.Range(3), sp.Lt(k**2, 5)) and d.steps[-1].method == "3 cases"
+    for predicate in (lambda c: True, sp.true, sp.Ge(k**2, 0), sp.Lt(n**2, 5)):  # a callable, a constant, a
+        # predicate SymPy already decided for every k (nothing enumerated), another variable
+        with pytest.raises((TypeError, ProofFailure)):
+            d.enumerated("every integer is small", k, range(3), predicate)
+    with pytest.raises(ProofFailure, match="finite set"):
+        d.enumerated("every integer", k, sp.S.Integers, sp.Lt(k**2, 5))
+
+
+def test_an_interval_encloses_the_statements_own_two_sides():
+    d = Derivation("forgery")
+    with pytest.raises(TypeError):  # an enclosure computed elsewhere (of anything) is no longer accepted
+        d.interval("pi > 4", iv.mpf(5), ">", 4)
+    with pytest.raises(ProofFailure, match="do not decide"):
+        d.interval("pi > 4", sp.pi, ">", 4)
+    d.interval("pi > 3", sp.pi, ">", 3)
+    assert d.steps[-1].formula == sp.StrictGreaterThan(sp.pi, 3, evaluate=False)
+
+
+def test_a_property_smuggled_in_through_a_symbols_assumptions_fails_the_claim():
+    t_real, t_pos = sp.Symbol("t", real=True), sp.Symbol("t", positive=True)
+
+    def proof() -> Verdict:
+        d = Derivation("smuggled")
+        d.assumed("t is positive for every real t", t_pos, "positive")  # the statement's t is only real
+        return Verdict(d)
+
+    claim = Claim(id="forgery.smuggled", title="every real t is positive", kind="theorem", family="forgery",
+                  statement=lambda: sp.Gt(t_real, 0), proof=proof)
+    out = claims.run_claim(claim)
+    assert out.status == "failed" and "declares t" in out.message and "positive" in out.message
+    d = proof().derivation  # and the record names the assumption it rests on
+    assert ("t", ("positive", "nonnegative", "nonzero", "real")) in d.assumptions()
+
+
+def test_free_of_and_equal_decide_the_statements_objects_only():
+    d = Derivation("forgery")
+    with pytest.raises(ProofFailure, match="not a side"):
+        d.free_of("the score does not depend on m", sp.Integer(3) * x, [sp.Symbol("m")])
+    with pytest.raises(ProofFailure, match="same expression"):
+        d.equal("the Riemann hypothesis", x, x)
+    with pytest.raises(ProofFailure, match="same expression"):
+        d.zero("1 = 2", sp.S.Zero)
+    d.equal("but SymPy's evaluation may be the argument, recorded as built", unevaluated(lambda: sp.cos(-x)),
+            sp.cos(x))
+    assert d.steps[-1].certificate == "closed on construction" and d.steps[-1].formula.lhs != d.steps[-1].formula.rhs
+
+
+def test_a_solution_set_is_taken_over_the_domain_the_symbol_declares():
+    d = Derivation("forgery")
+    with pytest.raises(TypeError):  # no caller-chosen domain
+        d.solved("x^2 = 4 only at 2", sp.Eq(x**2, 4), x, sp.Interval(0, 3), [2])
+    with pytest.raises(ProofFailure, match="returned"):
+        d.solved("x^2 = 4 only at 2", sp.Eq(x**2, 4), x, [2])
+    d.solved("x^2 = 4 at -2 and 2", sp.Eq(x**2, 4), x, [-2, 2])
+
+
+def test_specialize_keeps_the_quantifier_and_never_starts_from_a_definition_or_cited_fact():
+    d = Derivation("forgery")
+    d.equal("log(e^x) = x for real x", sp.log(sp.exp(x), evaluate=False), x)
+    eq = d.steps[-1].formula
+    with pytest.raises(ProofFailure, match="declared real"):  # the audit's "proved" 0 = 2 pi i
+        d.specialize("at x = 2 pi i: 0 = 2 pi i", eq, {x: 2 * sp.pi * sp.I})
+    d.specialize("at x = 3", eq, {x: 3})
+    for role in ("define", "cite", "remark"):
+        fact = sp.Eq(sp.Symbol("a"), 1)
+        if role == "cite":
+            d.cite("a = 1", fact, source="a textbook, theorem 1")
+        else:
+            getattr(d, role)("a = 1", fact)
+        with pytest.raises(ProofFailure, match="neither decided earlier"):
+            d.specialize("so a = 1 at a = 2", fact, {sp.Symbol("a"): 2})
+    h = d.hypothesis("b = 1 (a hypothesis of the claim)", sp.Eq(sp.Symbol("b"), 1))
+    d.specialize("from the hypothesis", h, {sp.Symbol("b"): 1})
+    assert d.steps[-1].rests_on == ("b = 1 (a hypothesis of the claim)",)  # conditional, and the record says so
+
+
+def test_an_instance_keeps_the_declared_properties_of_the_function_it_replaces():
+    t = sp.Symbol("t", real=True)
+    g = sp.Function("g", positive=True)
+    d = Derivation("forgery")
+    d.equal("log(g^2) = 2 log g for a positive g", sp.log(g(t) ** 2), 2 * sp.log(g(t)), methods=("expand", "simplify"))
+    lemma = d.steps[-1].formula
+    with pytest.raises(ProofFailure, match="declared positive"):  # the audit's "proved" log(t^2) = 2 log t
+        d.instance("so log(t^2) = 2 log t for real t", lemma, g, sp.Lambda(t, t))
+    d.instance("and log((1 + t^2)^2) = 2 log(1 + t^2)", lemma, g, sp.Lambda(t, 1 + t**2))
+
+
+def test_a_decided_step_is_made_by_the_kernel_only_and_never_changed():
+    d = Derivation("forgery")
+    with pytest.raises(TypeError, match="made only by the kernel"):
+        Step("Fermat's last theorem", sp.Eq(sp.Integer(1), 2), "proved", "expand", "rewrite")
+    with pytest.raises(TypeError):
+        d.steps.append("a decided step")
+    d.remark("a narration")
+    with pytest.raises(AttributeError, match="never changed"):
+        d.steps[-1].status = "proved"
+    d.equal("double angle", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
+    with pytest.raises(AttributeError, match="never changed"):
+        d.steps[-1].formula = sp.Eq(sp.Integer(1), 2)
+    with pytest.raises(TypeError):
+        d.steps[0] = d.steps[-1]
+    with pytest.raises(AttributeError):
+        d.steps = []
+
+
+def test_verdicts_are_computed_from_the_steps():
+    d = Derivation("forgery")
+    d.equal("double angle", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
+    with pytest.raises(TypeError):
+        Verdict(True, d)  # holds is no longer passed in
+    with pytest.raises(ValueError, match="counterexample"):
+        Verdict(d, "a counterexample in words, none decided")
+    with pytest.raises(ValueError, match="decided no step"):
+        Verdict(Derivation("nothing"))
+    v = Verdict(d)
+    assert v.holds is True and v.fair_holds is None
+    with pytest.raises(AttributeError):
+        v.holds = False
+    fair = Derivation("fair")
+    with fair.part("counterexample"):
+        fair.interval("3 < pi", sp.pi, ">", 3)
+    assert Verdict(fair, "x", "a reading nothing decides").fair_holds is False
+
+
+def test_every_decided_step_of_every_claim_stores_its_formula_and_the_recheck_redecides_it():
+    outs = claims.run_claims(claims.all_claims(), checks=False)
+    record = json.loads(claims.to_json(outs))
+    decided = [s for o in record for s in o["steps"] if s["status"] == "proved"]
+    assert decided and all(s["formula"] for s in decided)
+    result = recheck(record)
+    assert result.ok and result.decided == result.total == len(decided), result.summary()
+
+
+def test_the_recheck_refuses_a_tampered_record():
+    record = json.loads(claims.to_json([claims.run_claim(claims.get("sinusoidal.dot_product"), checks=False)]))
+    step = next(s for s in record[0]["steps"] if s["status"] == "proved" and s["certificate"] == "rewrite")
+    step["formula"] = step["formula"].replace("Integer(1)", "Integer(2)", 1) if "Integer(1)" in step["formula"] else \
+        "Equality(Symbol('a'), Symbol('b'))"
+    result = recheck(record)
+    assert not result.ok and result.failures
+    for s in record[0]["steps"]:
+        if s["status"] == "proved":
+            s["formula"] = None
+    assert recheck(record).decided == 0
+
+
+def test_prove_recheck_runs_in_a_fresh_process_and_reports_the_count(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "pemath.cli", "prove", "sinusoidal", "--no-checks", "--recheck"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert re.search(r"re-checked (\d+)/\1 decided steps of 3 claims from their formulas alone", out.stdout), out.stdout
+    path = tmp_path / "record.json"
+    path.write_text(subprocess.run([sys.executable, "-m", "pemath.cli", "prove", "sinusoidal.shift", "--no-checks",
+                                    "--json"], capture_output=True, text=True, check=True).stdout)
+    again = subprocess.run([sys.executable, "-I", "-m", "pemath.symbolic.recheck", str(path)], capture_output=True,
+                           text=True)
+    assert again.returncode == 0 and "re-checked" in again.stdout, again.stderr
+    bad = subprocess.run([sys.executable, "-I", "-m", "pemath.symbolic.recheck", str(tmp_path / "missing.json")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "unusable record" in bad.stderr
+
+
+def test_a_check_cannot_stand_for_a_decision():
+    claim = Claim(id="forgery.checks", title="numbers agree", kind="theorem", family="forgery",
+                  statement=lambda: sp.S.true, proof=lambda: Verdict(Derivation("nothing")),
+                  checks=(Check("numeric", lambda: "1 example"),))
+    assert claims.run_claim(claim).status == "error"  # a verdict with no decided step is refused
