@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from ..symbolic import Derivation
 
 __all__ = ["Claim", "Check", "Verdict", "Outcome", "CheckFailure", "Skip", "KINDS", "STATUSES"]
 
@@ -51,7 +52,6 @@ class Verdict:
     fair_reading: str | None = None
 
     def __post_init__(self) -> None:
-        from ..symbolic import Derivation
 
         if not isinstance(self.derivation, Derivation):
             raise TypeError(f"Verdict derivation must be a pemath.symbolic.Derivation, got {self.derivation!r}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .._pipes import quiet_on_closed_pipe
 from ._registry import all_claims
 from ._runner import run_claim
 from .report import exit_code, narrate, summary_line, terminal_width
@@ -25,8 +26,6 @@ def family_main(family: str, argv: list[str] | None = None) -> int:
     if not isinstance(family, str):
         raise TypeError(f"family must be a string (a proofs/ script name), got {family!r}")
     _check_argv(argv)
-    from .._pipes import quiet_on_closed_pipe
-
     return quiet_on_closed_pipe(lambda: _family_main(family, argv))
 
 

@@ -13,6 +13,7 @@ from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
 from ._registry import register
 from ._tolerance import U64, phase_bound
+from .. import alibi
 
 _REFS = (
     "Press, Smith and Lewis 2022, 'Train Short, Test Long' (ALiBi), section 3 and figure 3",
@@ -34,7 +35,6 @@ def _relative_statement() -> sp.Basic:
 
 
 def _relative_numeric() -> str:
-    from .. import alibi
 
     causal = sp.lambdify((sym.i, sym.j, sym.slope), sym.causal(sym.i, sym.j), "numpy")
 
@@ -105,7 +105,6 @@ def _plain_softmax(b: np.ndarray) -> np.ndarray:
 
 
 def _softmax_numeric() -> str:
-    from .. import alibi
 
     def check(heads: int, q_len: int, k_len: int, offset: int) -> None:
         causal = alibi.bias(heads, q_len, k_len, form="causal", offset=offset)
@@ -122,7 +121,6 @@ def _softmax_numeric() -> str:
 
 
 def _softmax_mpmath() -> str:
-    from .. import alibi
 
     heads, k_len = 8, 4096
     m = alibi.slopes(heads)
@@ -186,7 +184,6 @@ def _slopes_statement() -> sp.Basic:
 
 
 def _slopes_numeric() -> str:
-    from .. import alibi
 
     checked = 0
     for n in _POWERS:
@@ -212,7 +209,6 @@ def _slopes_numeric() -> str:
 
 
 def _slopes_mpmath() -> str:
-    from .. import alibi
 
     n_checked = 0
     with mpmath.workdps(50):

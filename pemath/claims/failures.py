@@ -11,12 +11,12 @@ from ..symbolic.notation import label
 from ..symbolic import failures as sym
 from ._model import Check, CheckFailure, Claim, Skip, Verdict
 from ._registry import register
+from .. import rope
+from .. import scaling as sc
 
 
 
 def _twice_numeric() -> str:
-    from .. import rope
-    from .. import scaling as sc
 
     spec = rope.Spec("half", base=10000.0, scaling=sc.YaRN(16.0, 4096))
     a = spec.scaling.attention_factor
@@ -63,7 +63,6 @@ def _integers_numeric() -> str:
 
 
 def _mixed_numeric() -> str:
-    from .. import rope
 
     rng = np.random.default_rng(5)
     q, k = rng.standard_normal((2, 64))
@@ -141,7 +140,6 @@ register(Claim(
 
 
 def _gqa_numeric() -> str:
-    from .. import rope
 
     rng = np.random.default_rng(9)
     hd, kv, heads, din = 64, 2, 8, 32
@@ -181,8 +179,6 @@ register(Claim(
 
 
 def _linear_numeric() -> str:
-    from .. import rope
-    from .. import scaling as sc
 
     rng = np.random.default_rng(11)
     x = rng.standard_normal((6, 64))
@@ -200,8 +196,6 @@ def _linear_numeric() -> str:
 
 
 def _linear_mpmath() -> str:
-    from .. import rope
-    from .. import scaling as sc
 
     x = np.array([0.3, -1.2, 0.7, 2.0])  # one head of 4: pairs (0, 2), (1, 3) in the half layout
     worst = 0.0
@@ -232,13 +226,12 @@ register(Claim(
                             evaluate=False),
     proof=lambda: Verdict(sym.linear_two_ways()),
     checks=(Check("numeric", _linear_numeric), Check("mpmath", _linear_mpmath)),
-    references=("mlxcel #1688 (Llama 3.1 treated as linear: 1/factor on every frequency); Chen et al. 2023 (PI) "
-                "divides the positions, HF's linear rope_type the frequencies",),
+    references=("mlxcel #1688 (Llama 3.1 treated as linear: 1/factor on every frequency)",
+                "Chen et al. 2023 (PI), section 2: divides the positions; HF's linear rope_type divides the frequencies"),
 ))
 
 
 def _static_ntk_numeric() -> str:
-    from .. import scaling as sc
 
     s = sc.DynamicNTK(4.0, 2048)
     ratio = s.scaled_base(128, 10000.0, 4 * 2048) / 10000.0
@@ -258,8 +251,6 @@ def _static_ntk_mpmath() -> str:
 
 
 def _factor_twice_numeric() -> str:
-    from .. import rope
-    from .. import scaling as sc
 
     y = sc.YaRN(128.0, 4096)
     a = y.attention_factor
@@ -274,7 +265,6 @@ def _factor_twice_numeric() -> str:
 
 
 def _factor_twice_mpmath() -> str:
-    from .. import scaling as sc
 
     got = sc.YaRN(128.0, 4096).attention_factor
     with mpmath.workdps(50):

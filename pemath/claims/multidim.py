@@ -17,6 +17,7 @@ from ._model import Check, CheckFailure, Claim, Verdict
 from ._gpu import require_cupy
 from ._registry import register
 from ._tolerance import phase_bound
+from .. import rope
 
 # ----------------------------------------------------------------------------------------------
 # multidim.axial_relative
@@ -78,7 +79,6 @@ def _axial_pairs(dims: list[int], layout: str, grouping: str, frequencies: str, 
 
 
 def _axial_numeric() -> str:
-    from .. import rope
 
     score = _pair_score("numpy")
 
@@ -113,7 +113,6 @@ def _axial_numeric() -> str:
 
 
 def _axial_mpmath() -> str:
-    from .. import rope
 
     score = _pair_score("mpmath")
     rng = np.random.default_rng(3)
@@ -150,7 +149,6 @@ def _axial_mpmath() -> str:
 
 def _cupy() -> str:
     cp = require_cupy()
-    from .. import rope
 
     rng = np.random.default_rng(0)
     x = rng.standard_normal((16, 64))
@@ -218,7 +216,6 @@ def _components(sections, inter):
 
 
 def _mrope_numeric() -> str:
-    from .. import rope
 
     def check(draw_seed: int, config: int, layout: str, base: float, p: int) -> None:
         sections, inter = _MROPE_CONFIGS[config]
@@ -246,7 +243,6 @@ def _mrope_numeric() -> str:
 
 
 def _mrope_mpmath() -> str:
-    from .. import rope
 
     worst = 0.0
     with mpmath.workdps(_mp.DPS):

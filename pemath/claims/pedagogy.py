@@ -15,6 +15,8 @@ from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
 from ._registry import register
 from ._tolerance import U64, phase_bound
+from .. import pedagogy
+from .. import sinusoidal
 
 _SEED_INTRO = "Fleetwood, 'You could have designed state of the art positional encoding', huggingface.co/blog/designing-positional-encoding, 2024: integer, normalized, binary"
 _SEED_RENARD = "Renard, 'Positional Encodings of Attention Mechanisms: Sinusoidal, Rotary Positional Encodings (Part 2)', renardyreveur.github.io"
@@ -35,7 +37,6 @@ def _integer_statement() -> sp.Basic:
 
 
 def _integer_numeric() -> str:
-    from .. import pedagogy
 
     def check(bound: int, dim: int) -> None:
         pe = pedagogy.integer([bound, bound + 1], dim)
@@ -75,7 +76,6 @@ def _normalized_statement() -> sp.Basic:
 
 
 def _normalized_numeric() -> str:
-    from .. import pedagogy
 
     a = pedagogy.normalized(2, 3, length=4)
     b = pedagogy.normalized(2, 3, length=8)
@@ -135,7 +135,6 @@ def _pair_step():
 
 
 def _binary_numeric() -> str:
-    from .. import pedagogy, sinusoidal
 
     for dim in range(1, 15):
         p = np.arange(2**dim)
@@ -167,7 +166,6 @@ def _binary_numeric() -> str:
 
 
 def _binary_mpmath() -> str:
-    from .. import sinusoidal
 
     _, step = _pair_step()
     dim = 16

@@ -21,6 +21,8 @@ from ._inputs import Choice, Floats, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
 from ._registry import register
 from ._tolerance import U64, phase_bound
+from .. import rope
+from .. import sinusoidal
 
 _VASWANI = "Vaswani et al. 2017 (Attention Is All You Need), section 3.5"
 _PI = ("Chen et al. 2023 (Extending Context Window of Large Language Models via Positional Interpolation), "
@@ -45,7 +47,6 @@ def _wave_statement() -> sp.Basic:
 
 
 def _wave_numeric() -> str:
-    from .. import sinusoidal
 
     b = sp.Symbol("b", positive=True)
     derived = {c: sym.wavelengths(c).result for c in ("interleaved", "tensor2tensor")}
@@ -73,7 +74,6 @@ def _wave_numeric() -> str:
 
 
 def _wave_mpmath() -> str:
-    from .. import sinusoidal
 
     worst = 0.0
     with mpmath.workdps(50):
@@ -128,7 +128,6 @@ def _vaswani_proof() -> Verdict:
 
 
 def _vaswani_numeric() -> str:
-    from .. import sinusoidal
 
     lam = sinusoidal.wavelengths(512, convention="interleaved")
     t2t = sinusoidal.wavelengths(512, convention="tensor2tensor")
@@ -181,7 +180,6 @@ def _pi_statement() -> sp.Basic:
 
 def _aligned_qk(dim: int, base: float, s_mid: float) -> tuple[np.ndarray, np.ndarray]:
     """q, k (interleaved) with pair products h_j = q_j conj(k_j) = e^{-i s_mid theta_j}."""
-    from .. import rope
 
     th = rope.inv_freq(dim, base=base)
     q = np.empty(dim)
@@ -193,13 +191,11 @@ def _aligned_qk(dim: int, base: float, s_mid: float) -> tuple[np.ndarray, np.nda
 
 def _score(q: np.ndarray, k: np.ndarray, s: float, base: float = 10000.0) -> float:
     """a(s) = <R(s) q, R(0) k> from pemath's real rotation (fractional s is exact)."""
-    from .. import rope
 
     return float(rope.apply(q, s, layout="interleaved", base=base) @ rope.apply(k, 0, layout="interleaved", base=base))
 
 
 def _pi_numeric() -> str:
-    from .. import rope
 
     # the counterexample, through pemath.rope.apply: d = 128, s1 = 0, s2 = 1, s = 1/2
     dim = 128
@@ -287,7 +283,6 @@ def _barbero_statement() -> sp.Basic:
 
 def _barbero_numeric() -> str:
     """Monte Carlo with pemath.rope.apply; tolerance 6 standard errors from the exact variances."""
-    from .. import rope
 
     n, dim = 8000, 64
     rng = np.random.default_rng(2024)
@@ -314,7 +309,6 @@ def _barbero_numeric() -> str:
 
 
 def _barbero_mpmath() -> str:
-    from .. import rope
 
     worst = 0.0
     with mpmath.workdps(50):

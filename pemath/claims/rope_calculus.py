@@ -16,6 +16,7 @@ from ._model import Check, CheckFailure, Claim, Verdict
 from ._gpu import require_cupy
 from ._registry import register
 from ._tolerance import phase_bound
+from .. import rope
 
 _BASES = Choice([10000.0, 500000.0, 100.0])
 _b = sp.Symbol("b", positive=True)  # the base symbol of pemath.symbolic.rope.frequency
@@ -43,7 +44,6 @@ def _block_score(module: str):
 
 
 def _translation_numeric() -> str:
-    from .. import rope
 
     block_score = _block_score("numpy")
 
@@ -71,7 +71,6 @@ def _translation_numeric() -> str:
 
 
 def _translation_mpmath() -> str:
-    from .. import rope
 
     block_score = _block_score("mpmath")
     dim, length = 8, 3
@@ -146,7 +145,6 @@ def _jacobian(dim: int, layout: str, module: str):
 
 
 def _backward_numeric() -> str:
-    from .. import rope
 
     def check(draw_seed: int, m: int, dim: int, layout: str, base: float) -> None:
         rng = np.random.default_rng(draw_seed)
@@ -174,7 +172,6 @@ def _backward_numeric() -> str:
 
 
 def _backward_mpmath() -> str:
-    from .. import rope
 
     dim = 8
     v = np.random.default_rng(11).standard_normal(dim)
@@ -201,7 +198,6 @@ def _backward_mpmath() -> str:
 
 def _backward_cupy() -> str:
     cp = require_cupy()
-    from .. import rope
 
     v = np.random.default_rng(0).standard_normal((8, 128))
     pos = np.arange(8) * 1000

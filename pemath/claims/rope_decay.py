@@ -15,6 +15,7 @@ from ._model import Check, CheckFailure, Claim, Verdict
 from ._gpu import require_cupy
 from ._registry import register
 from ._tolerance import phase_bound
+from .. import rope
 
 _ROFORMER = "Su et al. 2021 (RoFormer), section 3.4.3, eq. 35-37 and Figure 2"
 
@@ -42,7 +43,6 @@ def _pairs(q: np.ndarray, layout: str) -> np.ndarray:
 
 
 def _abel_numeric() -> str:
-    from .. import rope
 
     def check(draw_seed: int, m: int, n: int, half: int, layout: str, base: float) -> None:
         dim = 2 * half
@@ -64,7 +64,6 @@ def _abel_numeric() -> str:
 
 
 def _abel_mpmath() -> str:
-    from .. import rope
 
     rng = np.random.default_rng(7)
     dim = 64
@@ -132,7 +131,6 @@ def _mp(x) -> mpmath.mpf:
 
 def decay_verdict(dim: int = DIM, base: int = BASE, *, distances: int = 250) -> Verdict:
     """Decide RoFormer's "B(r) decays as r grows" on r = 0..distances: a rigorous counterexample or none."""
-    from .. import rope
 
     d = Derivation(f"RoFormer's long-term decay, d = {dim}, base {base}")
     d.define("RoFormer (section 3.4.3): 'the value of (1/(d/2)) sum_{i=1}^{d/2} |S_i| decays with the relative "
@@ -190,7 +188,6 @@ def _decay_statement() -> sp.Basic:
 
 
 def _decay_numeric() -> str:
-    from .. import rope
 
     r = np.arange(0, 20001)
     parts = []
@@ -214,7 +211,6 @@ def _decay_numeric() -> str:
 
 
 def _decay_mpmath() -> str:
-    from .. import rope
 
     pts = (0, 1, 18, 19, 100, 250, 1000, 2**20)
     got = np.asarray(rope.long_term_decay(np.array(pts), DIM))
@@ -237,7 +233,6 @@ def _decay_mpmath() -> str:
 
 def _decay_cupy() -> str:
     cp = require_cupy()
-    from .. import rope
 
     r = np.arange(0, 4097)
     host = np.asarray(rope.long_term_decay(r, DIM))

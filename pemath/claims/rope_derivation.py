@@ -14,6 +14,7 @@ from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
 from ._registry import register
 from ._tolerance import phase_bound
+from .. import rope
 
 _SEED = "Renard, 'Positional Encodings of Attention Mechanisms: Sinusoidal, Rotary Positional Encodings (Part 2)', renardyreveur.github.io (the RoPE derivation)"
 
@@ -40,7 +41,6 @@ def _solution(module: str):
 
 
 def _numeric() -> str:
-    from .. import rope
 
     f = _solution("numpy")
 
@@ -60,7 +60,6 @@ def _numeric() -> str:
 
 
 def _mpmath() -> str:
-    from .. import rope
 
     f = _solution("mpmath")
     worst = mpmath.mpf(0)

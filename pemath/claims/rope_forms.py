@@ -22,6 +22,7 @@ from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
 from ._registry import register
 from ._tolerance import phase_bound
+from .. import rope
 
 _BASES = Choice([10000.0, 500000.0, 100.0])
 _b = sp.Symbol("b", positive=True)  # the base symbol of pemath.symbolic.rope.frequency
@@ -63,7 +64,6 @@ def _block_product():
 
 
 def _group_numeric() -> str:
-    from .. import rope
 
     product = _block_product()
 
@@ -96,7 +96,6 @@ def _group_numeric() -> str:
 
 
 def _group_mpmath() -> str:
-    from .. import rope
 
     product = sp.lambdify((A.ALPHA, A.BETA), A.group_block().result["product"], "mpmath")
     blk = sp.lambdify(R.m, R.block(R.m), "mpmath")
@@ -156,7 +155,6 @@ def _elementwise_proof() -> Verdict:
 
 
 def _elementwise_mpmath() -> str:
-    from .. import rope
 
     worst = 0.0
     with mpmath.workdps(_mp.DPS):
@@ -185,7 +183,6 @@ def _rotate(dim: int, layout: str):
 
 
 def _elementwise_numeric() -> str:
-    from .. import rope
 
     xs = sp.Matrix(sp.symbols("x_0:8", real=True))
     sym_form = {L: sp.lambdify((list(xs), R.m, _b), A.elementwise(xs, R.m, L).T, "numpy") for L in R.LAYOUTS}
@@ -247,7 +244,6 @@ def _complex_lambdified(module: str):
 
 
 def _complex_numeric() -> str:
-    from .. import rope
 
     rotated = _complex_lambdified("numpy")
     cis = sp.lambdify((R.m, _t), sp.exp(sp.I * R.m * _t), "numpy")
@@ -276,7 +272,6 @@ def _complex_numeric() -> str:
 
 
 def _complex_mpmath() -> str:
-    from .. import rope
 
     rotated = _complex_lambdified("mpmath")
     dim = 8
@@ -344,7 +339,6 @@ def _perm_matrix():
 
 
 def _conjugacy_mpmath() -> str:
-    from .. import rope
 
     worst = 0.0
     with mpmath.workdps(_mp.DPS):
@@ -365,7 +359,6 @@ def _conjugacy_mpmath() -> str:
 
 
 def _conjugacy_numeric() -> str:
-    from .. import rope
 
     P = _perm_matrix()
 
@@ -420,7 +413,6 @@ def _weights_proof() -> Verdict:
 
 
 def _weights_mpmath() -> str:
-    from .. import rope
 
     worst = 0.0
     rng = np.random.default_rng(3)
@@ -448,7 +440,6 @@ def _weights_mpmath() -> str:
 
 
 def _weights_numeric() -> str:
-    from .. import rope
 
     P = _perm_matrix()
 

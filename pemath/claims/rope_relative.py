@@ -13,6 +13,7 @@ from ._model import Check, CheckFailure, Claim, Verdict
 from ._gpu import require_cupy
 from ._registry import register
 from ._tolerance import phase_bound
+from .. import rope
 
 
 def _proof() -> Verdict:
@@ -37,7 +38,6 @@ def _statement() -> sp.Basic:
 
 
 def _numeric() -> str:
-    from .. import rope
 
     score = sp.lambdify(
         (sp.Matrix(sp.symbols("q_0 q_1")), sp.Matrix(sp.symbols("k_0 k_1")), sym.theta, sym.m, sym.n),
@@ -64,7 +64,6 @@ def _numeric() -> str:
 
 def _cupy() -> str:
     cp = require_cupy()
-    from .. import rope
 
     rng = np.random.default_rng(0)
     q, k = rng.standard_normal((2, 8, 128))
@@ -79,7 +78,6 @@ def _cupy() -> str:
 
 
 def _mpmath() -> str:
-    from .. import rope
 
     score = sp.lambdify(
         (sp.Matrix(sp.symbols("q_0 q_1")), sp.Matrix(sp.symbols("k_0 k_1")), sym.theta, sym.m, sym.n),

@@ -18,6 +18,8 @@ from ._model import Check, CheckFailure, Claim, Verdict
 from ._gpu import require_cupy
 from ._registry import register
 from ._tolerance import U64, phase_bound
+from .. import rope
+from .. import scaling
 
 FAMILY = "scaling"
 BASES = [10000.0, 500000.0, 1e6, 100.0]
@@ -44,7 +46,6 @@ VARIANTS = ("Linear", "NTK", "DynamicNTK", "YaRN", "YaRN-ratio", "Llama3", "Long
 
 def _variant(name: str, rng: np.random.Generator, half: int) -> tuple[Any, int | None]:
     """A pemath.scaling instance of the named variant with drawn parameters, and a seq_len."""
-    from .. import scaling
 
     s = float(rng.uniform(0.25, 32.0))
     L0 = int(rng.integers(16, 2**15))
@@ -88,7 +89,6 @@ def _relative_statement() -> sp.Basic:
 
 
 def _relative_numeric() -> str:
-    from .. import rope
 
     score = _score_fn("numpy")
 
@@ -117,7 +117,6 @@ def _relative_numeric() -> str:
 
 
 def _relative_mpmath() -> str:
-    from .. import rope, scaling
 
     score = _score_fn("mpmath")
     rng = np.random.default_rng(3)
@@ -163,7 +162,6 @@ def _cuda() -> Any:
 
 def _relative_cupy() -> str:
     cp = _cuda()
-    from .. import rope
 
     rng = np.random.default_rng(0)
     x = rng.standard_normal((8, 64))
@@ -209,7 +207,6 @@ def _ntk_tol(dim: int, s: float) -> float:
 
 
 def _ntk_numeric() -> str:
-    from .. import rope, scaling
 
     b, s, D = _derived("ntk_base").result["symbols"]
     formula = sp.lambdify((b, s, D), _derived("ntk_base").result["base"], "math")
@@ -232,7 +229,6 @@ def _ntk_numeric() -> str:
 
 
 def _ntk_mpmath() -> str:
-    from .. import scaling
 
     worst = 0.0
     with mpmath.workdps(50):
@@ -280,7 +276,6 @@ register(
 
 
 def _dynamic_numeric() -> str:
-    from .. import rope, scaling
 
     der = _derived("dynamic_continuity")
     b, s, h, L, L0 = der.result["symbols"]
@@ -313,7 +308,6 @@ def _dynamic_numeric() -> str:
 
 
 def _dynamic_mpmath() -> str:
-    from .. import scaling
 
     der = _derived("dynamic_continuity")
     b, s, h, L, L0 = der.result["symbols"]
@@ -375,7 +369,6 @@ def _llama_fns(module: str) -> tuple[Any, Any]:
 
 
 def _llama_numeric() -> str:
-    from .. import rope, scaling
 
     llama_sym, _ = _llama_fns("numpy")
 
@@ -398,7 +391,6 @@ def _llama_numeric() -> str:
 
 
 def _llama_mpmath() -> str:
-    from .. import scaling
 
     llama_mp, yarn_mp = _llama_fns("mpmath")
     worst = mpmath.mpf(0)
@@ -436,7 +428,8 @@ register(
         name="Llama 3.1's rule is YaRN's NTK-by-parts ramp",
         title="Llama 3.1's rule is YaRN's NTK-by-parts ramp in wavelength form: "
               "γ = (L0/λ − l)/(h − l) = (r − α)/(β − α) "
-              "with r = L0/λ, α = low_freq_factor l, β = high_freq_factor h",
+              "with r = L0/λ, α = low_freq_factor l, β = high_freq_factor h; the two frequencies agree "
+              "inside the band, above it, below it and at both edges (each case decided)",
         kind="theorem",
         family=FAMILY,
         statement=lambda: sp.Eq(
@@ -456,7 +449,6 @@ register(
 
 
 def _continuity_numeric() -> str:
-    from .. import rope, scaling
 
     def check(s_: float, L0_: int, low: float, gap: float, edge: str, ulps: int) -> None:
         high = low + gap
@@ -525,7 +517,6 @@ register(
 
 
 def _proportional_numeric() -> str:
-    from .. import rope, scaling
 
     def check(draw_seed: int, half: int, layout: str, m: int, n: int, base: float, p: float) -> None:
         rng = np.random.default_rng(draw_seed)
@@ -555,7 +546,6 @@ def _proportional_numeric() -> str:
 
 
 def _proportional_mpmath() -> str:
-    from .. import rope, scaling
 
     worst = 0.0
     with mpmath.workdps(50):
@@ -583,7 +573,7 @@ register(
         proof=lambda: Verdict(_derived("proportional_limits")),
         checks=(Check("numeric", _proportional_numeric), Check("mpmath", _proportional_mpmath)),
         references=("Barbero et al. 2024, 'Round and Round We Go! What makes Rotary Positional Encodings useful?' "
-                    "(arXiv:2410.06205), p-RoPE", HF_ROPE + ", proportional"),
+                    "(arXiv:2410.06205), section 6.1 (p-RoPE)", HF_ROPE + ", proportional"),
     )
 )
 
@@ -593,7 +583,6 @@ register(
 
 
 def _unit_numeric() -> str:
-    from .. import rope, scaling
 
     der = _derived("unit_factor")
     b, D, L, L0 = der.result["symbols"]
@@ -619,7 +608,6 @@ def _unit_numeric() -> str:
 
 
 def _unit_mpmath() -> str:
-    from .. import scaling
 
     der = _derived("unit_factor")
     b, D, L, L0 = der.result["symbols"]

@@ -12,6 +12,7 @@ from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
 from ._registry import register
 from ._tolerance import phase_bound
+from .. import sinusoidal
 
 
 def _shift_proof() -> Verdict:
@@ -29,7 +30,6 @@ def _shift_statement() -> sp.Basic:
 
 
 def _shift_numeric() -> str:
-    from .. import sinusoidal
 
     M = sp.lambdify((sym.w, sym.k), sym.shift_matrix("sin_cos").result["M"], "numpy")
 
@@ -48,7 +48,6 @@ def _shift_numeric() -> str:
 
 
 def _shift_mpmath() -> str:
-    from .. import sinusoidal
 
     M = sp.lambdify((sym.w, sym.k), sym.shift_matrix("sin_cos").result["M"], "mpmath")
     with mpmath.workdps(60):
@@ -95,7 +94,6 @@ def _dot_proof() -> Verdict:
 
 
 def _dot_numeric() -> str:
-    from .. import sinusoidal
 
     def check(t: int, k: int, half: int) -> None:
         dim = 2 * half
@@ -113,7 +111,6 @@ def _dot_numeric() -> str:
 
 def _dot_mpmath() -> str:
     """PE(t)·PE(t+k) at 60 digits for t up to 10^12, against sum cos(w_i k), and pemath's float64 table."""
-    from .. import sinusoidal
 
     dim, worst = 16, 0.0
     with mpmath.workdps(60):

@@ -16,6 +16,7 @@ from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
 from ._registry import register
 from ._tolerance import phase_bound
+from ..rope import xpos
 
 
 def _proof() -> Verdict:
@@ -53,7 +54,6 @@ def _zeta(dim: int, gamma: float) -> np.ndarray:
 
 
 def _numeric() -> str:
-    from ..rope import xpos
 
     score = _score("numpy")
 
@@ -83,7 +83,6 @@ def _numeric() -> str:
 
 
 def _mpmath() -> str:
-    from ..rope import xpos
 
     score = _score("mpmath")
     rng = np.random.default_rng(5)

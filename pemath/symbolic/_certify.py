@@ -42,8 +42,13 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import mpmath
 import sympy as sp
+import sympy.stats as stats
 from sympy.printing.repr import ReprPrinter
+
+from ._enclose import enclose, ends
+from .notation import Label, MatrixLabel
 
 __all__ = ["ProofFailure", "REWRITES", "reduce_to_zero", "increment", "decide", "conclusion", "dump", "load",
            "evaluated", "FACTS", "domain_of", "MAX_CASES"]
@@ -445,8 +450,6 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
                                    f"(decided {sp.sstr(value)[:160]})", c)
         return f"{len(cases)} cases"
     if certificate == "interval":
-        from ._enclose import enclose, ends
-
         if not isinstance(formula, sp.core.relational.Relational) or isinstance(formula, (sp.Eq, sp.Ne)):
             raise ProofFailure(f"an interval certificate decides <, <=, > or >=, got {sp.sstr(formula)[:120]}")
         try:
@@ -457,8 +460,6 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         lo_r, hi_r = ends(enclose(rebuilt(formula.rhs), dps))
         op = formula.rel_op
         ok = {">": lo_l > hi_r, ">=": lo_l >= hi_r, "<": hi_l < lo_r, "<=": hi_l <= lo_r}[op]
-        import mpmath
-
         shown = (f"[{mpmath.nstr(lo_l, 8)}, {mpmath.nstr(hi_l, 8)}] {op} "
                  f"[{mpmath.nstr(lo_r, 8)}, {mpmath.nstr(hi_r, 8)}]")
         if not ok:
@@ -605,10 +606,6 @@ def _evaluating(build: Any) -> Any:
 
 
 def _namespace() -> dict[str, Any]:
-    import sympy.stats as stats
-
-    from .notation import Label, MatrixLabel
-
     ns: dict[str, Any] = {k: getattr(sp, k) for k in dir(sp) if not k.startswith("_")}
     ns.update({k: getattr(stats, k) for k in dir(stats) if not k.startswith("_") and k not in ns})  # E is e
     ns.update({"ImmutableDenseMatrix": sp.ImmutableDenseMatrix, "MutableDenseMatrix": sp.ImmutableDenseMatrix,

@@ -94,9 +94,14 @@ def bound() -> Derivation:
     d.hypothesis("The definition of the maximum: M >= c_i for every i, i.e. M - c_i = t_i with t_i >= 0.")
     d.equal("so |S_{i+1}| (M - c_i) = |S_{i+1}| t_i", unevaluated(lambda: (Sa * (M - c)).subs(M, c + t)), Sa * t)
     d.assumed("each term |S_{i+1}| t_i is >= 0, as a product of two non-negative numbers", Sa * t, "nonnegative")
-    d.remark("Hence |score(r)| <= (max_i |h_{i+1} - h_i|) sum_{j=1}^{d/2} |S_j(r)| = "
-          "(max_i |h_{i+1} - h_i|) (d/2) B(r), where B(r) = (1/(d/2)) sum_j |S_j(r)| is the curve of "
-          "RoFormer's Figure 2 (pemath.rope.long_term_decay).")
+    u = sp.Symbol("u", nonnegative=True)
+    v = sp.Symbol("v", nonnegative=True)  # sum_i |S_{i+1}| t_i, a sum of the terms just decided >= 0
+    d.hypothesis("Write the cited inequality with its slack, |score(r)| = sum_i |S_{i+1}| c_i - u, u >= 0, and the "
+                 "sum of the terms above as v = sum_i |S_{i+1}| t_i >= 0, so M sum_i |S_{i+1}| = sum_i |S_{i+1}| c_i "
+                 "+ v.")
+    d.assumed("Hence M sum_i |S_{i+1}| - |score(r)| = u + v >= 0: |score(r)| <= (max_i |h_{i+1} - h_i|) "
+              "sum_{j=1}^{d/2} |S_j(r)| = (max_i |h_{i+1} - h_i|) (d/2) B(r), B(r) = (1/(d/2)) sum_j |S_j(r)| the "
+              "curve of RoFormer's Figure 2 (pemath.rope.long_term_decay)", u + v, "nonnegative")
     j = sp.Symbol("j", integer=True, positive=True)
     half = sp.Symbol("h", integer=True, positive=True)
     b0 = sp.summation(j, (j, 1, half)) / half

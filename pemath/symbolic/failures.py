@@ -16,6 +16,7 @@ from fractions import Fraction
 import sympy as sp
 
 from ._decide import Derivation, unevaluated
+from .rope import rotation
 from .notation import label
 
 __all__ = ["rotation_twice", "integers_exact", "representable", "mixed_frequencies", "hf_permutation",
@@ -141,8 +142,6 @@ def hf_permutation(rows: int, heads: int) -> list[int]:
 
 def gqa_wrong_heads(head_dim: int = 4, kv_heads: int = 1, heads: int = 2) -> Derivation:
     """K converted with n_heads instead of n_kv_heads: HF's RoPE then pairs the wrong features; the score changes."""
-    from .rope import rotation
-
     d = Derivation("K converted with the query head count")
     rows = head_dim * kv_heads
     right, wrong = hf_permutation(rows, kv_heads), hf_permutation(rows, heads)

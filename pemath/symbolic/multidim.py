@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
+from . import pairs
 from ._decide import Derivation, unevaluated
 from .notation import label
 from .rope import TRIG, block, frequency, pair_indices
@@ -125,8 +126,6 @@ def axial_relative_symbolic() -> Derivation:
     shifted = target.subs(PK[a], P[a] + delta[a])
     d.zero("with p' = p + delta, the summand does not depend on p: it is a function of the per-axis "
            "differences delta_a = p'_a - p_a", sp.Derivative(shifted, P[a]))
-    from . import pairs
-
     axis = sp.Function("c")  # the axis (position component) of pair i: any assignment
     i = pairs_index = sp.Symbol("i", integer=True, nonnegative=True)
     th_i = sp.Function("theta", positive=True)(i)
@@ -206,8 +205,6 @@ def mrope_reduces_symbolic() -> Derivation:
             "and every assignment c",
             unevaluated(lambda: phi.replace(lambda e: isinstance(e, sp.Indexed) and e.base == P,
                                                                             lambda e: _m)), _m * frequency(i, 2 * r2, b), methods=("expand",))
-    from . import pairs
-
     x, w = sp.IndexedBase("x", real=True), sp.IndexedBase("w", real=True)
     for layout in pairs.LAYOUTS:
         xa, xb = pairs.features(i, layout)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ._decide import Derivation
-from .rope import H, I, LAYOUTS
+from .indices import H, I, LAYOUTS
 
 __all__ = ["F", "J", "PASS", "features", "partition", "pass_through", "inner_over_pairs", "weak_equality"]
 

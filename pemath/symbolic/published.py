@@ -238,9 +238,16 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
                     source="Apostol, Calculus vol. 1, section 7.7 (Taylor's formula, Lagrange remainder)")
     d.equal("a(s) - a_linear(s) = -(s - s_1)(s_2 - s) / (2 (s_2 - s_1)) [A_1 (s - s_1) + A_2 (s_2 - s)]  (PI eq. 11)",
             a - alin, R, methods=("expand", "simplify"))
-    d.zero("with |A_1|, |A_2| <= M the bracket is at most M ((s - s_1) + (s_2 - s)) = M (s_2 - s_1)",
-           unevaluated(lambda: (s - s1) + (s2 - s) - (s2 - s1)))
-    d.remark("so |a(s) - a_linear(s)| <= (M / 2)(s - s_1)(s_2 - s), M = (max_j |h_j|) sum_j theta_j^2  (PI eq. 16).")
+    d.cite("the triangle inequality: |A_1 (s - s_1) + A_2 (s_2 - s)| <= |A_1| (s - s_1) + |A_2| (s_2 - s) for "
+           "s_1 <= s <= s_2", source="Rudin, Principles of Mathematical Analysis, Theorem 1.33(e) (triangle inequality)")
+    pa, pb, al, be, Mb = sp.symbols("p q alpha beta M", nonnegative=True)
+    d.hypothesis("|A_1|, |A_2| <= M: |A_1| = M - p, |A_2| = M - q with p, q >= 0; and s - s_1 = alpha, "
+                 "s_2 - s = beta, both >= 0")
+    d.equal("M (s_2 - s_1) - [|A_1| (s - s_1) + |A_2| (s_2 - s)] = p alpha + q beta",
+            unevaluated(lambda: Mb * (al + be) - ((Mb - pa) * al + (Mb - pb) * be)), pa * al + pb * be)
+    d.assumed("which is >= 0: the bracket is at most M (s_2 - s_1), so |a(s) - a_linear(s)| <= "
+              "(M / 2)(s - s_1)(s_2 - s), M = (max_j |h_j|) sum_j theta_j^2  (PI eq. 16)", pa * al + pb * be,
+              "nonnegative")
 
     # the geometric sum
     q, hh = sp.Symbol("rho", positive=True), sp.Symbol("n", integer=True, nonnegative=True)
@@ -254,9 +261,10 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
     d.define("PI eq. 14 asserts c^x <= 1 + x ln c for x < 0, c > 1, to get 1/(1 - c^{-4/d}) <= d/(4 ln c). "
              "The inequality goes the other way: with y = x ln c, e^y >= 1 + y for every real y:")
     exp_above_tangent(d)
-    d.remark("Hence c^{-4/d} >= 1 - (4/d) ln c, i.e. 1/(1 - c^{-4/d}) >= d/(4 ln c): eq. 14 bounds M from the "
-          "wrong side. The same fact gives 1/(1 - e^{-x}) <= 1 + 1/x (x > 0), so the proof's own steps "
-          "yield |a - a_linear| <= (max_j |h_j|)(s - s_1)(s_2 - s) (d/(8 ln c) + 1/2) instead.")
+    d.remark("Reading (the steps deciding it follow): with y = -(4/d) ln c the cited fact gives c^{-4/d} >= "
+             "1 - (4/d) ln c, so eq. 14 bounds M from the wrong side; the interval step below decides it for this "
+             "d and c, and 'Position Interpolation's corrected constant' decides the bound the proof's own steps "
+             "give instead, d/(8 ln c) + 1/2, for every even d and c > 1.")
 
     c, lnc = sp.Integer(base), sp.log(sp.Integer(base))
     rho = c ** sp.Rational(-4, dim)

@@ -6,7 +6,9 @@ from collections.abc import Callable
 
 import sympy as sp
 
+from . import pairs
 from ._decide import Derivation
+from .indices import H, I, LAYOUTS
 
 __all__ = [
     "LAYOUTS",
@@ -22,7 +24,6 @@ __all__ = [
     "difference_rotation",
 ]
 
-LAYOUTS = ("interleaved", "half")
 
 #: Trigonometric polynomials in sums of angles close under these rewrites; restricting
 #: to them keeps a failing (mutated) statement from trying every costly rewrite.
@@ -95,8 +96,6 @@ def relative_block() -> Derivation:
     return d
 
 
-H = sp.Symbol("h", integer=True, positive=True)  # d = 2h
-I = sp.Symbol("i", integer=True, nonnegative=True)
 THETA = sp.Function("theta", positive=True)  # the frequency of pair i, any positive function
 
 
@@ -116,8 +115,6 @@ def relative_symbolic_d(*, layout: str = "interleaved") -> Derivation:
     the pair summand is decided identical to the relative form for a symbolic pair index i, symbolic h and
     any frequencies; so the cost does not depend on d.
     """
-    from . import pairs
-
     d = Derivation(f"RoPE relative inner product, every even rotary dim 2h and head_dim 2h + e, {layout} layout")
     i, h = I, H
     th_i = THETA(i)

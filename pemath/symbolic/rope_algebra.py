@@ -21,6 +21,8 @@ from collections.abc import Callable
 import numpy as np
 import sympy as sp
 
+from ..rope import _core as _rope_core
+from ..rope import layout as _rope_layout
 from ..rope.layout import convert_layout
 from . import pairs
 from ._decide import Derivation, reduce_to_zero, unevaluated
@@ -107,6 +109,11 @@ def elementwise(x: sp.Matrix, pos: sp.Expr, layout: str, *, freq: Freq | None = 
     cos = feature_table(sp.cos, pos, d, layout, freq)
     sin = feature_table(sp.sin, pos, d, layout, freq)
     return x.multiply_elementwise(cos) + rotate_features(x, layout).multiply_elementwise(sin)
+
+
+def _tau(k: sp.Expr, h: sp.Expr) -> sp.Expr:
+    """sigma^-1: half feature k of P x holds interleaved feature tau(k) = 2k (k < h), 2(k - h) + 1 (k >= h)."""
+    return sp.Piecewise((2 * k, k < h), (2 * (k - h) + 1, True))
 
 
 def half_index(j: sp.Expr, h: sp.Expr) -> sp.Expr:
@@ -219,6 +226,15 @@ def elementwise_form(dim: int, layout: str) -> Derivation:
     lhs = unevaluated(lambda: elementwise(x, m, layout, freq=lambda i: table_frequency(i, dim)))
     rhs = rotation(m, dim, layout) * x
     d.define(f"rotate(x) in the {layout} layout:", rotate_features(x, layout).T)
+    eye = np.eye(dim)
+    shipped = np.asarray(_rope_core.rotate(eye, np.zeros((dim, dim // 2)), np.ones((dim, dim // 2)), layout, dim, np,
+                                           np.float64))  # row k: the shipped rotate of e_k (cos 0, sin 1)
+    rot = sp.ImmutableMatrix(sp.Matrix.hstack(*[rotate_features(sp.eye(dim)[:, k], layout) for k in range(dim)]))
+    r_, c_, v_ = sp.symbols("r c v", integer=True)
+    d.enumerated(f"d = {dim}, {layout}: pemath.rope's rotate (its kernel with cos = 0, sin = 1) is rotate_features, "
+                 "entry by entry on the basis vectors", (r_, c_, v_),
+                 [(j, k, int(shipped[k, j])) for j in range(dim) for k in range(dim)],
+                 sp.Eq(v_, rot[r_, c_], evaluate=False))
     d.equal(f"d = {dim}, {layout}: x * cos(m theta) + rotate(x) * sin(m theta) = R(m) x", lhs, rhs,
             methods=("expand",))
     d.result["R"] = rotation(m, dim, layout)
@@ -303,19 +319,16 @@ def layout_symbolic_d() -> Derivation:
     t_ = sp.Symbol("t", integer=True, nonnegative=True)
     h_i = I + 1 + t_  # any h > i: pair i is one of the h pairs
 
-    def tau(k: sp.Expr, h: sp.Expr) -> sp.Expr:  # half feature k of y = P x holds interleaved feature tau(k)
-        return sp.Piecewise((2 * k, k < h), (2 * (k - h) + 1, True))
-
     d.define("y = P x holds at half feature k the interleaved feature tau(k) = 2k (k < h), 2(k - h) + 1 (k >= h)",
-             tau(sp.Symbol("k", integer=True, nonnegative=True), H))
+             _tau(sp.Symbol("k", integer=True, nonnegative=True), H))
     d.equal("tau undoes sigma on every pair i < h (h = i + 1 + t): tau(sigma(2i)) = 2i, tau(sigma(2i + 1)) = 2i + 1",
-            unevaluated(lambda: sp.Matrix([tau(half_index(2 * I, h_i), h_i), tau(half_index(2 * I + 1, h_i), h_i)])),
+            unevaluated(lambda: sp.Matrix([_tau(half_index(2 * I, h_i), h_i), _tau(half_index(2 * I + 1, h_i), h_i)])),
             sp.Matrix([2 * I, 2 * I + 1]))
     a, b = pairs.features(I, "half")
     d.equal("R_half(m) P x at half pair i, the features (i, i + h) of y = P x, is B(m theta_i) (x_tau(i), x_tau(i + h)) "
             "= B(m theta_i) (x_2i, x_2i+1): R_interleaved(m) x at interleaved pair i, which P moves to half pair i "
             "(sigma, above). So R_half(m) P = P R_interleaved(m), R_half(m) = P R_interleaved(m) P^T, for every d",
-            unevaluated(lambda: block(m * th) * sp.Matrix([x[tau(a.subs(H, h_i), h_i)], x[tau(b.subs(H, h_i), h_i)]])),
+            unevaluated(lambda: block(m * th) * sp.Matrix([x[_tau(a.subs(H, h_i), h_i)], x[_tau(b.subs(H, h_i), h_i)]])),
             block(m * th) * sp.Matrix(_pair(x, "interleaved")), methods=("expand",))
     return d
 
@@ -365,6 +378,17 @@ def weight_permutation_symbolic_d() -> Derivation:
     pq, pk = hf_pair(q), hf_pair(k)
     d.define("HF's converter permutes the output rows of W_q and W_k per head (W_hf = P W_meta), so q_hf = P q: "
              "half pair i of q_hf is interleaved pair i of q", sp.Eq(sp.Symbol("(q_hf)_i"), pq, evaluate=False))
+    t_ = sp.Symbol("t", integer=True, nonnegative=True)
+    h_i = I + 1 + t_
+    a, b = pairs.features(I, "half")
+    d.equal("decided from P: half pair i of q_hf = P q, the features (i, i + h), holds q at tau(i) and tau(i + h) "
+            "(tau = sigma^-1, h = i + 1 + t > i): that is hf_pair",
+            unevaluated(lambda: sp.Matrix([q[_tau(a.subs(H, h_i), h_i)], q[_tau(b.subs(H, h_i), h_i)]])), pq)
+    for dim in (4, 8):
+        rows = np.asarray(_rope_layout.permute_qk_weight(np.arange(dim), n_heads=1)).tolist()  # row r of W_hf
+        r_, c_ = sp.symbols("r c", integer=True, nonnegative=True)
+        d.enumerated(f"d = {dim}: pemath.rope.permute_qk_weight puts Meta's row sigma^-1(r) = tau(r) at HF's row r",
+                     (r_, c_), list(enumerate(rows)), sp.Eq(c_, _tau(r_, dim // 2), evaluate=False))
     hf = pairs.inner_over_pairs(d, "half", u, v)
     meta = pairs.inner_over_pairs(d, "interleaved", u, v)
     d.equal("<R_half(m) q_hf, R_half(n) k_hf> = <R_int(m) q, R_int(n) k>: pair i of both is "

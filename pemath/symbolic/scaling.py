@@ -16,6 +16,7 @@ import sympy as sp
 from .. import scaling as _scaling
 from ..scaling.proportional import Proportional as _Proportional
 from . import shipped as _shipped
+from . import pairs
 from ._decide import Derivation, unevaluated
 from .notation import label
 from .rope import H, I, TRIG, block, frequency, m, n
@@ -131,8 +132,6 @@ def per_frequency_relative() -> Derivation:
     d.equal("The factor a multiplies q and k alike, so it enters the score squared: "
             "<a R(m g_i) q_i, a R(n g_i) k_i> = a^2 q_i^T R((n-m) g_i) k_i",
             summand, target, methods=TRIG)
-    from . import pairs
-
     for layout in pairs.LAYOUTS:
         pairs.score_over_pairs(d, layout, f"{layout} pairs: summed over the d/2 pairs, for any real g (a zero "
                                "frequency included), the score "
@@ -362,18 +361,24 @@ def llama3_is_yarn() -> Derivation:
     u = sp.Symbol("u", nonnegative=True)
     der.equal("There YaRN's clip is inactive: r = alpha + u (beta - alpha) with 0 <= u <= 1 gives gamma = u",
               unevaluated(lambda: gamma_yarn.subs(r, alpha + u * (beta - alpha))), u, methods=("expand", "simplify"))
-    der.equal("Above the band (r > beta) YaRN clips gamma to 1 and keeps theta, as Llama's first branch",
-              unevaluated(lambda: mix(sp.Min(sp.Max(sp.Integer(1), 0), 1))), th)
-    der.equal("Below it (r < alpha) YaRN clips gamma to 0 and interpolates theta/s, as Llama's second",
-              unevaluated(lambda: mix(sp.Min(sp.Max(sp.Integer(0), 0), 1))), th / s)
+    tt, dl = sp.Symbol("t", positive=True), sp.Symbol("delta", positive=True)
+    der.equal("Above the band, r = beta + t (t > 0; beta = alpha + delta, delta > 0): gamma(r) = 1 + t/delta ...",
+              unevaluated(lambda: gamma_yarn.subs(r, beta + tt).subs(beta, alpha + dl)), 1 + tt / dl)
+    der.equal("... which YaRN clips to 1: its frequency is theta, Llama's first branch",
+              unevaluated(lambda: mix(sp.Min(sp.Max(1 + tt / dl, 0), 1))), th)
+    der.equal("Below it, r = alpha - t (t > 0): gamma(r) = -t/delta ...",
+              unevaluated(lambda: gamma_yarn.subs(r, alpha - tt).subs(beta, alpha + dl)), -tt / dl)
+    der.equal("... which YaRN clips to 0: its frequency is theta/s, Llama's second branch",
+              unevaluated(lambda: mix(sp.Min(sp.Max(-tt / dl, 0), 1))), th / s)
     der.equal("At the edge r = beta (lambda = L0/h: Llama's tests are both false, it smooths) "
               "Llama's gamma is 1, YaRN's clip is 1",
               unevaluated(lambda: llama3_gamma(L0 / beta)), sp.S.One, methods=("expand",))
     der.equal("At the edge r = alpha (lambda = L0/l) Llama's gamma is 0, YaRN's clip is 0",
               unevaluated(lambda: llama3_gamma(L0 / alpha)), sp.S.Zero, methods=("expand",))
-    der.remark("So the strict inequalities at the edges do not matter: each edge gets the value of both adjacent "
-            "branches (the continuity claim). Hence, frequency by frequency, "
-            "Llama3(s, L0, l, h) = YaRN(s, L0, beta_fast = h, beta_slow = l, ramp = ratio, attention factor 1).")
+    der.remark("Reading: the five cases above (inside the band, above, below, and the two edges, where the strict "
+               "inequalities do not matter as each edge gets the value of both adjacent branches) are every "
+               "wavelength, so Llama3(s, L0, l, h) = YaRN(s, L0, beta_fast = h, beta_slow = l, ramp = ratio, "
+               "attention factor 1); scaling.relative decides the two shipped classes against these formulas.")
     der.result["llama3"] = llama3_frequency(th)
     der.result["yarn"] = yarn_ratio_frequency(th, alpha, beta)
     return der

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from . import pairs
 from ._decide import Derivation
 
 __all__ = ["ORDERS", "pair", "shift_matrix", "shift_block_diagonal", "dot_product"]
@@ -92,8 +93,6 @@ def shift_block_diagonal(dim: int | None = None, order: str = "sin_cos", *, base
     wi = b ** (-2 * i / (2 * n))
     d.assumed("every frequency w_i = b^(-2i/d) is positive, so each block derivation applies", wi, "positive")
     if dim is None:
-        from . import pairs
-
         wv = sp.IndexedBase("w", real=True)
         wi_ = b ** (-pairs.I / pairs.H)
         d.define("PE(t) holds pair i = (2i, 2i + 1) at frequency w_i = b^(-2i/d) (d = 2h); M = diag(M_i(k)) turns "
@@ -127,8 +126,6 @@ def dot_product() -> Derivation:
         mirrored = sp.cos(w * (-k))
     d.equal("and is even in k", mirrored, sp.cos(w * k))
     d.equal("|pair|^2 = 1, so |PE(t)|^2 = d/2 (d/2 pairs)", (a.T * a)[0], sp.Integer(1), methods=("trigsimp",))
-    from . import pairs
-
     b = sp.Symbol("b", positive=True)
     wi = b ** (-pairs.I / pairs.H)
     u, v = sp.IndexedBase("u", real=True), sp.IndexedBase("v", real=True)

@@ -209,7 +209,7 @@ def relative() -> Derivation:
     return d
 
 
-def exact_below_max_exact(configs: Sequence[tuple[int, int, bool]] = STANDARD) -> Derivation:
+def exact_below_max_exact(configs: Sequence[tuple[int, int, bool]] = STANDARD + ((33, 128, False),)) -> Derivation:
     """Below max_exact the bucket is the distance; the logarithmic buckets start at M with bucket M.
 
     The symbolic formula is :data:`RULE`'s, the concrete one :func:`bucket_exact` (the mutation tests patch
@@ -275,7 +275,12 @@ def monotone() -> Derivation:
     return d
 
 
-def bucket_count(configs: Sequence[tuple[int, int, bool]] = STANDARD + ((33, 128, True),), *,
+#: Odd counts besides the standard ones: 33 both ways (half 16, 31 buckets) and one way (half 33, max_exact 16: an odd
+#: half, where half // 2 and (half + 1) // 2 differ).
+ODD: tuple[tuple[int, int, bool], ...] = ((33, 128, True), (33, 128, False))
+
+
+def bucket_count(configs: Sequence[tuple[int, int, bool]] = STANDARD + ODD, *,
                  span: int = 4) -> Derivation:
     """How many buckets T5 uses: num_buckets unidirectional, num_buckets - 1 bidirectional (even num_buckets).
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import sympy as sp
 
+from . import pairs
 from ._decide import Derivation, unevaluated
 from .notation import label
 from .rope import TRIG, block, pair_indices, rotation
@@ -80,8 +81,6 @@ def relative_symbolic_d() -> Derivation:
     summand = ((_scale(zi, m, +1) * block(m * ti) * qi).T * (_scale(zi, n, KEY_SIGN) * block(n * ti) * ki))[0]
     target = zi ** ((m - n) / SCALE_BASE) * (qi.T * block((n - m) * ti) * ki)[0]
     d.equal("summand: zeta_i^((m-n)/B) q_i^T R((n-m) theta_i) k_i", summand, target, methods=TRIG)
-    from . import pairs
-
     for layout in pairs.LAYOUTS:
         pairs.score_over_pairs(d, layout, f"{layout} pairs: the score, summed over the d/2 pairs, is "
                                "sum_i zeta_i^((m-n)/B) q_i^T R((n-m) theta_i) k_i for every even d",
