@@ -52,7 +52,7 @@ def test_specialize_and_rewrite_with_take_decided_equations_or_hypotheses_only()
     g = sp.Function("g")
     d = Derivation("substitution")
     eq = sp.Eq(g(m, n), a * (n - m))
-    d.hypothesis("g is linear in n - m", eq)  # a result resting on it is conditional, as the statement says
+    d.hypothesis("g is linear in n - m, for every m, n", eq, forall=(m, n))  # a result resting on it is conditional
     at = d.specialize("n = m", eq, {n: m})
     assert at == sp.Eq(g(m, m), 0, evaluate=False) and d.steps[-1].certificate == "substitution"
     with pytest.raises(ProofFailure, match="neither decided earlier"):

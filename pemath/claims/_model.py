@@ -57,6 +57,10 @@ class Verdict:
             raise TypeError(f"Verdict derivation must be a pemath.symbolic.Derivation, got {self.derivation!r}")
         if not any(s.status == "proved" for s in self.derivation.steps):
             raise ValueError(f"Verdict: the derivation {self.derivation.title!r} decided no step: nothing is proved")
+        failed = [s.text for s in self.derivation.steps if s.status == "failed"]
+        if failed:
+            raise ValueError(f"Verdict: the derivation {self.derivation.title!r} has a step that failed "
+                             f"({failed[0][:120]!r}): a verdict is never drawn from a derivation that did not decide")
         if self.counterexample is not None and not isinstance(self.counterexample, str):
             raise TypeError(f"Verdict counterexample must be None or a string, got {self.counterexample!r}")
         if self.fair_reading is not None and not isinstance(self.fair_reading, str):

@@ -277,8 +277,8 @@ def _factor_twice_mpmath() -> str:
 register(Claim(
     id="failures.static_ntk",
     name="Dynamic NTK's base computed once",
-    title="Dynamic NTK's base computed once at alpha L0: b (alpha^2 - alpha + 1)^(d/(d-2)) at every position, "
-          "x13.54 for alpha = 4, d = 128",
+    title="Dynamic NTK's base computed once at s L0 (s its factor): b (s^2 - s + 1)^(d/(d-2)) at every position, "
+          "x13.54 for s = 4, d = 128",
     kind="theorem", family="failures",
     statement=lambda: sp.Eq(label("b_static / b", r"b_{\mathrm{static}} / b"), sym.static_ntk().result["ratio"], evaluate=False),
     proof=lambda: Verdict(sym.static_ntk()),

@@ -133,7 +133,7 @@ def decay_verdict(dim: int = DIM, base: int = BASE, *, distances: int = 250) -> 
     """Decide RoFormer's "B(r) decays as r grows" on r = 0..distances: a rigorous counterexample or none."""
 
     d = Derivation(f"RoFormer's long-term decay, d = {dim}, base {base}")
-    d.define("RoFormer (section 3.4.3): 'the value of (1/(d/2)) sum_{i=1}^{d/2} |S_i| decays with the relative "
+    d.define("RoFormer (section 3.4.3): 'the value of (1/(d/2)) sum_{i=1}^{d/2} |S_i| decay with the relative "
           "distance m - n increases by setting theta_i = 10000^{-2i/d}, as shown in Figure (2)'. The paper does "
           f"not state the d of its figure; take d = {dim} (a common head size; d = 64, 256, 512 behave alike).")
     d.steps.extend(sym.bound().steps[-2:])

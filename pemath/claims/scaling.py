@@ -427,8 +427,8 @@ register(
         id="scaling.llama3_is_yarn",
         name="Llama 3.1's rule is YaRN's NTK-by-parts ramp",
         title="Llama 3.1's rule is YaRN's NTK-by-parts ramp in wavelength form: "
-              "γ = (L0/λ − l)/(h − l) = (r − α)/(β − α) "
-              "with r = L0/λ, α = low_freq_factor l, β = high_freq_factor h; the two frequencies agree "
+              "γ = (L0/λ − l)/(h_f − l) = (r − α)/(β − α) "
+              "with r = L0/λ, α = low_freq_factor l, β = high_freq_factor h_f; the two frequencies agree "
               "inside the band, above it, below it and at both edges (each case decided)",
         kind="theorem",
         family=FAMILY,

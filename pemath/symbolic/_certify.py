@@ -37,6 +37,7 @@ substitution           ``Tuple(premise, Dict(values), result)``: ``premise`` was
 
 from __future__ import annotations
 
+import ast
 import itertools
 import operator
 from collections.abc import Callable, Sequence
@@ -45,6 +46,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 import sympy.stats as stats
+from sympy.core.assumptions import _assume_defined as _ASSUME_DEFINED
 from sympy.printing.repr import ReprPrinter
 
 from ._enclose import enclose, ends
@@ -270,6 +272,11 @@ def rebuilt(e: Any) -> Any:
         return sp.diff(rebuilt(e.expr), *e.variable_count)
     if isinstance(e, sp.Abs):  # kept as a node: its value is what matters (an enclosure takes it), not its form
         return sp.Abs(rebuilt(e.args[0]), evaluate=False)
+    if isinstance(e, sp.Subs):  # a point outside the bound variable's assumptions would be evaluated wrongly
+        for var, point in zip(e.variables, e.point):
+            lost = _keeps_facts(var, point)
+            if lost:
+                raise ProofFailure(f"Subs at {var} = {sp.sstr(point)}: {var} is declared {', '.join(lost)}", e)
     return e.func(*[rebuilt(a) for a in e.args])
 
 
@@ -349,15 +356,84 @@ def _facts(e: Any) -> list[str]:
     return [k for k in FACTS if getattr(e, f"is_{k}", None) is True]
 
 
+def _declared(symbol: Any) -> list[str]:
+    """Every property a symbol (or an applied undefined function) is known to have, its declared assumptions and
+    what they imply: prime, imaginary, finite, ... (not only :data:`FACTS`)."""
+    facts = getattr(symbol, "assumptions0", None)
+    if facts is None or isinstance(symbol, sp.core.function.AppliedUndef):
+        facts = {k: getattr(symbol, f"is_{k}") for k in _ASSUME_DEFINED}
+    return sorted(k for k, v in facts.items() if v is True)
+
+
 def _keeps_facts(symbol: Any, value: Any) -> list[str]:
-    """The facts the symbol is declared with that the value is not known to have."""
-    return [k for k in _facts(symbol) if getattr(value, f"is_{k}", None) is not True]
+    """The properties the symbol is declared with (all of them, implied ones included) that the value is not
+    known to have."""
+    return [k for k in _declared(symbol) if getattr(value, f"is_{k}", None) is not True]
 
 
-def _earlier(formula: Any, earlier: Sequence[Any], what: str) -> None:
-    if not any(formula == e for e in earlier) and not any(rebuilt(formula) == rebuilt(e) for e in earlier):
+class Premise(tuple):
+    """A formula a substitution or an instance may start from, with the symbols it holds *fixed*: a hypothesis is
+    about its symbols, not quantified over them, except those it declares ``forall``; a decided step resting on a
+    hypothesis keeps that hypothesis's fixed symbols. A fixed symbol is never specialised."""
+
+    def __new__(cls, expr: Any, fixed: Any = ()) -> "Premise":
+        return super().__new__(cls, (expr, frozenset(fixed)))
+
+    @property
+    def expr(self) -> Any:
+        return self[0]
+
+    @property
+    def fixed(self) -> frozenset:
+        return self[1]
+
+
+def _as_premise(e: Any) -> Premise:
+    return e if isinstance(e, Premise) else Premise(e)
+
+
+def match(formula: Any, earlier: Sequence[Any], *, either_way: bool = False) -> Premise | None:
+    """The premise among ``earlier`` that ``formula`` is (as built, as SymPy evaluates it, or, with ``either_way``,
+    an equation read right to left), or None."""
+    cands = [formula]
+    if either_way and isinstance(formula, sp.Eq):
+        cands.append(sp.Eq(formula.rhs, formula.lhs, evaluate=False))
+    for f in cands:
+        for e in map(_as_premise, earlier):
+            if f == e.expr:
+                return e
+    for f in cands:
+        rf = rebuilt(f)
+        for e in map(_as_premise, earlier):
+            if rf == rebuilt(e.expr):
+                return e
+    return None
+
+
+def _earlier(formula: Any, earlier: Sequence[Any], what: str, *, either_way: bool = False) -> Premise:
+    found = match(formula, earlier, either_way=either_way)
+    if found is None:
         raise ProofFailure(f"{what} {sp.sstr(formula)[:200]} is neither decided earlier in this derivation nor one of "
                            "its hypotheses (a definition or a cited fact is never a premise of a decided step)", formula)
+    return found
+
+
+def fixed_of(certificate: str, formula: Any, earlier: Sequence[Any]) -> frozenset:
+    """The symbols a decided substitution or instance holds fixed: those its premises hold fixed."""
+    if certificate not in ("substitution", "instance"):
+        return frozenset()
+    out: set = set()
+    first = match(formula[0], earlier)
+    if first is not None:
+        out |= first.fixed
+    if certificate == "substitution" and isinstance(formula[1], sp.Eq):
+        used = match(formula[1], earlier, either_way=True)
+        if used is not None:
+            out |= used.fixed
+    return frozenset(out)
+
+
+_NOT_A_VALUE = (sp.Derivative, sp.Integral, sp.Limit, sp.Subs, sp.Sum, sp.Product, sp.Order)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -440,6 +516,8 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         if size is not None and size > MAX_CASES:
             raise ProofFailure(f"an enumeration of {size} cases (more than {MAX_CASES})")
         cases = _cases(domain)
+        if len(cases) > MAX_CASES:
+            raise ProofFailure(f"an enumeration of {len(cases)} cases (more than {MAX_CASES})")
         for c in cases:
             values = tuple(c) if len(variables) > 1 else (c,)
             if len(values) != len(variables):
@@ -456,8 +534,11 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
             dps = int(str(method).split()[0])
         except (ValueError, IndexError):
             raise ProofFailure(f"an interval certificate's method gives its digits ('30 digits'), got {method!r}")
-        lo_l, hi_l = ends(enclose(rebuilt(formula.lhs), dps))
-        lo_r, hi_r = ends(enclose(rebuilt(formula.rhs), dps))
+        try:
+            lo_l, hi_l = ends(enclose(rebuilt(formula.lhs), dps))
+            lo_r, hi_r = ends(enclose(rebuilt(formula.rhs), dps))
+        except (ValueError, TypeError, ZeroDivisionError, ArithmeticError) as exc:  # mpmath's ComplexResult too
+            raise ProofFailure(f"the sides cannot be enclosed as real numbers: {exc}", formula) from None
         op = formula.rel_op
         ok = {">": lo_l > hi_r, ">=": lo_l >= hi_r, "<": hi_l < lo_r, "<=": hi_l <= lo_r}[op]
         shown = (f"[{mpmath.nstr(lo_l, 8)}, {mpmath.nstr(hi_l, 8)}] {op} "
@@ -511,6 +592,9 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         lemma, applied, replacement, result = formula
         _earlier(lemma, earlier, "the lemma")
         function = applied.func
+        if not isinstance(function, sp.core.function.UndefinedFunction):
+            raise ProofFailure(f"an instance replaces an undefined function (an arbitrary one the lemma holds for), "
+                               f"got {function}")
         if not isinstance(replacement, sp.Lambda):
             raise ProofFailure(f"an instance replaces a function by a Lambda, got {replacement!r}")
         out = lemma.replace(function, replacement)
@@ -528,16 +612,18 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         return f"{function} := {sp.sstr(replacement)}"
     if certificate == "substitution":
         premise, values, result = formula
-        _earlier(premise, earlier, "the premise")
+        source = _earlier(premise, earlier, "the premise")
         if isinstance(values, sp.Lambda):  # congruence: the same function applied to both sides
+            if values.expr.atoms(*_NOT_A_VALUE):
+                raise ProofFailure(f"congruence applies a function of the value; {sp.sstr(values)} reads the form of "
+                                   "its argument (a derivative, limit, sum or substitution)", values)
             out = sp.Eq(values(premise.lhs), values(premise.rhs), evaluate=False)
             if not _same(out, result):
                 raise ProofFailure(f"{sp.sstr(values)} on both sides gives {sp.sstr(out)[:200]}, not "
                                    f"{sp.sstr(result)[:200]}", out)
             return f"{sp.sstr(values)} applied to both sides"
         if isinstance(values, sp.Eq):  # a rewrite with another decided equation
-            flipped = sp.Eq(values.rhs, values.lhs, evaluate=False)  # an equation may be used either way round
-            _earlier(values if any(values == e for e in earlier) else flipped, earlier, "the equation used")
+            _earlier(values, earlier, "the equation used", either_way=True)  # an equation may be read either way
             out = sp.Eq(premise.lhs.xreplace({values.lhs: values.rhs}), premise.rhs.xreplace({values.lhs: values.rhs}),
                         evaluate=False)
             if out == premise:
@@ -549,11 +635,18 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         for s, v in values.items():
             if s not in premise.free_symbols:
                 raise ProofFailure(f"{s} is not a free symbol of the premise", s)
+            if s in source.fixed:
+                raise ProofFailure(f"{s} is fixed by a hypothesis the premise rests on (it is about one {s}, not every "
+                                   f"{s}): it is not specialised", s)
             lost = _keeps_facts(s, v)
             if lost:
                 raise ProofFailure(f"{s} is declared {', '.join(lost)}; the value {sp.sstr(v)} is not known to be "
                                    f"(a specialisation stays inside the premise's quantifier)", v)
         out = sp.Eq(premise.lhs.subs(values), premise.rhs.subs(values), evaluate=False)
+        bad = out.atoms(sp.nan, sp.zoo, sp.oo, -sp.oo) - premise.atoms(sp.nan, sp.zoo, sp.oo, -sp.oo)
+        if bad or rebuilt(out).atoms(sp.nan, sp.zoo) - premise.atoms(sp.nan, sp.zoo):
+            raise ProofFailure(f"the premise at {values} is undefined there ({sp.sstr(out)[:160]}): an identity SymPy "
+                               "holds generically is not specialised where it is undefined", out)
         if not _same(out, result):
             raise ProofFailure(f"the premise at {values} is {sp.sstr(out)[:200]}, not {sp.sstr(result)[:200]}", out)
         return "at " + ", ".join(f"{sp.sstr(k)} = {sp.sstr(v)}" for k, v in values.items())
@@ -569,11 +662,8 @@ def conclusion(certificate: str, formula: Any) -> Any:
         return sp.Eq(lhs(var), rhs(var), evaluate=False)
     if certificate in ("instance", "substitution"):
         return formula[-1]
-    if certificate == "solution set":
-        equation, symbol, expected = formula
-        if isinstance(expected, sp.FiniteSet) and len(expected) == 1:
-            return sp.Eq(symbol, expected.args[0], evaluate=False)
-        return sp.Contains(symbol, expected, evaluate=False)
+    if certificate == "solution set":  # "the solutions are ...": not an equation a substitution may start from
+        return formula
     return formula
 
 
@@ -629,10 +719,65 @@ def dump(formula: Any) -> str:
     return _Repr().doprint(formula)
 
 
+#: Constructors that take a name (a string) as an argument; a string anywhere else is refused, since SymPy
+#: parses (and so evaluates) a string it is given as an expression.
+_NAMED = {"Symbol": (0,), "Dummy": (0,), "Function": (0,), "Str": (0,), "Label": (0, 1), "MatrixLabel": (0, 3),
+          "IndexedBase": (0,), "Idx": (0,), "MatrixSymbol": (0,), "Wild": (0,)}
+#: Callables never reachable from a record: they parse or compile text.
+_REFUSED = {"sympify", "S", "parse_expr", "lambdify", "sympify_method_args", "var", "symbols", "init_printing",
+            "preview", "srepr", "pprint", "print_python", "python", "rcode", "ccode"}
+
+
+def _check_record_text(text: str, ns: dict[str, Any]) -> None:
+    """Refuse anything but calls of SymPy constructors on numbers, names and other such calls (srepr's grammar):
+    no attribute access (but ``Q.<predicate>``), no underscore names, no string except a constructor's name."""
+    tree = ast.parse(text, mode="eval")
+
+    def bad(node: ast.AST, why: str) -> None:
+        raise ValueError(f"a record formula holds {why} ({ast.dump(node)[:80]}): it is not srepr")
+
+    allowed_strings: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name):
+                name = node.func.id
+                if name.startswith("_") or name not in ns or name in _REFUSED:
+                    bad(node, f"a call of {name!r}")
+                for i in _NAMED.get(name, ()):
+                    if i < len(node.args):
+                        allowed_strings.add(id(node.args[i]))
+            elif isinstance(node.func, ast.Call) and isinstance(node.func.func, ast.Name) and \
+                    node.func.func.id == "Function":
+                pass  # an undefined function applied: Function('g', real=True)(x), the inner call checked too
+            elif not (isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                      and node.func.value.id == "Q" and not node.func.attr.startswith("_")):
+                bad(node, "a call of something other than a SymPy constructor")
+            for kw in node.keywords:
+                if kw.arg is None or kw.arg.startswith("_"):
+                    bad(node, "a keyword that is not a name")
+        elif isinstance(node, ast.Name):
+            if node.id.startswith("_") or node.id not in ns or node.id in _REFUSED:
+                bad(node, f"the name {node.id!r}")
+        elif isinstance(node, ast.Attribute):
+            if not (isinstance(node.value, ast.Name) and node.value.id == "Q" and not node.attr.startswith("_")):
+                bad(node, "an attribute access")
+        elif isinstance(node, ast.Constant):
+            if isinstance(node.value, str) and id(node) not in allowed_strings:
+                bad(node, "a string where SymPy would parse it")
+            if not isinstance(node.value, (str, int, float, bool, type(None))):
+                bad(node, "a constant of another kind")
+        elif not isinstance(node, (ast.Expression, ast.keyword, ast.Tuple, ast.List, ast.Load, ast.UnaryOp,
+                                   ast.USub, ast.UAdd)):
+            bad(node, f"a {type(node).__name__}")
+
+
 def load(text: str) -> Any:
-    """Read a formula written by :func:`dump`, without evaluating it (each relation keeps its two sides)."""
+    """Read a formula written by :func:`dump`, without evaluating it (each relation keeps its two sides). The text
+    is checked to be srepr's grammar first (calls of SymPy constructors only), so a tampered record cannot run
+    code."""
     if not isinstance(text, str):
         raise TypeError(f"a formula is read from its srepr text, got {type(text).__name__}")
     ns = _namespace()
+    _check_record_text(text, ns)
     with sp.evaluate(False):
-        return eval(text, {"__builtins__": {}}, ns)  # noqa: S307 - pemath's own record, srepr only
+        return eval(text, {"__builtins__": {}}, ns)  # noqa: S307 - checked above: srepr's grammar only

@@ -22,7 +22,7 @@ from typing import Any
 
 import sympy as sp
 
-from ._certify import FACTS, ProofFailure, conclusion, decide, dump, rebuilt, reduce_to_zero
+from ._certify import FACTS, Premise, ProofFailure, conclusion, decide, dump, fixed_of, match, rebuilt, reduce_to_zero
 
 __all__ = ["ProofFailure", "Step", "Derivation", "reduce_to_zero", "unevaluated", "CERTIFICATES", "ROLES", "PARTS"]
 
@@ -64,7 +64,7 @@ ROLES = ("definition", "hypothesis", "remark", "cited")
 PARTS = ("statement", "counterexample", "fair reading")
 
 _MINTING: list[bool] = []  # non-empty only while the kernel mints a decided step
-_DECIDED_FIELDS = ("status", "formula", "certificate", "method", "part", "rests_on")
+_DECIDED_FIELDS = ("status", "formula", "certificate", "method", "part", "rests_on", "fixed")
 
 
 def _np_bools() -> tuple[type, ...]:
@@ -87,19 +87,21 @@ class _Steps(list):
     def conclusions(self) -> list[Any]:
         return [conclusion(s.certificate, s.formula) for s in self if s.status == "proved"]
 
-    def sources(self) -> list[tuple[Any, tuple[str, ...]]]:
+    def sources(self) -> list[tuple[Premise, tuple[str, ...]]]:
         """Each premise a substitution or an instance may start from, with the hypotheses it rests on: a decided
-        conclusion (resting on what its own premises rest on), or a hypothesis's equation (resting on itself)."""
-        out: list[tuple[Any, tuple[str, ...]]] = []
+        conclusion (resting on what its own premises rest on, holding their fixed symbols), or a hypothesis's
+        equation (resting on itself, holding fixed every symbol it does not declare ``forall``)."""
+        out: list[tuple[Premise, tuple[str, ...]]] = []
         for s in self:
             if s.status == "proved":
-                out.append((conclusion(s.certificate, s.formula), s.rests_on))
+                out.append((Premise(conclusion(s.certificate, s.formula), s.fixed), s.rests_on))
             elif s.role == "hypothesis":
-                out += [(e, (s.text,)) for e in (s.expr if isinstance(s.expr, (list, tuple)) else [s.expr])
-                        if isinstance(e, sp.Eq)]
+                for e in (s.expr if isinstance(s.expr, (list, tuple)) else [s.expr]):
+                    if isinstance(e, sp.Eq):
+                        out.append((Premise(e, e.free_symbols - set(s.forall)), (s.text,)))
         return out
 
-    def premises(self) -> list[Any]:
+    def premises(self) -> list[Premise]:
         """What a substitution or an instance may start from: the decided conclusions and the hypotheses (a result
         resting on a hypothesis is conditional on it: :attr:`Step.rests_on` names them)."""
         return [e for e, _ in self.sources()]
@@ -107,10 +109,11 @@ class _Steps(list):
     def rests_on(self, formulas: Sequence[Any]) -> tuple[str, ...]:
         """The hypotheses the given premises rest on, in the order they were stated."""
         found: list[str] = []
+        srcs = self.sources()
         for f in formulas:
-            for e, hyps in self.sources():
-                if f == e or (isinstance(e, sp.Eq) and isinstance(f, sp.Eq) and f == sp.Eq(e.rhs, e.lhs,
-                                                                                           evaluate=False)):
+            hit = match(f, [e for e, _ in srcs], either_way=True)
+            for e, hyps in srcs:
+                if hit is not None and e == hit:
                     found += [h for h in hyps if h not in found]
                     break
         return tuple(found)
@@ -122,7 +125,7 @@ class _Steps(list):
             premises = tuple(step.formula[:1]) + ((step.formula[1],) if isinstance(step.formula[1], sp.Eq) else ())
             have = self.premises()
             for p in premises:
-                if not any(p == c or (isinstance(c, sp.Eq) and p == sp.Eq(c.rhs, c.lhs, evaluate=False)) for c in have):
+                if match(p, have, either_way=True) is None:
                     raise ProofFailure(f"{self.title}: the step {step.text[:80]!r} rests on {sp.sstr(p)[:120]}, which "
                                        "is not decided before it here (steps taken from another derivation keep their "
                                        "premises)", p)
@@ -164,6 +167,8 @@ class Step:
     formula: Any = None  # what the certificate decided (pemath.symbolic._certify's table)
     part: str = "statement"  # PARTS: what the step bears on
     rests_on: tuple[str, ...] = ()  # the hypotheses a decided step rests on (through its premises): conditional
+    fixed: frozenset = frozenset()  # symbols a hypothesis it rests on holds fixed (never specialised)
+    forall: tuple = ()  # a hypothesis: the symbols it is quantified over (the others it holds fixed)
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
@@ -207,7 +212,7 @@ class Step:
         if self.role == "hypothesis":
             eqs = [e for e in (self.expr if isinstance(self.expr, (list, tuple)) else [self.expr])
                    if isinstance(e, sp.Eq)]
-            return dump(sp.Tuple(*eqs)) if eqs else None
+            return dump(sp.Tuple(sp.Tuple(*self.forall), sp.Tuple(*eqs))) if eqs else None
         return None
 
     def latex(self) -> str | None:
@@ -354,9 +359,14 @@ class Derivation:
         self.steps.append(Step(text, expr, "info", role="definition"))
         return expr
 
-    def hypothesis(self, text: str, expr: Any = None) -> Any:
-        """Narrate a hypothesis of the claim: part of its statement, assumed, not proved."""
-        self.steps.append(Step(text, expr, "info", role="hypothesis"))
+    def hypothesis(self, text: str, expr: Any = None, *, forall: Sequence[Any] = ()) -> Any:
+        """Narrate a hypothesis of the claim: part of its statement, assumed, not proved. An equation of it may be
+        a premise of a decided step, which then rests on it; it is about its symbols, each held fixed, except those
+        it is stated for every value of (``forall``), which a substitution may specialise."""
+        forall = tuple(forall)
+        if not all(isinstance(v, sp.Symbol) for v in forall):
+            raise TypeError(f"{self.title}: {text}: forall holds the symbols the hypothesis quantifies, got {forall!r}")
+        self.steps.append(Step(text, expr, "info", role="hypothesis", forall=forall))
         return expr
 
     def remark(self, text: str, expr: Any = None) -> Any:
@@ -392,13 +402,15 @@ class Derivation:
             certificate = "closed on construction"
         concl = conclusion(certificate, formula)
         rests: tuple[str, ...] = ()
+        fixed: frozenset = frozenset()
         if certificate in ("substitution", "instance"):
             used = [formula[0]] + ([formula[1]] if isinstance(formula[1], sp.Eq) else [])
             rests = self.steps.rests_on(used)
+            fixed = fixed_of(certificate, formula, self.steps.premises())
         _MINTING.append(True)
         try:
             step = Step(text, concl if shown is None else shown, "proved", established, certificate,
-                        formula=formula, part=self._part, rests_on=rests)
+                        formula=formula, part=self._part, rests_on=rests, fixed=fixed)
         finally:
             _MINTING.pop()
         self.steps.append(step)
@@ -472,7 +484,9 @@ class Derivation:
         """Decide the complete solution set of ``equation`` for ``symbol`` is ``expected``, over the domain the
         symbol's own assumptions give (an integer symbol: the integers; real: the reals; positive: (0, oo))."""
         want = sp.FiniteSet(*expected) if not isinstance(expected, sp.Set) else expected
-        self._mint(text, "solution set", sp.Tuple(equation, symbol, want))
+        shown = sp.Eq(symbol, want.args[0], evaluate=False) if isinstance(want, sp.FiniteSet) and len(want) == 1 \
+            else sp.Contains(symbol, want, evaluate=False)
+        self._mint(text, "solution set", sp.Tuple(equation, symbol, want), shown=shown)
 
     def induction(self, text: str, lhs: Callable[[Any], Any], rhs: Callable[[Any], Any], var: Any, base: int,
                   *, methods: Sequence[str] | None = None) -> Any:

@@ -29,9 +29,9 @@ def _node(e: sp.Basic) -> Any:
     if isinstance(e, sp.Rational):
         return iv.mpf(int(e.p)) / int(e.q)
     if e is sp.pi:
-        return iv.pi
+        return iv.pi + 0  # evaluated now, at this precision (iv.pi alone is a constant evaluated on use)
     if e is sp.E:
-        return iv.e
+        return iv.e + 0
     if isinstance(e, sp.Float):
         raise TypeError(f"an interval certificate encloses exact expressions; {e} is a float")
     if isinstance(e, sp.Add):
@@ -69,10 +69,12 @@ def _node(e: sp.Basic) -> Any:
         (v, lo, hi), = e.limits
         if not (lo.is_Integer and hi.is_Integer):
             raise ValueError(f"a finite sum is enclosed term by term; its limits must be integers, got {lo}, {hi}")
+        a, b = int(lo), int(hi)
+        sign, terms = (1, range(a, b + 1)) if b >= a - 1 else (-1, range(b + 1, a))  # SymPy's Karr convention
         out = iv.mpf(0)
-        for k in range(int(lo), int(hi) + 1):
+        for k in terms:
             out = out + _node(e.function.xreplace({v: sp.Integer(k)}))
-        return out
+        return out if sign == 1 else -out
     raise TypeError(f"an interval certificate encloses numbers, pi, E, +, *, powers, exp, log, sin, cos, Abs and "
                     f"finite sums; got {type(e).__name__} in {sp.sstr(e)[:120]}")
 
@@ -92,5 +94,7 @@ def enclose(expr: Any, dps: int) -> Any:
 
 
 def ends(v: Any) -> tuple[Any, Any]:
-    """The lower and upper ends of an enclosure, as mpmath numbers."""
-    return mpmath.mpf(v.a.a), mpmath.mpf(v.b.b)
+    """The lower and upper ends of an enclosure, as mpmath numbers with all their bits (no rounding: the ends
+    keep the enclosure's outward rounding, whatever the working precision of the caller)."""
+    a, b = v._mpi_  # the raw ends: made into mpf numbers as they are (make_mpf does not round)
+    return mpmath.mp.make_mpf(a), mpmath.mp.make_mpf(b)

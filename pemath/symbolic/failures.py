@@ -1,4 +1,4 @@
-"""Derivations behind bugs users hit (reported in public issue trackers; each claim names the issue), decided exactly.
+"""Derivations behind bugs users hit (reported in public issue trackers; each claim names the issue or pull request), decided exactly.
 
 * A rotation (with its attention factor) applied twice is one rotation by the doubled angle
   with the squared factor: what a kernel that rotates twice computes (TensorRT-LLM #16378).
@@ -6,7 +6,8 @@
   position cast to them is rounded beyond (candle #3520).
 * Keys rotated under one frequency and queries under another (a length-driven scaling whose
   base changed between the steps of one KV cache): the score depends on the absolute
-  positions, and is relative exactly when the two frequencies agree.
+  positions whenever the two frequencies differ in (0, pi) (at integer positions a difference in 2 pi Z is
+  invisible).
 """
 
 from __future__ import annotations
@@ -187,18 +188,18 @@ def linear_two_ways() -> Derivation:
     return d
 
 
-def static_ntk(alpha: int = 4, dim: int = 128, *, digits: int = 30) -> Derivation:
-    """Dynamic NTK's base evaluated once at the largest length alpha L0 and used everywhere (vLLM #41236)."""
-    al, L0, b = sp.Symbol("alpha", positive=True), sp.Symbol("L_0", positive=True), sp.Symbol("b", positive=True)
+def static_ntk(factor: int = 4, dim: int = 128, *, digits: int = 30) -> Derivation:
+    """Dynamic NTK's base evaluated once at the largest length s L0 (s its factor) and used everywhere (vLLM #41236)."""
+    al, L0, b = sp.Symbol("s", positive=True), sp.Symbol("L_0", positive=True), sp.Symbol("b", positive=True)
     dd = sp.Symbol("d", positive=True)
     d = Derivation("dynamic NTK with a static base")
     dynamic = b * (al * sp.Symbol("L", positive=True) / L0 - (al - 1)) ** (dd / (dd - 2))
     d.define("HF's dynamic NTK base at length L > L0 (below L0 the base is b):", dynamic)
-    d.equal("evaluated once at L = alpha L0 it is b (alpha^2 - alpha + 1)^(d/(d-2)), at every position",
+    d.equal("evaluated once at L = s L0 it is b (s^2 - s + 1)^(d/(d-2)), at every position",
             unevaluated(lambda: dynamic.subs(sp.Symbol("L", positive=True), al * L0)),
             b * (al**2 - al + 1) ** (dd / (dd - 2)), methods=("expand", "powsimp"))
-    ratio = sp.Integer(alpha**2 - alpha + 1) ** sp.Rational(dim, dim - 2)
-    d.interval(f"alpha = {alpha}, d = {dim}: the base is multiplied by {sp.sstr(ratio)}: more than 13 ...",
+    ratio = sp.Integer(factor**2 - factor + 1) ** sp.Rational(dim, dim - 2)
+    d.interval(f"s = {factor}, d = {dim}: the base is multiplied by {sp.sstr(ratio)}: more than 13 ...",
                ratio, ">", 13, digits=digits)
     d.interval("... and less than 14, also inside the original context", ratio, "<", 14, digits=digits)
     d.result["ratio"] = ratio

@@ -19,7 +19,7 @@ from typing import Any
 
 import sympy as sp
 
-from ._certify import ProofFailure, conclusion, decide, load
+from ._certify import Premise, ProofFailure, conclusion, decide, fixed_of, load, match
 
 __all__ = ["Recheck", "recheck", "main"]
 
@@ -56,33 +56,78 @@ def _claims(record: Any) -> list[dict]:
     return record
 
 
+def _hypothesis(text: str) -> list[Premise]:
+    """A hypothesis step's equations, each holding fixed the symbols the hypothesis does not quantify."""
+    forall, eqs = load(text)
+    return [Premise(e, e.free_symbols - set(forall)) for e in eqs if isinstance(e, sp.Eq)]
+
+
+def _verdict_consistent(claim: dict) -> str | None:
+    """The claim's recorded status against its decided steps' parts (a verdict is computed from them)."""
+    decided = [s for s in claim["steps"] if s.get("status") == "proved"]
+    refuted = any(s.get("part") == "counterexample" for s in decided)
+    fair = any(s.get("part") == "fair reading" for s in decided)
+    status = claim.get("status")
+    if status == "proved" and refuted:
+        return "recorded as proved, but a counterexample step was decided"
+    if status in ("refuted", "imprecise") and not refuted:
+        return f"recorded as {status}, but no counterexample step was decided"
+    if status == "imprecise" and not fair:
+        return "recorded as imprecise, but no step of its fair reading was decided"
+    if status in ("proved", "imprecise", "refuted") and any(s.get("status") == "failed" for s in claim["steps"]):
+        return f"recorded as {status}, but a step failed"
+    return None
+
+
 def recheck(record: Sequence[dict]) -> Recheck:
-    """Re-decide every decided step of ``record`` (the parsed output of ``pemath prove --json``)."""
+    """Re-decide every decided step of ``record`` (the parsed output of ``pemath prove --json``), and check each
+    claim's recorded verdict and each step's recorded hypotheses (``rests_on``) against what is re-decided."""
     out = Recheck()
     t0 = time.perf_counter()
     for claim in _claims(record):
         out.claims += 1
         cid = str(claim.get("id"))
-        earlier: list[Any] = []
+        earlier: list[Premise] = []
+        sources: list[tuple[Premise, tuple[str, ...]]] = []
         for n, step in enumerate(claim["steps"], 1):
             text = str(step.get("text", ""))
-            if step.get("role") == "hypothesis" and step.get("formula"):
-                earlier += [e for e in load(step["formula"]) if isinstance(e, sp.Eq)]
-                continue
-            if step.get("status") != "proved":
-                continue
-            out.total += 1
             try:
+                if step.get("role") == "hypothesis":
+                    if step.get("status") != "info":
+                        raise ProofFailure("a hypothesis is narrated (status info), never decided")
+                    if step.get("formula"):
+                        for prem in _hypothesis(step["formula"]):
+                            earlier.append(prem)
+                            sources.append((prem, (text,)))
+                    continue
+                if step.get("status") != "proved":
+                    continue
+                out.total += 1
                 if not step.get("formula"):
                     raise ProofFailure("the record holds no formula for this decided step")
                 formula = load(step["formula"])
                 cert = step.get("certificate")
                 method = step.get("method")
                 decide(cert, formula, method if cert in ("rewrite", "interval") else None, earlier, strict=False)
-                earlier.append(conclusion(cert, formula))
+                fixed = fixed_of(cert, formula, earlier)
+                rests: list[str] = []
+                if cert in ("substitution", "instance"):
+                    used = [formula[0]] + ([formula[1]] if isinstance(formula[1], sp.Eq) else [])
+                    for f in used:
+                        hit = match(f, earlier, either_way=True)
+                        rests += [h for p, hs in sources if p == hit for h in hs if h not in rests]
+                if sorted(rests) != sorted(step.get("rests_on") or []):
+                    raise ProofFailure(f"the record says it rests on {step.get('rests_on')}, the premises on {rests}")
+                prem = Premise(conclusion(cert, formula), fixed)
+                earlier.append(prem)
+                sources.append((prem, tuple(rests)))
                 out.decided += 1
-            except (ProofFailure, TypeError, ValueError, AttributeError, SyntaxError, NameError) as exc:
+            except (ProofFailure, TypeError, ValueError, AttributeError, SyntaxError, NameError, KeyError,
+                    IndexError, ArithmeticError) as exc:
                 out.failures.append((cid, n, text, f"{type(exc).__name__}: {exc}"))
+        why = _verdict_consistent(claim)
+        if why:
+            out.failures.append((cid, 0, "the verdict", why))
     out.seconds = time.perf_counter() - t0
     return out
 

@@ -87,7 +87,8 @@ def derive() -> Derivation:
             _polar(Rq, Tq) * sp.conjugate(_polar(Rk, Tk)), Rq * Rk * sp.exp(sp.I * (Tq - Tk)), methods=_POW)
     requirement = d.hypothesis("Hypothesis (RoFormer's requirement in polar form), for all q, k, m, n:",
                                sp.Eq(Rq * Rk * sp.exp(sp.I * (Tq - Tk)),
-                                     _polar(R_g(q_sym, k_sym, n - m), Theta_g(q_sym, k_sym, n - m))))
+                                     _polar(R_g(q_sym, k_sym, n - m), Theta_g(q_sym, k_sym, n - m))),
+                               forall=(q_sym, k_sym, m, n))
     z = sp.Symbol("z")
     modulus = d.apply("taking the modulus of both sides: R_f(q, m) R_f(k, n) = R_g(q, k, n - m)", requirement,
                       sp.Lambda(z, sp.Abs(z)))
@@ -96,14 +97,15 @@ def derive() -> Derivation:
                          "representatives of the arguments without 2 pi jumps. The requirement fixes the arguments "
                          "only modulo 2 pi; RoFormer's derivation assumes this choice, and without it other "
                          "solutions exist (with the real inner product alone, f(x, m) = conj^m(x) satisfies the "
-                         "requirement too).", sp.Eq(Tq - Tk, Theta_g(q_sym, k_sym, n - m)))
+                         "requirement too).", sp.Eq(Tq - Tk, Theta_g(q_sym, k_sym, n - m)),
+                         forall=(q_sym, k_sym, m, n))
 
     # 3. the initial condition fixes g at relative position 0
     q_polar, k_polar = _polar(rq, aq), _polar(rk, ak)
     r_x, a_x = sp.Symbol("|x|", positive=True), sp.Symbol("theta_x", real=True)
     x_sym = sp.Symbol("x")
     init_r = d.hypothesis("Initial condition f(x, 0) = x: R_f(x, 0) = |x| (and, above, Theta_f(x, 0) = theta_x)",
-                          sp.Eq(R_f(x_sym, 0), r_x))
+                          sp.Eq(R_f(x_sym, 0), r_x), forall=(x_sym, r_x))
     d.equal("At m = n = 0: g(q, k, 0) = f(q, 0) conj(f(k, 0)) = q conj(k) = |q| |k| e^{i (theta_q - theta_k)}",
             q_polar * sp.conjugate(k_polar), rq * rk * sp.exp(sp.I * (aq - ak)), methods=_POW)
     at00 = d.specialize("the modulus equation at m = n = 0: R_f(q, 0) R_f(k, 0) = R_g(q, k, 0)", modulus,
@@ -113,7 +115,8 @@ def derive() -> Derivation:
     r_k0 = d.specialize("R_f(k, 0) = |k|", init_r, {x_sym: k_sym, r_x: rk})
     at00 = d.rewrite_with("and R_f(k, 0) = |k|", at00, r_k0)
     g0 = [sp.Eq(at00.rhs, at00.lhs), d.hypothesis("(the angle at relative position 0, from the hypothesis on the "
-                                                   "angles)", sp.Eq(Theta_g(q_sym, k_sym, 0), aq - ak))]
+                                                   "angles)", sp.Eq(Theta_g(q_sym, k_sym, 0), aq - ak),
+                                                   forall=(q_sym, k_sym, aq, ak))]
 
     # 4. the radius
     Rsym = sp.Symbol("R", positive=True)

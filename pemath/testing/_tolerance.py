@@ -178,10 +178,10 @@ def frequency_constants(
     (linear, proportional: 2), the enlarged base (NTK: its logarithm replaces
     :math:`\ln b`; dynamic NTK computes it in float32 at run time: 8 more), YaRN's blend and
     ramp (:math:`7 + \Delta\gamma`, the ramp's float32 error), LongRoPE's division by the
-    per-pair factor (2), Llama 3's smoothing (:math:`(1 + h/(h - l))(C_\theta + 5)`), and 16
-    for a variant pemath does not know. ``explicit``: the frequencies are given as numbers
-    (a spec's ``inv_freq``); a kernel derives them with a few float32 operations of its
-    own (timm: ``linspace``, then a product by :math:`\pi`; or a power), 4 roundings.
+    per-pair factor (2), Llama 3's smoothing (:math:`(1 + h_f/(h_f - l))(C_\theta + 5)`, :math:`l` and
+    :math:`h_f` its low and high frequency factors), and 16 for a variant pemath does not know.
+    ``explicit``: the frequencies are given as numbers (a spec's ``inv_freq``); a kernel
+    derives them with a few float32 operations of its own (timm: ``linspace``, then a product by :math:`\pi`; or a power), 4 roundings.
 
     Returns
     -------

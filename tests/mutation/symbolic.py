@@ -280,7 +280,7 @@ CATALOGUE: list[Mutant] = [
        _patched(FL, "hf_permutation", lambda rows, heads, _p=FL.hf_permutation: _p(rows, 1), FL.gqa_wrong_heads)),
     _m("linear two ways: the frequency multiplied by s", "failures.linear_two_ways", "statement",
        _patched(FL, "scaled_frequency", lambda theta, s: theta * s, FL.linear_two_ways)),
-    _m("static NTK: another multiplier", "failures.static_ntk", "statement", lambda: FL.static_ntk(alpha=2)),
+    _m("static NTK: another multiplier", "failures.static_ntk", "statement", lambda: FL.static_ntk(factor=2)),
     _m("factor twice: another factor", "failures.factor_twice", "statement", lambda: FL.factor_twice(s_value=64)),
     _m("positions rounded: one bit fewer", "failures.positions_rounded", "statement",
        _patched(FL, "rounded", lambda n, bits, _r=FL.rounded: _r(n, bits - 1), FL.positions_rounded)),
