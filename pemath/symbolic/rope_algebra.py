@@ -256,6 +256,19 @@ def elementwise_symbolic_d(layout: str = "interleaved") -> Derivation:
              f"features, and {name}(x) holds (-x_b, x_a)",
              sp.Eq(sp.Matrix([label(f"{t}_{p}", rf"\mathrm{{{t}}}_{p}") for t in ("cos", "rot") for p in "ab"]),
                    sp.Matrix([sp.cos(m * th), sp.cos(m * th), -xb, xa]), evaluate=False))
+    h_, i_, A, B, ra, rb = sp.symbols("h i A B r_a r_b", integer=True)
+    fa, fb = pairs.features(i_, layout, h_)
+    rows = []
+    for hh in range(1, 33):  # d = 2..64: the shipped kernel's pairs and its rotate, against the features formula
+        dim = 2 * hh
+        xs = np.arange(1, dim + 1, dtype=np.float64)[None, :]  # x_j = j + 1
+        s1, s2 = _rope_core.split_pairs(np.arange(dim), layout, dim)
+        out = np.asarray(_rope_core.rotate(xs, np.zeros((1, hh)), np.ones((1, hh)), layout, dim, np, np.float64))[0]
+        rows += [(hh, k, int(s1[k]), int(s2[k]), int(out[int(s1[k])]), int(out[int(s2[k])])) for k in range(hh)]
+    d.enumerated(f"pemath.rope's kernel, for every d = 2..64: pair i is the features ({a}, {b}), and its rotate (cos 0, "
+                 "sin 1) holds (-x_b, x_a) there (x_j = j + 1)", (h_, i_, A, B, ra, rb), rows,
+                 sp.And(sp.Eq(A, fa, evaluate=False), sp.Eq(B, fb, evaluate=False),
+                        sp.Eq(ra, -(B + 1), evaluate=False), sp.Eq(rb, A + 1, evaluate=False)))
     left = (xa * sp.cos(m * th) - xb * sp.sin(m * th), xb * sp.cos(m * th) + xa * sp.sin(m * th))
     pairs.weak_equality(d, f"x * cos(m theta) + {name}(x) * sin(m theta) = R(m) x for every d: the two agree "
                         "at pair i, so <w, left - right> = 0 for every w", layout, w, left,
