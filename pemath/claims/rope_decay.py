@@ -5,11 +5,11 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 import sympy as sp
-from mpmath import iv
 
 from ..symbolic import decay as sym
 from ..symbolic import rope as rope_sym
 from ..symbolic._decide import Derivation, ProofFailure, unevaluated
+from ..symbolic._enclose import enclose
 from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
 from ._gpu import require_cupy
@@ -114,17 +114,6 @@ DIM, BASE = 128, 10000
 _IV_DPS = 40
 
 
-def _iv_curve(r: int, dim: int = DIM, base: int = BASE):
-    """An interval enclosure of B(r) = (1/(d/2)) sum_j |S_j(r)| (the caller sets iv.dps)."""
-    th = [iv.mpf(base) ** (-iv.mpf(2 * j) / dim) for j in range(dim // 2)]
-    re, im, tot = iv.mpf(0), iv.mpf(0), iv.mpf(0)
-    for t in th:
-        re += iv.cos(r * t)
-        im += iv.sin(r * t)
-        tot += iv.sqrt(re * re + im * im)
-    return tot / (dim // 2)
-
-
 def _mp(x) -> mpmath.mpf:
     return mpmath.mpf(x.a.a)
 
@@ -149,12 +138,7 @@ def decay_verdict(dim: int = DIM, base: int = BASE, *, distances: int = 250) -> 
     with d.part("counterexample"):
         d.interval(f"B({r0 + 1}) > B({r0}) (interval enclosures of both sums of moduli)", hi, ">", lo,
                    digits=_IV_DPS)
-    old = iv.dps
-    iv.dps = _IV_DPS
-    try:
-        e_lo, e_hi = _iv_curve(r0, dim, base), _iv_curve(r0 + 1, dim, base)
-    finally:
-        iv.dps = old
+    e_lo, e_hi = enclose(lo, _IV_DPS), enclose(hi, _IV_DPS)
     top = sp.Rational(dim // 2 + 1, 2)
     far = distances
     with d.part("fair reading"):

@@ -230,7 +230,7 @@ register(
 )
 
 # ----------------------------------------------------------------------------------------------
-# t5.bucket_count: exactly num_buckets values unidirectional, num_buckets - 1 bidirectional
+# t5.bucket_count: num_buckets values unidirectional, 2 floor(num_buckets / 2) - 1 bidirectional
 # ----------------------------------------------------------------------------------------------
 
 

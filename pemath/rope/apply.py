@@ -371,7 +371,7 @@ def apply_mrope(
 
     .. math::
 
-        \phi_i = p_{c(i)}\,\theta_i, \qquad \theta_i = b^{-2i/r}, \quad i = 0, \dots, r/2 - 1
+        \phi_i = p_{c(i)}\,\theta_i, \qquad \theta_i = b^{-2i/d_r}, \quad i = 0, \dots, d_r/2 - 1
 
     where :math:`p = (p_t, p_h, p_w)` and :math:`c(i)` is given by
     :func:`mrope_components` (contiguous sections, or interleaved). The frequencies are

@@ -8,7 +8,7 @@ frequencies come from:
   :math:`\theta_{a,j} = b^{-2j/d_a}` (vision encoders: FLUX, EVA-02, Llama 4, Qwen-VL,
   Gemma 4, Pixtral, rotary-embedding-torch's ``get_axial_freqs``);
 * :func:`apply_mrope` keeps the frequencies of one RoPE over the whole rotary dimension,
-  :math:`\theta_i = b^{-2i/r}`, and assigns each frequency index to a position
+  :math:`\theta_i = b^{-2i/d_r}`, and assigns each frequency index to a position
   component (Qwen2-VL's text model and its successors).
 """
 

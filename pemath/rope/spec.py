@@ -39,7 +39,7 @@ class Spec:
         How the input's features pair up: ``"interleaved"`` rotates :math:`(2i, 2i+1)`,
         ``"half"`` rotates :math:`(i, i + r/2)`. Required.
     base : float, optional
-        :math:`b` in :math:`\theta_i = b^{-2i/r}` (HF's ``rope_theta``); 10000 when
+        :math:`b` in :math:`\theta_i = b^{-2i/d_r}` (HF's ``rope_theta``); 10000 when
         neither ``base`` nor ``inv_freq`` is given.
     head_dim : int, optional
         The feature axis the Spec is for. When given, every call checks that

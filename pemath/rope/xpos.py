@@ -147,7 +147,7 @@ def apply(
         \begin{pmatrix} x_a' \\ x_b' \end{pmatrix} = \zeta_i^{\,s (n - c)/B}
         \begin{pmatrix} \cos n\theta_i & -\sin n\theta_i \\ \sin n\theta_i & \cos n\theta_i \end{pmatrix}
         \begin{pmatrix} x_a \\ x_b \end{pmatrix},
-        \qquad \zeta_i = \frac{2i/r + \gamma}{1+\gamma},\ \theta_i = b^{-2i/r}
+        \qquad \zeta_i = \frac{2i/d_r + \gamma}{1+\gamma},\ \theta_i = b^{-2i/d_r}
 
     so that :math:`q_n' \cdot k_m' = \sum_i \zeta_i^{(n-m)/B}\,(\dots)` depends on
     :math:`n - m` only (and not on :math:`c`).

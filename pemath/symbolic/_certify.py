@@ -433,6 +433,27 @@ def fixed_of(certificate: str, formula: Any, earlier: Sequence[Any]) -> frozense
     return frozenset(out)
 
 
+def used_premises(certificate: str, formula: Any) -> list[Any]:
+    """The formulas a decided substitution or instance starts from (its premise, and the equation a rewrite uses)."""
+    if certificate not in ("substitution", "instance"):
+        return []
+    return [formula[0]] + ([formula[1]] if certificate == "substitution" and isinstance(formula[1], sp.Eq) else [])
+
+
+def rests_of(used: Sequence[Any], sources: Sequence[tuple[Any, tuple[str, ...]]]) -> tuple[str, ...]:
+    """The hypotheses the premises ``used`` rest on, in order, each once: ``sources`` pairs each premise with the
+    hypotheses it rests on; the first premise a formula matches is the one it starts from."""
+    found: list[str] = []
+    premises = [p for p, _ in sources]
+    for f in used:
+        hit = match(f, premises, either_way=True)
+        for p, hyps in sources:
+            if hit is not None and p == hit:
+                found += [h for h in hyps if h not in found]
+                break
+    return tuple(found)
+
+
 _NOT_A_VALUE = (sp.Derivative, sp.Integral, sp.Limit, sp.Subs, sp.Sum, sp.Product, sp.Order)
 
 
@@ -579,10 +600,10 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         if not (isinstance(var, sp.Symbol) and var.is_integer):
             raise ProofFailure(f"induction runs over an integer symbol, got {var!r}")
         zero_base = sp.expand((lhs(base) - rhs(base)).doit())
-        ok_b, how_b, res_b = reduce_to_zero(zero_base)
+        ok_b, how_b, res_b = reduce_to_zero(zero_base, methods=allowed)
         if not ok_b:
             raise ProofFailure(f"base case {var} = {base}: residual {sp.sstr(res_b)[:300]}", res_b)
-        ok_s, how_s, res_s = reduce_to_zero(sp.expand(increment(lhs, var) - increment(rhs, var)))
+        ok_s, how_s, res_s = reduce_to_zero(sp.expand(increment(lhs, var) - increment(rhs, var)), methods=allowed)
         if not ok_s:
             raise ProofFailure(f"step {var} -> {var} + 1: residual {sp.sstr(res_s)[:300]}", res_s)
         said = {"identical": "exact evaluation"}

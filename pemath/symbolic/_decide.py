@@ -22,7 +22,8 @@ from typing import Any
 
 import sympy as sp
 
-from ._certify import FACTS, Premise, ProofFailure, conclusion, decide, dump, fixed_of, match, rebuilt, reduce_to_zero
+from ._certify import (FACTS, Premise, ProofFailure, conclusion, decide, dump, fixed_of, match, rebuilt, reduce_to_zero,
+                       rests_of, used_premises)
 
 __all__ = ["ProofFailure", "Step", "Derivation", "reduce_to_zero", "unevaluated", "CERTIFICATES", "ROLES", "PARTS"]
 
@@ -108,21 +109,13 @@ class _Steps(list):
 
     def rests_on(self, formulas: Sequence[Any]) -> tuple[str, ...]:
         """The hypotheses the given premises rest on, in the order they were stated."""
-        found: list[str] = []
-        srcs = self.sources()
-        for f in formulas:
-            hit = match(f, [e for e, _ in srcs], either_way=True)
-            for e, hyps in srcs:
-                if hit is not None and e == hit:
-                    found += [h for h in hyps if h not in found]
-                    break
-        return tuple(found)
+        return rests_of(formulas, self.sources())
 
     def append(self, step: Any) -> None:
         if not isinstance(step, Step):
             raise TypeError(f"a derivation's steps are Step objects made by its methods, got {step!r}")
         if step.status == "proved" and step.certificate in ("substitution", "instance"):
-            premises = tuple(step.formula[:1]) + ((step.formula[1],) if isinstance(step.formula[1], sp.Eq) else ())
+            premises = used_premises(step.certificate, step.formula)
             have = self.premises()
             for p in premises:
                 if match(p, have, either_way=True) is None:
@@ -404,8 +397,7 @@ class Derivation:
         rests: tuple[str, ...] = ()
         fixed: frozenset = frozenset()
         if certificate in ("substitution", "instance"):
-            used = [formula[0]] + ([formula[1]] if isinstance(formula[1], sp.Eq) else [])
-            rests = self.steps.rests_on(used)
+            rests = self.steps.rests_on(used_premises(certificate, formula))
             fixed = fixed_of(certificate, formula, self.steps.premises())
         _MINTING.append(True)
         try:
@@ -469,8 +461,8 @@ class Derivation:
         self._mint(text, "assumption query", getattr(sp.Q, prop)(_expr(expr, text)))
 
     def free_of(self, text: str, expr: Any, symbols: Any) -> None:
-        """Decide ``expr`` does not involve ``symbols``, or fail. ``expr`` must be a side of an equation decided or
-        defined earlier in this derivation: the statement's own object, not an unrelated one."""
+        """Decide ``expr`` does not involve ``symbols``, or fail. ``expr`` must be named earlier in this derivation
+        (a side of a decided equation, or a definition), so the record shows which object the step is about."""
         e = sp.ImmutableMatrix(expr) if isinstance(expr, sp.MatrixBase) else _expr(expr, text)
         objects = self.steps.conclusions() + [s.expr for s in self.steps if s.role == "definition"]
         sides = [x for c in objects if isinstance(c, sp.Eq) for x in (c.lhs, c.rhs)] + objects
@@ -497,8 +489,8 @@ class Derivation:
             raise TypeError(f"{self.title}: {text}: induction runs over an integer symbol, got {var!r}")
         if isinstance(base, bool) or not isinstance(base, int):
             raise TypeError(f"{self.title}: {text}: base must be an int, got {base!r}")
-        return self._mint(text, "induction", sp.Tuple(var, sp.Integer(base), sp.Lambda(var, lhs(var)),
-                                                      sp.Lambda(var, rhs(var))))
+        formula = sp.Tuple(var, sp.Integer(base), sp.Lambda(var, lhs(var)), sp.Lambda(var, rhs(var)))
+        return self._mint(text, "induction", formula, allowed=methods)
 
     def specialize(self, text: str, premise: Any, values: dict[Any, Any]) -> Any:
         """The equation ``premise`` (decided earlier in this derivation, quantified over its free symbols) at

@@ -19,6 +19,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ._decide import Derivation, unevaluated
+from .notation import label
 
 __all__ = ["curve", "abel_symbolic_d", "abel_expanded", "bound", "r", "N"]
 
@@ -96,12 +97,21 @@ def bound() -> Derivation:
     d.assumed("each term |S_{i+1}| t_i is >= 0, as a product of two non-negative numbers", Sa * t, "nonnegative")
     u = sp.Symbol("u", nonnegative=True)
     v = sp.Symbol("v", nonnegative=True)  # sum_i |S_{i+1}| t_i, a sum of the terms just decided >= 0
-    d.hypothesis("Write the cited inequality with its slack, |score(r)| = sum_i |S_{i+1}| c_i - u, u >= 0, and the "
-                 "sum of the terms above as v = sum_i |S_{i+1}| t_i >= 0, so M sum_i |S_{i+1}| = sum_i |S_{i+1}| c_i "
-                 "+ v.")
-    d.assumed("Hence M sum_i |S_{i+1}| - |score(r)| = u + v >= 0: |score(r)| <= (max_i |h_{i+1} - h_i|) "
-              "sum_{j=1}^{d/2} |S_j(r)| = (max_i |h_{i+1} - h_i|) (d/2) B(r), B(r) = (1/(d/2)) sum_j |S_j(r)| the "
-              "curve of RoFormer's Figure 2 (pemath.rope.long_term_decay)", u + v, "nonnegative")
+    A = label("|score(r)|", r"|\mathrm{score}(r)|", nonnegative=True)
+    Bc = label("sum_c", r"\textstyle\sum_i |S_{i+1}|\,c_i", nonnegative=True)
+    C = label("M sum", r"M \textstyle\sum_i |S_{i+1}|", nonnegative=True)
+    h1 = d.hypothesis("The cited inequality with its slack: |score(r)| = sum_i |S_{i+1}| c_i - u, u >= 0",
+                      sp.Eq(A, Bc - u))
+    h2 = d.hypothesis("and, with v = sum_i |S_{i+1}| t_i (a sum of the terms decided >= 0 above): "
+                      "M sum_i |S_{i+1}| = sum_i |S_{i+1}| c_i + v", sp.Eq(C, Bc + v))
+    z = sp.Symbol("z")
+    e1 = d.apply("so M sum_i |S_{i+1}| - |score(r)| = M sum_i |S_{i+1}| - sum_i |S_{i+1}| c_i + u", h1,
+                 sp.Lambda(z, C - z))
+    e2 = d.rewrite_with("= u + v, with the second", e1, h2)
+    d.assumed("and u + v >= 0 (u, v >= 0)", e2.rhs, "nonnegative")
+    d.remark("Reading: M sum_i |S_{i+1}| - |score(r)| = u + v >= 0, i.e. |score(r)| <= (max_i |h_{i+1} - h_i|) "
+             "sum_{j=1}^{d/2} |S_j(r)| = (max_i |h_{i+1} - h_i|) (d/2) B(r), B(r) = (1/(d/2)) sum_j |S_j(r)| the "
+             "curve of RoFormer's Figure 2 (pemath.rope.long_term_decay).")
     j = sp.Symbol("j", integer=True, positive=True)
     half = sp.Symbol("h", integer=True, positive=True)
     b0 = sp.summation(j, (j, 1, half)) / half

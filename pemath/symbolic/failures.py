@@ -20,7 +20,7 @@ from ._decide import Derivation, unevaluated
 from .rope import rotation
 from .notation import label
 
-__all__ = ["rotation_twice", "integers_exact", "representable", "mixed_frequencies", "hf_permutation",
+__all__ = ["rotation_twice", "integers_exact", "rounded", "round_to_bits", "mixed_frequencies", "hf_permutation",
            "gqa_wrong_heads", "linear_two_ways", "static_ntk", "factor_twice", "positions_rounded"]
 
 phi, a = sp.Symbol("phi", real=True), sp.Symbol("a", positive=True)
@@ -39,15 +39,6 @@ def rotation_twice() -> Derivation:
     d.solved("and a^2 = a only for a = 1 (a > 0): with an attention factor the amplitude is wrong as well",
              sp.Eq(a**2, a), a, [1])
     return d
-
-
-def representable(n: int, bits: int) -> bool:
-    """Whether the non-negative integer ``n`` has at most ``bits`` significant bits (exact integer arithmetic)."""
-    if n == 0:
-        return True
-    while n % 2 == 0:
-        n //= 2
-    return n.bit_length() <= bits
 
 
 def round_to_bits(n: int, bits: int) -> int:

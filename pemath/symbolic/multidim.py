@@ -179,14 +179,14 @@ def axial_relative_expanded(
 
 
 def mrope_frequency(i: sp.Expr, c: sp.Expr, r: sp.Expr, b: sp.Expr) -> sp.Expr:
-    """M-RoPE's frequency of index i driven by component c: b^(-2i/r), whatever c is."""
+    """M-RoPE's frequency of index i, driven by component c: b^(-2i/d_r) (d_r the rotary dimension), whatever c is."""
     return frequency(i, r, b)
 
 
 def mrope_reduces_symbolic() -> Derivation:
     """With every position component equal to m, M-RoPE's angle of frequency index i is RoPE's m theta_i.
 
-    The frequency of index ``i`` driven by component ``c`` is :func:`mrope_frequency` (b^(-2i/r), the same as
+    The frequency of index ``i`` driven by component ``c`` is :func:`mrope_frequency` (b^(-2i/d_r), the same as
     plain RoPE over the rotary dimension r, whatever c is; the mutation tests patch per-section
     frequencies, which do not reduce).
     """
@@ -201,7 +201,7 @@ def mrope_reduces_symbolic() -> Derivation:
           sp.Eq(sp.Symbol("phi_i"), phi, evaluate=False))
     same = phi.replace(lambda e: isinstance(e, sp.Indexed) and e.base == P, lambda e: _m)
     d.hypothesis("A text token has every component equal to its position m: p_t = p_h = p_w = m.", same)
-    d.equal("so phi_i = m theta_i = m b^(-2i/r): the angle of plain RoPE at position m, for every i "
+    d.equal("so phi_i = m theta_i = m b^(-2i/d_r): the angle of plain RoPE at position m, for every i "
             "and every assignment c",
             unevaluated(lambda: phi.replace(lambda e: isinstance(e, sp.Indexed) and e.base == P,
                                                                             lambda e: _m)), _m * frequency(i, 2 * r2, b), methods=("expand",))

@@ -19,7 +19,7 @@ from typing import Any
 
 import sympy as sp
 
-from ._certify import Premise, ProofFailure, conclusion, decide, fixed_of, load, match
+from ._certify import Premise, ProofFailure, conclusion, decide, fixed_of, load, rests_of, used_premises
 
 __all__ = ["Recheck", "recheck", "main"]
 
@@ -110,12 +110,7 @@ def recheck(record: Sequence[dict]) -> Recheck:
                 method = step.get("method")
                 decide(cert, formula, method if cert in ("rewrite", "interval") else None, earlier, strict=False)
                 fixed = fixed_of(cert, formula, earlier)
-                rests: list[str] = []
-                if cert in ("substitution", "instance"):
-                    used = [formula[0]] + ([formula[1]] if isinstance(formula[1], sp.Eq) else [])
-                    for f in used:
-                        hit = match(f, earlier, either_way=True)
-                        rests += [h for p, hs in sources if p == hit for h in hs if h not in rests]
+                rests = list(rests_of(used_premises(cert, formula), sources))
                 if sorted(rests) != sorted(step.get("rests_on") or []):
                     raise ProofFailure(f"the record says it rests on {step.get('rests_on')}, the premises on {rests}")
                 prem = Premise(conclusion(cert, formula), fixed)

@@ -1,9 +1,10 @@
 """The shipped numeric code against the symbolic results: ``pemath prove`` decides that what ``pemath`` computes
 is what the claims prove things about.
 
-A claim about a formula that ``pemath`` also ships (a scaling's frequencies, YaRN's ramp, T5's buckets, ALiBi's
-slopes) records a step deciding, by interval enclosures, that the shipped float64 values agree with the exact
-formula at a concrete configuration: ``sum_i |x_i - e_i| <= tol * sum_i e_i``, each ``x_i`` the shipped value as
+A claim about a formula that ``pemath`` also ships (a scaling's frequencies, YaRN's ramp and attention factor,
+ALiBi's slopes, the sinusoidal wavelengths) records a step deciding, by interval enclosures, that the shipped
+float64 values agree with the exact formula at a concrete configuration (tables of integers, T5's buckets and the
+layout permutations, are enumerated exactly in their own claims instead): ``sum_i |x_i - e_i| <= tol * sum_i e_i``, each ``x_i`` the shipped value as
 the exact binary rational it is, each ``e_i`` the formula at that configuration, recorded unevaluated (the kernel
 evaluates it, then encloses it). A wrong constant, bound or rounding in ``pemath/`` moves some value far more than
 ``tol`` (2^-40, about 1e-12 relative: float64 arithmetic over a few operations stays far below it) and fails the

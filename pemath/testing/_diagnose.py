@@ -470,7 +470,7 @@ def _ntk_length(c: RopeCase, base_fit: float) -> int | None:
 
 
 def _power_law(j: _Judge) -> Iterator[Candidate]:
-    """Fit the measured frequencies to theta_i = b^(-2i/r) / s (a base and a linear factor) and name the fit."""
+    """Fit the measured frequencies to theta_i = b^(-2i/d_r) / s (a base and a linear factor) and name the fit."""
     from ..scaling import Linear
     from ._recover import effective_frequencies, recover_host
 

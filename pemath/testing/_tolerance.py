@@ -14,7 +14,7 @@ honest kernel whose output has dtype ``T`` (unit roundoff :math:`u_T`: float64
 :math:`2^{-53}`, float32 :math:`2^{-24}`, float16 :math:`2^{-11}`, bfloat16
 :math:`2^{-8}`)
 
-1. computes the inverse frequencies :math:`\theta_i = b^{-e_i}`, :math:`e_i = 2i/r`, and the
+1. computes the inverse frequencies :math:`\theta_i = b^{-e_i}`, :math:`e_i = 2i/d_r`, and the
    phases :math:`\varphi = p\,\theta_i` in **float32 or better** (:math:`u = 2^{-24}`);
 2. evaluates cos and sin in float32 or better, optionally multiplies them by the attention
    factor :math:`a`, and rounds them to ``T``;
@@ -32,14 +32,14 @@ so every error below is multiplied by :math:`aS`.
 
 Frequency (relative error :math:`C_\theta u`). The two forms found in real code:
 
-* ``1 / b ** (2i/r)`` in float32 (Hugging Face, Meta, GPT-NeoX): the base rounded to
+* ``1 / b ** (2i/d_r)`` in float32 (Hugging Face, Meta, GPT-NeoX): the base rounded to
   float32 moves :math:`b^{e}` by :math:`e u`; the exponent rounded moves it by
   :math:`e \ln b\, u`; we allow ``powf`` 4 ulp (glibc and SLEEF, which torch uses on
   the CPU, are within 1 ulp; GPU math libraries document a few), i.e. :math:`8u`
   relative (one ulp is at most :math:`2u` relative); we allow the reciprocal 1 ulp (:math:`2u`;
   an IEEE division is within half an ulp).
   Total :math:`e(\ln b + 1) + 10`.
-* ``exp(-(2i/r) ln b)`` in float32 (tensor2tensor, fairseq style): three roundings in the
+* ``exp(-(2i/d_r) ln b)`` in float32 (tensor2tensor, fairseq style): three roundings in the
   exponent, each :math:`e \ln b\, u` in absolute terms, and we allow ``expf`` 2 ulp:
   :math:`3 e \ln b + 4`.
 
@@ -172,7 +172,7 @@ def frequency_constants(
 ) -> np.ndarray:
     r""":math:`C_\theta` of each pair: the relative float32 error of an honest frequency, in units of :math:`u`.
 
-    :math:`3 e_i |\ln b| + e_i + 10` with :math:`e_i = 2i/r` (0 for :math:`e_i = 0`: :math:`b^0 = 1`
+    :math:`3 e_i |\ln b| + e_i + 10` with :math:`e_i = 2i/d_r` (0 for :math:`e_i = 0`: :math:`b^0 = 1`
     exactly; module docstring), plus for each
     scaling variant the roundings of its own float32 operations: a division by the factor
     (linear, proportional: 2), the enlarged base (NTK: its logarithm replaces

@@ -585,7 +585,7 @@ def gptj(
     r"""Hugging Face's GPT-J rotary (``create_sinusoidal_positions``, ``rotate_every_two``).
 
     The float32 table ``sin, cos`` of :math:`\phi = \mathrm{fl}_{32}(p\, f)`, with
-    :math:`f = \mathrm{fl}_{32}(1/\mathrm{pow}(10000, \mathrm{fl}_{32}(2i/r)))`, cast to
+    :math:`f = \mathrm{fl}_{32}(1/\mathrm{pow}(10000, \mathrm{fl}_{32}(2i/d_r)))`, cast to
     the model dtype, repeated per pair, then
 
     .. math:: y = \mathrm{fl}_d\big(\mathrm{fl}_d(x\,c) + \mathrm{fl}_d(\mathrm{rot}(x)\, s)\big),

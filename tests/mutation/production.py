@@ -118,8 +118,7 @@ def run(mutant: Mutant, *, checks: bool = True, timeout: int = 600) -> tuple[str
         except subprocess.TimeoutExpired:
             return "killed", "timeout", time.perf_counter() - t0
     seconds = time.perf_counter() - t0
-    if "AssertionError" in out.stderr and "pemath.__file__" not in out.stderr and out.returncode != 0 and \
-            "claims:" not in out.stdout:
+    if out.returncode != 0 and " claims: " not in out.stdout:  # it did not get to run the claims
         return "incompetent", out.stderr.strip()[-300:], seconds
     summary = next((ln for ln in out.stdout.splitlines() if " claims: " in ln or ln.startswith("45 claims")), "")
     failed = [ln.split(":")[0] for ln in out.stdout.splitlines() if ln.endswith(": failed") or ln.endswith(": error")]

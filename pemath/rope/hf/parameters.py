@@ -160,7 +160,7 @@ def from_hf(
     returns a Spec with HF's ``rope_theta`` as ``base``, ``head_dim``, the rotated
     dimension :math:`r = \mathrm{int}(d_{head} \cdot p)` and a :mod:`pemath.scaling`
     instance (``None`` for ``"default"``). The frequencies are
-    :math:`\theta_i = b^{-2i/r}` changed by the scaling, as HF's ``ROPE_INIT_FUNCTIONS``.
+    :math:`\theta_i = b^{-2i/d_r}` changed by the scaling, as HF's ``ROPE_INIT_FUNCTIONS``.
 
     For a whole ``config.json`` use :func:`pemath.rope.from_hf_config`, which works out
     the head dim, the layout, the old key names and the model class's defaults, and

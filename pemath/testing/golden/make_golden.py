@@ -282,7 +282,7 @@ def phase_error_units(scaling: RopeScaling | None, base: float, r: int) -> list[
     An implementation computing frequencies and phases in a binary format of unit
     roundoff ``u`` (float32: 2^-24), by the usual formulas, has
     :math:`|\phi_i' - \phi_i| \le c_i\, u\, |\phi_i|`. Counted: the exponent
-    ``fl(2i/r)`` (its rounding moves :math:`b^{-e}` by :math:`\ln(b)\, e\, u`), the base
+    ``fl(2i/d_r)`` (its rounding moves :math:`b^{-e}` by :math:`\ln(b)\, e\, u`), the base
     rounded (``e u``), ``pow`` (<= 1 ulp = 2u), the reciprocal (u), the phase product
     (u), and each scaling's own operations: Linear and Proportional one division,
     LongRoPE the factor rounded and a product (2), YaRN the two reciprocals, the blend
