@@ -115,3 +115,23 @@ def test_other_entry_points_validate():
         rope.apply_complex(np.zeros(4), 0)
     with pytest.raises(ValueError, match="LongRoPE|short_factor"):
         rope.inv_freq(8, scaling=scaling.LongRoPE([1.0] * 3, [1.0] * 3, 4096, factor=2.0))
+
+
+def test_a_grouped_query_k_permuted_with_the_query_head_count_is_refused():
+    """Issue 23: permute_qk_weight(s) accepted a GQA k permuted with n_heads (it changes every score:
+    failures.gqa_wrong_heads); the head dim, given or read from wq, now tells."""
+    head_dim, n_q, n_kv = 4, 8, 2
+    wq, wk = np.zeros((n_q * head_dim, 3)), np.zeros((n_kv * head_dim, 3))
+    with pytest.raises(ValueError, match=r"not this projection's head count \(2 heads of 4 would fit"):
+        rope.permute_qk_weight(wk, n_heads=n_q, head_dim=head_dim)
+    with pytest.raises(ValueError, match="n_kv_heads was left out"):
+        rope.permute_qk_weights(wq, wk, n_heads=n_q)
+    q2, k2 = rope.permute_qk_weights(wq, wk, n_heads=n_q, n_kv_heads=n_kv)
+    assert q2.shape == wq.shape and k2.shape == wk.shape
+    assert np.array_equal(rope.permute_qk_weight(np.arange(8), n_heads=2, head_dim=4),
+                          rope.permute_qk_weight(np.arange(8), n_heads=2))
+    with pytest.raises(ValueError, match="not a multiple of head_dim=3"):
+        rope.permute_qk_weight(np.arange(8), n_heads=2, head_dim=3)
+    for bad in (0, 1, 2.0, "4"):
+        with pytest.raises((TypeError, ValueError), match="head_dim"):
+            rope.permute_qk_weight(np.arange(8), n_heads=2, head_dim=bad)

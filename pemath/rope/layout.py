@@ -68,7 +68,8 @@ def convert_layout(
     return out
 
 
-def permute_qk_weight(weight: Any, *, n_heads: int, src: str = "interleaved", dst: str = "half") -> Any:
+def permute_qk_weight(weight: Any, *, n_heads: int, src: str = "interleaved", dst: str = "half",
+                      head_dim: int | None = None) -> Any:
     r"""Permute a q or k projection's output rows between RoPE layouts, head by head.
 
     Meta's checkpoints (complex form, ``interleaved``) and Hugging Face's Llama
@@ -89,6 +90,11 @@ def permute_qk_weight(weight: Any, *, n_heads: int, src: str = "interleaved", ds
         Heads of this projection: the query heads for ``q_proj``, the key/value heads
         (``n_kv_heads``) for ``k_proj`` under grouped-query attention.
     src, dst : {"interleaved", "half"}
+    head_dim : int, optional
+        The model's head dim (its config's ``head_dim``). Given, a weight whose rows are
+        not ``n_heads * head_dim`` is refused: the guard against permuting a grouped-query
+        k projection with the query head count, which pairs the wrong features (the rows
+        alone cannot tell). :func:`permute_qk_weights` reads it from ``wq``.
 
     Examples
     --------
@@ -108,6 +114,17 @@ def permute_qk_weight(weight: Any, *, n_heads: int, src: str = "interleaved", ds
             f"weight must be 1-D (a bias) or 2-D (out_features, in_features), got shape {tuple(weight.shape)}"
         )
     out_features = int(weight.shape[0])
+    if head_dim is not None:
+        head_dim = check_int("head_dim", head_dim, minimum=2)
+        if out_features != n_heads * head_dim:
+            raise ValueError(
+                f"weight has {out_features} output features, not n_heads * head_dim = {n_heads} * {head_dim}: "
+                f"n_heads={n_heads} is not this projection's head count ({out_features // head_dim} heads of "
+                f"{head_dim} would fit; a grouped-query k projection has n_kv_heads heads, and permuting it with "
+                "the query head count pairs the wrong features)"
+                if out_features % head_dim == 0 else
+                f"weight has {out_features} output features, not a multiple of head_dim={head_dim}"
+            )
     if out_features % n_heads or (out_features // n_heads) % 2:
         raise ValueError(
             f"weight has {out_features} output features, which do not split into n_heads={n_heads} heads "
@@ -130,10 +147,20 @@ def permute_qk_weights(
     """:func:`permute_qk_weight` for a q and a k projection (weights or biases) at once.
 
     ``n_kv_heads`` (default ``n_heads``) is the number of key/value heads of
-    grouped-query attention.
+    grouped-query attention. The head dim is read from ``wq`` (its output features over
+    ``n_heads``), and ``wk`` must have ``n_kv_heads`` heads of it: a grouped-query k with the
+    query head count (``n_kv_heads`` left out) is refused, naming the head count that fits,
+    since permuting it with the wrong count pairs the wrong features and changes every score.
     """
+    n_heads = check_int("n_heads", n_heads, minimum=1)
     n_kv = n_heads if n_kv_heads is None else check_int("n_kv_heads", n_kv_heads, minimum=1)
-    return (
-        permute_qk_weight(wq, n_heads=n_heads, src=src, dst=dst),
-        permute_qk_weight(wk, n_heads=n_kv, src=src, dst=dst),
-    )
+    wq2 = permute_qk_weight(wq, n_heads=n_heads, src=src, dst=dst)
+    head_dim = int(wq.shape[0]) // n_heads
+    try:
+        wk2 = permute_qk_weight(wk, n_heads=n_kv, src=src, dst=dst, head_dim=head_dim)
+    except ValueError as exc:
+        if n_kv_heads is None:
+            raise ValueError(f"{exc} [n_kv_heads was left out, so it defaulted to n_heads={n_heads}; pass "
+                             "n_kv_heads= for grouped-query attention]") from None
+        raise
+    return wq2, wk2

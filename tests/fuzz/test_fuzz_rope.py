@@ -631,7 +631,11 @@ PERMUTE = Spec(
     rope.permute_qk_weight,
     _permute_base(),
     {"weight": _weight_kind, "n_heads": ints(minimum=1, typical=(1, 2)), "src": choices(LAYOUTS),
-     "dst": choices(LAYOUTS)},
+     "dst": choices(LAYOUTS),
+     "head_dim": lambda b: st.sampled_from([
+         valid(None), valid(int(b["weight"].shape[0]) // b["n_heads"], "the weight's head dim"),
+         reject(int(b["weight"].shape[0]) // b["n_heads"] + 2, "another head dim"), reject(0), reject(1),
+         reject(2.0), reject("4"), reject(True)])},
     _check_permute,
     aliases={"weight": ("output features",), "n_heads": ("output features",)},
 )
