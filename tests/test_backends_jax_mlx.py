@@ -69,3 +69,23 @@ def test_mlx_arrays_are_refused_by_the_kernels_and_read_exactly_by_the_oracle():
     wrong = mx.array(rope.apply(X, POS[:4] % 100 + 1, layout="half"))
     with pytest.raises(AssertionError, match=r"shifted by \+1"):
         assert_rope_close(wrong, X, POS[:4] % 100, layout="half")
+
+
+def test_mlx_outputs_are_read_by_every_assert():
+    """The table asserts read MLX outputs too (their docstrings say so), and still name a wrong one."""
+    mx = pytest.importorskip("mlx.core", reason="MLX is optional (pip install 'mlx[cpu]')")
+    from pemath import alibi, sinusoidal, t5
+    from pemath.testing import assert_alibi_close, assert_sinusoidal_close, assert_t5_buckets_equal
+
+    pos = np.arange(12)
+    assert_sinusoidal_close(mx.array(sinusoidal.encode(pos, 16, convention="concat", dtype=np.float32)), pos, 16,
+                            convention="concat")
+    with pytest.raises(AssertionError, match=r"shifted by \+1"):
+        assert_sinusoidal_close(mx.array(sinusoidal.encode(pos + 1, 16, convention="concat", dtype=np.float32)), pos,
+                                16, convention="concat")
+    assert_alibi_close(mx.array(alibi.bias(8, 4, 4, form="causal", dtype=np.float32)), 8, 4, 4, form="causal")
+    with pytest.raises(AssertionError, match="sign"):
+        assert_alibi_close(-mx.array(alibi.bias(8, 4, 4, form="symmetric", dtype=np.float32)), 8, 4, 4,
+                           form="symmetric")
+    rel = np.arange(-200, 200)
+    assert_t5_buckets_equal(mx.array(t5.bucket(rel)), rel)

@@ -40,7 +40,8 @@ from .. import _compat
 from ._arrays import RopeCase
 from ._report import Verdict, compare, diagnosis_lines, first_match, fmt, index_of, nonfinite_line
 from ._diagnose_scaling import scaling_variants
-from ._tolerance import element_bound, frequency_constants, rope_bound
+from ._honest import recurrence_applies
+from ._tolerance import element_bound, frequency_constants, recurrence_constants, rope_bound
 
 __all__ = ["COMMON_BASES", "MAX_DIAGNOSIS_ELEMENTS", "rope_message", "unwrap_shift"]
 
@@ -77,6 +78,7 @@ class _Judge:
     a2: np.ndarray
     u_t: float
     user: tuple[float, float] | None  # (rtol, atol)
+    recurrence: bool = False  # the kernel's angles by the float32 recurrence: its wider phase bound (_honest)
 
     @property
     def xp(self) -> Any:
@@ -95,15 +97,19 @@ class _Judge:
 
     def bound(self, *, pos=None, freq=None, factor=None, layout=None, r=None, cfreq=None, start=0) -> np.ndarray:
         c = self.case
+        r_used = c.r if r is None else r
+        cfreq = c.cfreq if cfreq is None else cfreq
+        if self.recurrence and cfreq.shape == (r_used // 2,):
+            cfreq = cfreq + recurrence_constants(r_used, c.base)
         return rope_bound(
             c.x2,
             c.pos if pos is None else pos,
             c.freq if freq is None else freq,
             c.factor if factor is None else factor,
             c.layout if layout is None else layout,
-            c.r if r is None else r,
+            r_used,
             self.u_t,
-            c.cfreq if cfreq is None else cfreq,
+            cfreq,
             start=start,
         )
 
@@ -626,5 +632,10 @@ def rope_message(
         lines.append(f"Tolerance: given, atol={fmt(user[1])} + rtol={fmt(user[0])} * |expected|")
     judge = _Judge(sub, sub_a2, u_t, user)
     matched, tried, raised = first_match(_candidates(judge, not note, shape))
+    if not matched and user is None and recurrence_applies(c):
+        # the angles may come from llama.cpp's float32 recurrence: the alternatives judged with its phase bound
+        again, _, _ = first_match(_candidates(_Judge(sub, sub_a2, u_t, user, recurrence=True), not note, shape))
+        matched = [f"{m}, with the angles computed by the float32 recurrence (theta *= theta_scale, judged with "
+                   "its phase bound)" for m in again]
     lines += diagnosis_lines(matched, tried, raised, note=note)
     return "\n".join(lines)

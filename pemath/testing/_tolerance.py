@@ -115,6 +115,7 @@ __all__ = [
     "SAFETY",
     "unit_roundoff",
     "frequency_constants",
+    "recurrence_constants",
     "rope_tolerance",
     "sinusoidal_tolerance",
     "alibi_tolerance",
@@ -221,11 +222,48 @@ def frequency_constants(
     return pow_form(base) + 16.0
 
 
+#: ggml's ``theta_scale = powf(b, -2.0f/d_r)``: the exponent's rounding (e_1 ln b), the base's (e_1) and
+#: powf's 4 ulp (8), in u32.
+C_SCALE_POW = 8.0
+
+
+def recurrence_constants(r: int, base: float) -> np.ndarray:
+    r"""The relative phase error of the float32 recurrence :math:`t_{i+1} = \mathrm{fl}_{32}(t_i s)`, in u32.
+
+    :math:`i (C_s + 1)` for pair :math:`i`, with :math:`C_s = e_1 (|\ln b| + 1) + 8` the error of
+    :math:`s = \mathrm{powf}(b, -2/d_r)` (``_honest``): :math:`i` roundings and :math:`i` factors
+    :math:`s`. The oracle does not accept an output on this bound (it recognises the
+    recurrence exactly instead); the diagnosis judges its alternatives with it when the
+    kernel's angles come from the recurrence.
+    """
+    e1 = 2.0 / r
+    c_s = e1 * (abs(math.log(base)) + 1.0) + C_SCALE_POW
+    return np.arange(r // 2, dtype=np.float64) * (c_s + 1.0)
+
+
+#: Fractional positions computed in float32 as a grid: ``start + k * step`` over the range (5 u32 of the
+#: largest |position|) and a rescaling by a ratio (timm's ``t / f * r``: 2 more).
+C_GRID = 7.0
+
+
 def position_rounding(pos: np.ndarray) -> np.ndarray:
-    """``|fl32(p) - p|``: the error of positions handed to a float32 phase, exactly."""
+    r"""The error of positions handed to a float32 phase.
+
+    ``|fl32(p) - p|``, exactly (integers above :math:`2^{24}`). Fractional positions are
+    computed by the kernel in float32 as a grid (``torch.linspace``, ``start + k * step``,
+    ``arange(n) / n``, a rescaling ``t / f * r``): each is within :math:`7 u R` of the exact
+    value, :math:`R` the largest ``|p|`` of the positions given (the grid's step rounded and
+    multiplied by :math:`k`, :math:`k\,\text{step} \le 2R`: :math:`4uR`; the sum :math:`uR`; the
+    rescaling's two roundings :math:`2uR`), which is also the error at the grid's centre,
+    where ``p = 0`` (a float32 ``linspace(-1, 1, 7)`` need not give 0 there).
+    """
     pos = np.asarray(pos, dtype=np.float64)
-    with np.errstate(over="ignore"):
-        return np.abs(pos.astype(np.float32).astype(np.float64) - pos)
+    with np.errstate(over="ignore", invalid="ignore"):
+        err = np.abs(pos.astype(np.float32).astype(np.float64) - pos)
+        finite = pos[np.isfinite(pos)]
+        if finite.size and np.any(finite != np.round(finite)):
+            err = err + C_GRID * U32 * float(np.max(np.abs(finite)))
+    return err
 
 
 def phase_error(pos: np.ndarray, freq: np.ndarray, cfreq: np.ndarray) -> np.ndarray:

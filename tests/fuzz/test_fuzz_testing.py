@@ -349,6 +349,18 @@ HF_PIPE = Spec(pipelines.hf, _pipe_base(),
                _check_pipe, aliases={"x": ("x.shape", "dtype"), "rotary_dim": ("x.shape",)})
 GPTJ_PIPE = Spec(pipelines.gptj, _pipe_base(), _pipe_kinds(rotary_dim=_rotary_kind), _check_pipe,
                  aliases={"x": ("x.shape", "dtype"), "rotary_dim": ("x.shape",)})
+LLAMA_CPP_PIPE = Spec(
+    pipelines.llama_cpp, _pipe_base().map(
+        lambda b: {**b, "layout": "half", "dtype": "float32" if b["dtype"] != "float16" else b["dtype"]}),
+    {k: v for k, v in _pipe_kinds(
+        layout=choices(LAYOUTS), rotary_dim=_rotary_kind,
+        base=loosen(reals(positive=True, typical=(10000.0,), optional=True)),
+        dtype=lambda b: st.sampled_from([maybe(None), valid("float32"), valid(np.float16)]
+                                                + [reject(d) for d in ("bfloat16", "float64", np.int32, "nope", 3)]),
+                scaling=lambda b: st.sampled_from([valid(None), valid(sc.Linear(2.0)), valid(sc.Llama3(8.0, 64)),
+                                                   reject(sc.YaRN(4.0, 64)), reject(sc.NTK(2.0)), reject("linear"),
+                                                   reject(3)])).items() if k != "libm"},
+    _check_pipe, aliases={"x": ("x.shape", "dtype"), "rotary_dim": ("x.shape",), "dtype": ("x",)})
 META_PIPE = Spec(pipelines.meta, _pipe_base(), _pipe_kinds(scaling=lambda b: st.sampled_from(
     [valid(None), valid(sc.Llama3(8.0, 64)), reject(sc.Linear(2.0)), reject(sc.YaRN(4.0, 64)), reject("llama3"),
      reject(3)])), _check_pipe, aliases={"x": ("x.shape", "dtype")})
@@ -385,6 +397,7 @@ SPECS = {
     "pemath.testing.pipelines.hf": HF_PIPE,
     "pemath.testing.pipelines.gptj": GPTJ_PIPE,
     "pemath.testing.pipelines.meta": META_PIPE,
+    "pemath.testing.pipelines.llama_cpp": LLAMA_CPP_PIPE,
     "pemath.testing.pipelines.hf_inv_freq": HF_INV,
 }
 
@@ -607,7 +620,8 @@ def test_check_rope_kernel(data):
 
 def _check_bloom(result: Any, kw: dict[str, Any]) -> None:
     mask = np.asarray(kw["attention_mask"])
-    assert result.dtype == ml_dtypes.bfloat16 and result.shape == (mask.shape[0], kw["heads"], 1, mask.shape[1])
+    want = np.dtype(kw.get("dtype", ml_dtypes.bfloat16) if kw.get("dtype") is not None else ml_dtypes.bfloat16)
+    assert result.dtype == want and result.shape == (mask.shape[0], kw["heads"], 1, mask.shape[1])
     vals = result.astype(np.float64)
     assert np.all(np.isfinite(vals)) and np.all(vals >= 0)
 
@@ -624,9 +638,15 @@ BLOOM = Spec(
          reject(np.ones((2, 3))), reject(np.ones(3, dtype=np.int64)), reject(np.full((1, 3), 2)),
          reject(np.zeros((0, 3), dtype=np.int64)), reject(None), reject("mask"),
          reject(np.ones((1, 3), dtype=bool))]),
-     "libm": choices(LIBMS)},
+     "libm": choices(LIBMS),
+     "dtype": lambda b: st.sampled_from([valid("bfloat16"), valid(np.float32), valid("float16"),
+                                         reject(np.int32), reject("nope"), reject(3)])},
     _check_bloom,
 )
+
+
+FALCON = Spec(pipelines.falcon_alibi, BLOOM.base, {k: v for k, v in BLOOM.kinds.items() if k != "dtype"},
+              _check_bloom)
 
 
 @covers("pemath.testing.pipelines.bloom_alibi")
@@ -634,3 +654,10 @@ BLOOM = Spec(
 @given(st.data())
 def test_bloom_alibi(data):
     run_spec(BLOOM, data)
+
+
+@covers("pemath.testing.pipelines.falcon_alibi")
+@fuzz_settings(scale=0.3)
+@given(st.data())
+def test_falcon_alibi(data):
+    run_spec(FALCON, data)
