@@ -98,3 +98,17 @@ def test_bad_arguments(kwargs, error, match, pipeline):
     kw = {"heads": 8, "attention_mask": np.ones((1, 5), dtype=np.int64), **kwargs}
     with pytest.raises(error, match=match):
         pipeline(kw.pop("heads"), kw.pop("attention_mask"), **kw)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("heads", [12, 40, 71])
+def test_bit_for_bit_with_the_installed_transformers(heads):
+    """Against transformers' own modules (BLOOM: float32 then one rounding; Falcon: bfloat16 throughout)."""
+    torch = pytest.importorskip("torch", reason="torch is optional (pip install torch==2.13.0)")
+    bloom = pytest.importorskip("transformers.models.bloom.modeling_bloom", reason="transformers is optional")
+    falcon = pytest.importorskip("transformers.models.falcon.modeling_falcon", reason="transformers is optional")
+    mask = _mask()
+    for module, pipeline in ((bloom, pipelines.bloom_alibi), (falcon, pipelines.falcon_alibi)):
+        ref = module.build_alibi_tensor(torch.from_numpy(mask), heads, torch.bfloat16).float().numpy()
+        got = pipeline(heads, mask, libm="torch").astype(np.float32)
+        assert np.array_equal(got, ref.reshape(2, heads, 1, 3000)), pipeline.__name__
