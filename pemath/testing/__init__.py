@@ -23,6 +23,7 @@ import importlib
 from typing import Any
 
 from ._asserts import assert_alibi_close, assert_rope_close, assert_sinusoidal_close, assert_t5_buckets_equal
+from ._backward import assert_rope_backward_close
 from ._conformance import ConformanceReport, ConformanceRow, check_rope_kernel
 from ._recover import RopeRecovery, recover_rope
 from ._tolerance import alibi_tolerance, rope_tolerance, sinusoidal_tolerance, unit_roundoff
@@ -31,6 +32,7 @@ _SUBMODULES = ("pipelines", "strategies", "golden")
 
 __all__ = [
     "assert_rope_close",
+    "assert_rope_backward_close",
     "assert_sinusoidal_close",
     "assert_alibi_close",
     "assert_t5_buckets_equal",

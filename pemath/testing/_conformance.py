@@ -4,9 +4,12 @@ Each case is a batch of queries ``x`` of shape ``(batch, seq, heads, head_dim)``
 positions ``(batch, seq)``, built for a known failure: lengths one either side of a power
 of two and of a block size, position 0, each dtype's exact-integer limit, the range where
 CUDA's fast ``__sinf``/``__cosf`` stop reducing their argument, long positions, rows with
-distinct offsets, HF-style left padding, and packed sequences. The kernel's output is
-judged by :func:`~pemath.testing.assert_rope_close` (the derived tolerance), and a failure
-keeps the oracle's finding in words.
+distinct offsets, HF-style left padding, packed sequences, and ``x`` as a strided view
+(transposed memory, a slice of a fused qkv buffer, padded rows). Multi-axis specs get
+their own cases (M-RoPE position ids for text, images and video; axial grids). The
+kernel's output is judged by :func:`~pemath.testing.assert_rope_close` (or, for a backward
+kernel, :func:`~pemath.testing.assert_rope_backward_close`), and a failure keeps the
+oracle's finding in words.
 """
 
 from __future__ import annotations
@@ -34,8 +37,23 @@ FAST_TRIG_LIMIT = 48039
 @dataclasses.dataclass(frozen=True)
 class _Case:
     name: str
-    positions: np.ndarray  # (batch, seq) int64
+    positions: np.ndarray  # (batch, seq) int64; multi-axis: (components, batch, seq) or (batch, seq, axes)
     cu_seqlens: np.ndarray | None = None
+    memory: str = "contiguous"  # how x lies in memory (_MEMORY)
+
+
+#: How x may lie in memory, besides contiguous: (the buffer's shape from x's (b, s, h, d), the view of x in it,
+#: the buffer's parts outside x, which an in-place kernel must leave alone). Kernels that assume contiguity
+#: (a flat index ``i * d + j``) read and write the wrong elements here.
+_MEMORY: dict[str, tuple[Callable, Callable, tuple[Callable, ...]]] = {
+    "transposed (b, h, s, d) memory": (
+        lambda b, s, h, d: (b, h, s, d), lambda buf, h, d: buf.swapaxes(1, 2), ()),
+    "k slice of a fused qkv buffer": (
+        lambda b, s, h, d: (b, s, 3 * h, d), lambda buf, h, d: buf[:, :, h:2 * h, :],
+        (lambda buf, h, d: buf[:, :, :h, :], lambda buf, h, d: buf[:, :, 2 * h:, :])),
+    "rows padded to head_dim + 16": (
+        lambda b, s, h, d: (b, s, h, d + 16), lambda buf, h, d: buf[..., :d], (lambda buf, h, d: buf[..., d:],)),
+}
 
 
 def _left_padded() -> np.ndarray:
@@ -68,7 +86,68 @@ def _cases(max_position: int) -> list[_Case]:
     out.append(_Case("left padding (HF position_ids)", _left_padded()))
     out.append(_Case("packed sequences (cu_seqlens)", row(packed),
                      np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)))
+    strided = np.arange(17)[None, :] + np.array([[0], [100]])
+    out += [_Case(f"strided x: {kind}", strided, memory=kind) for kind in _MEMORY]
     return [c for c in out if c.positions.size and c.positions.max() <= max_position]
+
+
+def _text(n: int, p: np.ndarray) -> np.ndarray:
+    """Text tokens of M-RoPE: every one of the ``n`` components equal to the position, ``(n, batch, seq)``."""
+    p = np.asarray(p, dtype=np.int64)
+    p = p[None, :] if p.ndim == 1 else p
+    return np.repeat(p[None], n, axis=0)
+
+
+def _image(n: int, h: int, w: int, frames: int = 1, start: int = 5) -> np.ndarray:
+    """Qwen2-VL's position ids for ``start`` text tokens, then ``frames`` x h x w patches (t per frame, then the row
+    and column offsets), then 5 text tokens from one past the largest: ``(n, 1, seq)``."""
+    f, i, j = (a.reshape(-1) for a in np.meshgrid(np.arange(frames), np.arange(h), np.arange(w), indexing="ij"))
+    vis = [start + f, start + i, start + j][-n:] if n <= 3 else None
+    if vis is None:
+        raise ValueError(f"check_rope_kernel builds M-RoPE positions for 2 or 3 components, got {n}")
+    after = int(max(v.max() for v in vis)) + 1
+    comps = [np.concatenate([np.arange(start), v, np.arange(after, after + 5)]) for v in vis]
+    return np.stack(comps)[:, None, :].astype(np.int64)
+
+
+def _grid(shape: tuple[int, ...], offset: int = 0) -> np.ndarray:
+    """Axial coordinates of a grid in row-major token order: ``(1, tokens, axes)``."""
+    g = np.meshgrid(*[np.arange(k) + offset for k in shape], indexing="ij")
+    return np.stack([a.reshape(-1) for a in g], axis=-1)[None].astype(np.int64)
+
+
+def _multi_axis_cases(spec: Any, max_position: int) -> list[_Case]:
+    """Cases for M-RoPE (positions ``(components, batch, seq)``) or axial RoPE (``(batch, seq, axes)``)."""
+    limits = [p for p in [0, 1, 255, 256, 257, 2047, 2048, 2049, 2**24 - 1, 2**24, 2**24 + 1] if p <= max_position]
+    if spec.mrope_section is not None:
+        n = len(spec.mrope_section)
+        out = [_Case("text tokens 0..32 (every component equal)", _text(n, np.arange(33))),
+               _Case("one text token at position 4096", _text(n, [4096])),
+               _Case("an image of 4 x 6 patches between text tokens", _image(n, 4, 6)),
+               _Case("an image of 37 x 37 patches", _image(n, 37, 37))]
+        if n == 3:
+            out.append(_Case("a video of 2 frames of 3 x 4 patches", _image(n, 3, 4, frames=2)))
+        out += [_Case("text at the exact-integer limits of bf16, f16, f32", _text(n, limits)),
+                _Case("text rows offset by 0, 100, 4096", _text(n, np.arange(17)[None, :] + np.array([[0], [100],
+                                                                                                     [4096]]))),
+                _Case("an image after 4096 text tokens", _image(n, 4, 6, start=4096))]
+        if spec.inv_freq is not None and n == 2:  # explicit pixel frequencies: timm's coordinates in [-1, 1]
+            from ..rope.vision import pixel_positions
+
+            out += [_Case(f"pixel coordinates of a {h} x {w} map (float32 linspace in timm)",
+                          pixel_positions((h, w))[:, None, :]) for h, w in ((1, 1), (7, 11), (37, 37))]
+        out += [_Case(f"strided x: {kind}", out[2].positions, memory=kind) for kind in _MEMORY]
+        return [c for c in out if np.max(np.abs(c.positions)) <= max_position]
+    n = len(spec.axial_dims)
+    sizes = {1: [(33,), (129,)], 2: [(5, 6), (37, 37), (1, 129)], 3: [(2, 3, 4), (4, 8, 8)]}.get(n, [(3,) * n])
+    out = [_Case("one patch at the origin", _grid((1,) * n))]
+    out += [_Case("a grid of " + " x ".join(map(str, g)), _grid(g)) for g in sizes]
+    out.append(_Case("a grid at offset 4096", _grid(sizes[0], offset=4096)))
+    lim = np.array(limits, dtype=np.int64)
+    out.append(_Case("coordinates at the exact-integer limits of bf16, f16, f32",
+                     np.stack([np.roll(lim, k) for k in range(n)], axis=-1)[None]))
+    out += [_Case(f"strided x: {kind}", out[1].positions, memory=kind) for kind in _MEMORY]
+    return [c for c in out if np.max(np.abs(c.positions)) <= max_position]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,6 +274,7 @@ def check_rope_kernel(
     device: Any = None,
     max_position: int = 1_000_000,
     seed: int = 0,
+    direction: str = "forward",
 ) -> ConformanceReport:
     """Run a RoPE kernel over the inputs that break kernels and return a conformance table.
 
@@ -210,8 +290,22 @@ def check_rope_kernel(
     ``__sinf``/``__cosf`` lose their range reduction; long positions up to
     ``max_position``; a batch with distinct offsets; HF-style left padding; packed
     sequences. Each runs in every dtype of ``dtypes``; partial rotary is exercised when the
-    spec's rotary dim is below ``head_dim``. A kernel that writes into its input while
-    returning a new array fails the case.
+    spec's rotary dim is below ``head_dim``; ``x`` laid out in strided memory (a transposed
+    ``(b, h, s, d)`` buffer, the k slice of a fused qkv buffer, rows padded beyond
+    ``head_dim``), where an in-place kernel must also leave the rest of the buffer alone. A
+    kernel that writes into its input while returning a new array fails the case.
+
+    An M-RoPE spec (``mrope_section``) is swept with positions ``(components, batch, seq)``
+    as vLLM's ``MRotaryEmbedding`` takes them (Qwen2-VL's position ids: text tokens with
+    every component equal, an image of 4 x 6 and one of 37 x 37 patches between text
+    tokens, a video, text at the exact-integer limits, offsets, an image after 4096 text
+    tokens; pixel coordinates in [-1, 1] for timm's explicit frequencies); an axial spec
+    (``axial_dims``) with coordinates ``(batch, seq, axes)`` (a patch at the origin, grids
+    such as 5 x 6, 37 x 37 and 1 x 129, a grid at offset 4096, coordinates at the limits);
+    both also with strided ``x``.
+
+    With ``direction="backward"``, ``fn(dy, positions)`` is the backward kernel and must
+    return ``dx``, the transposed rotation (:func:`~pemath.testing.assert_rope_backward_close`).
 
     Parameters
     ----------
@@ -232,6 +326,8 @@ def check_rope_kernel(
         The largest position tried (default 10**6, at least 4097).
     seed : int
         For the random ``x``.
+    direction : {"forward", "backward"}
+        Which pass ``fn`` computes.
 
     Returns
     -------
@@ -252,13 +348,13 @@ def check_rope_kernel(
     """
     __tracebackhide__ = True
     from ..rope.spec import resolve
-    from . import assert_rope_close
+    from . import assert_rope_backward_close, assert_rope_close
 
     if not callable(fn):
         raise TypeError(f"fn must be a callable fn(x, positions), got {show(fn)}")
     spec = resolve(spec, "check_rope_kernel", layout=layout, base=base, rotary_dim=rotary_dim, scaling=scaling)
-    if spec.is_multi_axis or spec.out_layout is not None:
-        raise ValueError(f"check_rope_kernel checks single-axis RoPE in one layout, got {spec!r}")
+    if spec.out_layout is not None:
+        raise ValueError(f"check_rope_kernel checks RoPE that keeps its layout on output, got {spec!r}")
     d = check_even_dim("head_dim", head_dim) if head_dim is not None else (spec.head_dim or 128)
     if spec.head_dim is not None and d != spec.head_dim:
         raise ValueError(f"head_dim={d} contradicts the spec's head_dim={spec.head_dim}")
@@ -272,6 +368,8 @@ def check_rope_kernel(
     if bad:
         raise ValueError(f"dtypes must be among {_DTYPES}, got {bad!r}")
     check_choice("backend", backend, _BACKENDS)
+    judge = assert_rope_backward_close if check_choice("direction", direction, ("forward", "backward")) == "backward" \
+        else assert_rope_close
     to_float, to_pos = _backend(backend, device)
     try:
         takes_cu = "cu_seqlens" in inspect.signature(fn).parameters
@@ -279,18 +377,56 @@ def check_rope_kernel(
         takes_cu = False
     rng = np.random.default_rng(seed)
     rows: list[ConformanceRow] = []
-    for case in _cases(max_position):
-        batch, seq = case.positions.shape
+    cases = _multi_axis_cases(spec, max_position) if spec.is_multi_axis else _cases(max_position)
+    for case in cases:
+        batch, seq = _batch_seq(spec, case.positions)
         x32 = rng.standard_normal((batch, seq, heads, d)).astype(np.float32)
         for dt in dtypes:
-            rows.append(_run(fn, spec, case, x32, dt, to_float, to_pos, takes_cu, assert_rope_close))
+            if case.memory != "contiguous" and backend == "jax":
+                continue  # JAX arrays have no strides to get wrong, and are never written in place
+            row = _run(fn, spec, case, x32, dt, to_float, to_pos, takes_cu, judge)
+            if not row.passed and case.memory != "contiguous":
+                flat = _run(fn, spec, dataclasses.replace(case, memory="contiguous"), x32, dt, to_float, to_pos,
+                            takes_cu, judge)
+                if flat.passed:  # the same input, contiguous, passes: name the cause
+                    row = dataclasses.replace(row, finding="fails only with x not contiguous (the same input "
+                                              f"contiguous passes): the kernel ignores x's strides; {row.finding}")
+            rows.append(row)
     return ConformanceReport(tuple(rows), spec)
+
+
+def _batch_seq(spec: Any, positions: np.ndarray) -> tuple[int, int]:
+    if spec.mrope_section is not None:
+        return positions.shape[1], positions.shape[2]
+    return positions.shape[0], positions.shape[1]
+
+
+def _for_assert(spec: Any, positions: np.ndarray) -> np.ndarray:
+    """The case's positions against x of shape (batch, seq, heads, d), as assert_rope_close takes them."""
+    if spec.mrope_section is not None:
+        return positions[..., None]  # (components, batch, seq, 1)
+    if spec.axial_dims is not None:
+        return positions[:, :, None, :]  # (batch, seq, 1, axes)
+    return positions[:, :, None]
+
+
+def _inputs(case: _Case, x32: np.ndarray, dt: str, to_float: Callable) -> tuple[Any, Any, tuple]:
+    """``(x, buffer, outside)``: x in the case's memory layout, the buffer it is a view of (None when contiguous)
+    and the buffer's parts outside x as they were (an in-place kernel must leave them alone)."""
+    if case.memory == "contiguous":
+        return to_float(x32, dt), None, ()
+    shape_of, view, outside = _MEMORY[case.memory]
+    b, s, h, d = x32.shape
+    buf32 = np.random.default_rng(1).standard_normal(shape_of(b, s, h, d)).astype(np.float32)
+    view(buf32, h, d)[...] = x32
+    buf = to_float(buf32, dt)
+    return view(buf, h, d), buf, tuple((part, _copy(part(buf, h, d))) for part in outside)
 
 
 def _run(fn, spec, case, x32, dt, to_float, to_pos, takes_cu, assert_rope_close) -> ConformanceRow:
     shape = tuple(x32.shape)
     try:
-        x = to_float(x32, dt)
+        x, buf, outside = _inputs(case, x32, dt, to_float)
     except (ImportError, TypeError, ValueError) as exc:
         return ConformanceRow(case.name, dt, shape, False, f"could not make {dt} inputs: {exc}")
     x_seen = _copy(x)  # the exact values the kernel received
@@ -304,11 +440,19 @@ def _run(fn, spec, case, x32, dt, to_float, to_pos, takes_cu, assert_rope_close)
     elif not _same_buffer(out, x) and not _same(x, x_seen):
         return ConformanceRow(case.name, dt, shape, False, "the kernel returned a new array but also overwrote its "
                               "input x")
-    seq_len = int(case.positions.max()) + 1  # HF's length for the length-dependent scalings
+    h, d = shape[2], shape[3]
+    for part, before in outside:
+        if not _same(part(buf, h, d), before):
+            return ConformanceRow(case.name, dt, shape, False, f"the kernel wrote outside x in the buffer x is a view "
+                                  f"of ({case.memory}): it assumed x contiguous")
+    if tuple(getattr(out, "shape", ())) != shape:
+        return ConformanceRow(case.name, dt, shape, False, f"the output has shape {tuple(getattr(out, 'shape', ()))}, "
+                              f"x {shape}")
+    seq_len = int(np.max(case.positions)) + 1  # HF's length for the length-dependent scalings
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", VacuousToleranceWarning)
         try:
-            assert_rope_close(out, x_seen, case.positions[:, :, None], spec=spec, seq_len=seq_len)
+            assert_rope_close(out, x_seen, _for_assert(spec, case.positions), spec=spec, seq_len=seq_len)
         except AssertionError as exc:
             return ConformanceRow(case.name, dt, shape, False, _finding(str(exc)), str(exc))
         except (TypeError, ValueError) as exc:  # e.g. an output of another shape

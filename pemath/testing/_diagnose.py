@@ -38,8 +38,9 @@ import numpy as np
 
 from .. import _compat
 from ._arrays import RopeCase
-from ._report import Verdict, compare, diagnosis_lines, first_match, fmt, index_of, nonfinite_line
+from ._report import Verdict, compare, diagnosis_lines, first_match, fmt, index_of, locate, nonfinite_line, ranges
 from ._diagnose_scaling import scaling_variants
+from ._fitted import fitted_candidates
 from ._honest import recurrence_applies
 from ._tolerance import element_bound, frequency_constants, recurrence_constants, rope_bound
 
@@ -453,81 +454,10 @@ def _candidates(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[
     yield "no rotation at all (the output equals x)", lambda: j.judge(c.x2, lambda: j.bound())
     yield "the rotation applied twice (angle 2pθ)", lambda: j.apply(pos=2 * c.pos)
     yield from _estimated(j, full_rows, shape[:-1])
-    yield from _power_law(j)
-
-
-def _snap(v: float) -> float:
-    """A fitted constant rounded to 4 significant digits (configs hold round numbers; the verdict re-checks)."""
-    if not math.isfinite(v) or v <= 0:
-        return v
-    return float(f"{v:.4g}")
-
-
-def _ntk_length(c: RopeCase, base_fit: float) -> int | None:
-    """For a dynamic NTK spec: the length whose scaled base is the measured one (b' = b (s L/L0 - (s - 1))^(r/(r-2)))."""
-    from ..scaling import DynamicNTK
-
-    sc = c.scaling
-    if not isinstance(sc, DynamicNTK) or c.r <= 2 or not base_fit > c.base:
-        return None
-    t = (base_fit / c.base) ** ((c.r - 2) / c.r)
-    length = int(round(sc.original_max_position * (t + sc.factor - 1) / sc.factor))
-    return length if length > sc.original_max_position and length != c.seq_len else None
-
-
-def _power_law(j: _Judge) -> Iterator[Candidate]:
-    """Fit the measured frequencies to theta_i = b^(-2i/d_r) / s (a base and a linear factor) and name the fit."""
-    from ..scaling import Linear
-    from ._recover import effective_frequencies, recover_host
-
-    c = j.case
-    if c.spec.inv_freq is not None or c.r < 4 or not np.all(np.isfinite(j.a2)):
-        return
-    try:
-        rec = recover_host(j.a2, c.x2, j.u_t, "float64", (c.d,), c.layout, c.r)
-    except (ValueError, FloatingPointError):
-        return
-    f = effective_frequencies(rec, c.pos, c.freq)
-    ok = np.isfinite(f) & (f > 0)
-    if ok.sum() < 2:
-        return
-    e = 2.0 * np.arange(c.r // 2)[ok] / c.r
-    slope, intercept = np.polyfit(e, np.log(f[ok]), 1)
-    b, s = _snap(math.exp(-slope)), _snap(math.exp(-intercept))
-    if not (math.isfinite(b) and math.isfinite(s)) or b <= 0 or s <= 0:
-        return
-    if b == c.base and c.scaling is None and s == 1.0:
-        return
-    ntk = _ntk_length(c, math.exp(-slope)) if s == 1.0 else None
-    if ntk is not None:
-        yield (f"dynamic NTK's base computed at length {ntk} instead of seq_len {c.seq_len} (the length solved from "
-               f"the measured base {fmt(b)})", lambda: j.apply(seq_len=ntk))
-    scaling = None if s == 1.0 else Linear(s)
-    words = f"base {fmt(b)}" + ("" if s == 1.0 else f" with linear scaling by {fmt(s)}")
-    yield (f"the frequencies of {words} (θ_i = {fmt(b)}^(-2i/{c.r})" + ("" if s == 1.0 else f" / {fmt(s)}")
-           + f", fitted to the measured ones; the spec: base {fmt(c.base)}"
-           + (f", {c.scaling!r}" if c.scaling is not None else "") + ")",
-           lambda: j.apply(base=b, scaling=scaling))
+    yield from fitted_candidates(j)  # formulas with free parameters, fitted to the measurement (_fitted)
 
 
 # --------------------------------------------------------------------------- the message
-
-
-def _ranges(idx: np.ndarray) -> str:
-    idx = np.unique(idx)
-    if idx.size == 0:
-        return "none"
-    parts: list[str] = []
-    start = prev = int(idx[0])
-    for v in [int(t) for t in idx[1:]] + [None]:  # type: ignore[list-item]
-        if v is not None and v == prev + 1:
-            prev = v
-            continue
-        parts.append(f"{start}" if start == prev else f"{start}-{prev}")
-        if v is not None:
-            start = prev = v
-    text = ", ".join(parts[:8])
-    return text + (", ..." if len(parts) > 8 else "")
 
 
 def _feature(c: RopeCase, jf: int) -> tuple[int | None, str]:
@@ -542,18 +472,19 @@ def _feature(c: RopeCase, jf: int) -> tuple[int | None, str]:
     return i, f"feature {jf}: pair {i} (frequency index {i}), member {member}"
 
 
-def _subset(case: RopeCase, a2: np.ndarray, row_ratio: np.ndarray) -> tuple[RopeCase, np.ndarray, str]:
-    """The rows the diagnosis runs on (all of a small input), ``a2`` among them in float64."""
+def _subset(case: RopeCase, a2: np.ndarray,
+            row_ratio: np.ndarray) -> tuple[RopeCase, np.ndarray, str, np.ndarray]:
+    """The rows the diagnosis runs on (all of a small input), ``a2`` among them in float64, and their indices."""
     n, d = case.x2.shape
     if n * d <= MAX_DIAGNOSIS_ELEMENTS:
-        return case.widened(), a2.astype(np.float64, copy=False), ""
+        return case.widened(), a2.astype(np.float64, copy=False), "", np.arange(n)
     keep = max(1, MAX_DIAGNOSIS_ELEMENTS // d)
     worst_rows = np.argsort(-row_ratio, kind="stable")[: max(1, keep // 4)]
     even = np.linspace(0, n - 1, keep - worst_rows.size).astype(np.int64)
     rows = np.unique(np.concatenate([worst_rows, even]))
     sub = dataclasses.replace(case, x2=case.x2[rows].astype(np.float64), pos=case.pos[rows])
     return sub, a2[rows].astype(np.float64), (f"  (diagnosis run on {rows.size} of {n} rows: the worst ones and an "
-                                              "even sample)")
+                                              "even sample)"), rows
 
 
 def _measured(c: RopeCase, a2: np.ndarray, u_t: float, t_name: str) -> list[str]:
@@ -576,6 +507,21 @@ def _measured(c: RopeCase, a2: np.ndarray, u_t: float, t_name: str) -> list[str]
         return out
 
 
+def _on_some_rows(j: _Judge, per_row: list[tuple[str, np.ndarray]], rows: np.ndarray, shape: tuple[int, ...],
+                  positions: np.ndarray, sampled: bool) -> list[str]:
+    """An alternative that explains some rows while the others are right (a fused kernel's second path, some heads
+    only): named with where those rows are, by (batch, head, position)."""
+    right = j.apply().ok.all(axis=1)
+    if right.all():
+        return []
+    for label, explains in per_row:
+        if explains.shape == right.shape and np.all(explains | right) and np.any(explains & ~right):
+            where = locate(rows[explains & ~right], shape[:-1], positions)
+            return [f"{label}, on the rows at {where} only; every other row is right"
+                    + (" (on the rows sampled)" if sampled else "")]
+    return []
+
+
 def rope_message(
     case: RopeCase,
     a2: np.ndarray,
@@ -592,7 +538,7 @@ def rope_message(
               f"layout={c.layout!r}, base={fmt(c.base)}, rotary_dim={c.r}, scaling={c.scaling!r}")
     config += f", seq_len={c.seq_len}" if c.seq_len is not None else ""
     lines = [f"RoPE output differs from pemath.rope.apply(x, positions, {config}) beyond the tolerance."]
-    sub, sub_a2, note = _subset(c, a2, summary.row_ratio)  # large inputs: measured and diagnosed on rows
+    sub, sub_a2, note, sub_rows = _subset(c, a2, summary.row_ratio)  # large inputs: measured and diagnosed on rows
     lines += [f"Measured from the output: {m}" for m in _measured(sub, sub_a2, u_t, t_name)]
     n, m = summary.mismatches, summary.size
     lines.append(f"Mismatched elements: {n} / {m} ({100.0 * n / max(m, 1):.3g}%)")
@@ -621,8 +567,10 @@ def rope_message(
     pb = c.pos[rows_bad]
     lines.append(
         f"Mismatches at positions {fmt(pb.min())} .. {fmt(pb.max())} ({rows_bad.size} of {c.pos.size} rows), "
-        f"pairs {_ranges(rot)} (of {c.r // 2})" + (f", and {passed} pass-through feature(s)" if passed else "")
+        f"pairs {ranges(rot)} (of {c.r // 2})" + (f", and {passed} pass-through feature(s)" if passed else "")
     )
+    if len(shape) > 1:
+        lines.append(f"Mismatched rows at: {locate(rows_bad, shape[:-1], c.given_pos)}")
     if user is None:
         lines.append(
             f"Tolerance: derived for a {t_name} output (u_T = 2^{int(round(math.log2(u_t)))}), phases in float32 "
@@ -631,11 +579,14 @@ def rope_message(
     else:
         lines.append(f"Tolerance: given, atol={fmt(user[1])} + rtol={fmt(user[0])} * |expected|")
     judge = _Judge(sub, sub_a2, u_t, user)
-    matched, tried, raised = first_match(_candidates(judge, not note, shape))
+    per_row: list[tuple[str, np.ndarray]] = []
+    matched, tried, raised = first_match(_candidates(judge, not note, shape), per_row)
     if not matched and user is None and recurrence_applies(c):
         # the angles may come from llama.cpp's float32 recurrence: the alternatives judged with its phase bound
         again, _, _ = first_match(_candidates(_Judge(sub, sub_a2, u_t, user, recurrence=True), not note, shape))
         matched = [f"{m}, with the angles computed by the float32 recurrence (theta *= theta_scale, judged with "
                    "its phase bound)" for m in again]
+    if not matched and len(shape) > 1:
+        matched = _on_some_rows(judge, per_row, sub_rows, shape, c.given_pos, bool(note))
     lines += diagnosis_lines(matched, tried, raised, note=note)
     return "\n".join(lines)

@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Verdict", "compare", "fmt", "index_of", "mismatch_line", "diagnosis_lines", "first_match"]
+__all__ = ["Verdict", "compare", "fmt", "index_of", "mismatch_line", "diagnosis_lines", "first_match", "locate",
+           "axis_names"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,11 +76,14 @@ def nonfinite_line(actual: np.ndarray) -> str | None:
 
 def first_match(
     candidates: Iterable[tuple[str, Callable[[], Verdict | None]]],
+    rows: list[tuple[str, np.ndarray]] | None = None,
 ) -> tuple[list[str], list[str], int]:
     """Evaluate each candidate: ``(labels that match, labels tried, number that raised)``.
 
     A candidate returns ``None`` when it does not apply. One that raises is skipped and
-    counted: a failure inside the diagnosis must never hide the assertion itself.
+    counted: a failure inside the diagnosis must never hide the assertion itself. With
+    ``rows``, each tried candidate's per-row verdict (the rows it explains) is appended
+    there as ``(label, rows_ok)``.
     """
     matched: list[str] = []
     tried: list[str] = []
@@ -103,6 +107,8 @@ def first_match(
         if verdict is None:
             continue
         tried.append(label)
+        if rows is not None and verdict.ok.ndim == 2:
+            rows.append((label, verdict.ok.all(axis=1)))
         if verdict.passed:
             matched.append(label)
     return matched, tried, raised
@@ -120,3 +126,57 @@ def diagnosis_lines(matched: list[str], tried: list[str], raised: int = 0, *, no
     if note:
         lines.append(note)
     return lines
+
+
+def ranges(idx: Any) -> str:
+    """Sorted distinct integers as ``0-3, 7, 9-12`` (at most 8 runs, then ``...``)."""
+    idx = np.unique(np.asarray(idx, dtype=np.int64))
+    if idx.size == 0:
+        return "none"
+    parts: list[str] = []
+    start = prev = int(idx[0])
+    for v in [int(t) for t in idx[1:]] + [None]:  # type: ignore[list-item]
+        if v is not None and v == prev + 1:
+            prev = v
+            continue
+        parts.append(f"{start}" if start == prev else f"{start}-{prev}")
+        if v is not None:
+            start = prev = v
+    text = ", ".join(parts[:8])
+    return text + (", ..." if len(parts) > 8 else "")
+
+
+def axis_names(rows_shape: tuple[int, ...], positions: np.ndarray | None) -> list[str]:
+    """A name for each axis of the rows (``x.shape[:-1]``): the axis along which the positions vary is
+    "position"; with three axes the other two are "batch" and "head", in order; else "axis k"."""
+    n = len(rows_shape)
+    names = [f"axis {k}" for k in range(n)]
+    if positions is None or n == 0:
+        return names
+    p = np.broadcast_to(np.asarray(positions), rows_shape)
+    varies = [k for k in range(n) if rows_shape[k] > 1 and np.ptp(p, axis=k).max(initial=0) > 0]
+    if len(varies) != 1:
+        return names
+    names[varies[0]] = "position"
+    others = [k for k in range(n) if k != varies[0]]
+    if n == 3:
+        names[others[0]], names[others[1]] = "batch", "head"
+    return names
+
+
+def locate(rows: np.ndarray, rows_shape: tuple[int, ...], positions: np.ndarray | None = None) -> str:
+    """Where the flat ``rows`` lie, by axis of ``x.shape[:-1]``: ``batch all (2), head 4-7 (of 8), position all (30)``
+    when they form a block (every combination of the indices listed), else the first few index tuples."""
+    rows = np.unique(np.asarray(rows, dtype=np.int64))
+    if not rows_shape:
+        return "the single row"
+    idx = np.unravel_index(rows, rows_shape)
+    names = axis_names(rows_shape, positions)
+    per_axis = [np.unique(i) for i in idx]
+    if rows.size == int(np.prod([a.size for a in per_axis])):
+        parts = []
+        for name, a, size in zip(names, per_axis, rows_shape):
+            parts.append(f"{name} all ({size})" if a.size == size else f"{name} {ranges(a)} (of {size})")
+        return ", ".join(parts)
+    shown = "; ".join("(" + ", ".join(f"{n} {int(i[k])}" for n, i in zip(names, idx)) + ")" for k in range(min(4, rows.size)))
+    return f"{rows.size} rows, not a block: " + shown + (", ..." if rows.size > 4 else "")

@@ -269,7 +269,10 @@ def position_rounding(pos: np.ndarray) -> np.ndarray:
 def phase_error(pos: np.ndarray, freq: np.ndarray, cfreq: np.ndarray) -> np.ndarray:
     """The bound on an honest float32 phase's absolute error, shape ``pos.shape + freq.shape``."""
     phi = np.abs(pos[..., None] * freq)
-    return (cfreq + 1.0) * U32 * phi + np.abs(freq) * position_rounding(pos)[..., None] + U64 * (phi + 8.0)
+    with np.errstate(invalid="ignore"):  # a zero frequency at an infinitely rounded position: no phase, no error
+        moved = np.abs(freq) * position_rounding(pos)[..., None]
+    moved = np.where(freq == 0, 0.0, moved)
+    return (cfreq + 1.0) * U32 * phi + moved + U64 * (phi + 8.0)
 
 
 # --------------------------------------------------------------------------- RoPE

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import math
 from typing import Any
@@ -127,6 +128,28 @@ ASSERT_ROPE = Spec(
      "seq_len": loosen(ints(minimum=1, optional=True, typical=(10,), huge="maybe")), **_tolerance_kinds()},
     _must_fail_on_nan,
     aliases={"actual": ("x",), "x": ("x.shape", "actual"), "rtol": ("atol",), "atol": ("rtol",),
+             "rotary_dim": ("x.shape",)},
+)
+
+
+def _backward_base(b: dict[str, Any]) -> dict[str, Any]:
+    """The forward base as a backward call: dy for x, dx = R(p)^T dy for actual."""
+    out = {k: v for k, v in b.items() if k != "x"}
+    out["dy"] = b["x"]
+    out["actual"] = rope.apply(b["x"], b["positions"], layout=b["layout"], scaling=b["scaling"], inverse=True)
+    return out
+
+
+ASSERT_ROPE_BACKWARD = Spec(
+    _verdict(pt.assert_rope_backward_close),
+    _rope_assert_base().map(_backward_base),
+    {**{k: v for k, v in ASSERT_ROPE.kinds.items() if k not in ("x", "positions")},
+     "dy": loosen(lambda b: st.sampled_from(float_array_variants(b["dy"]))),
+     "positions": lambda b: st.sampled_from([_host(h) for h in positions_variants(
+         b["positions"], tuple(b["dy"].shape[:-1]), strict=False)]),
+     "rotary_dim": loosen(lambda b: _rotary_kind({"x": b["dy"]}))},
+    _must_fail_on_nan,
+    aliases={"actual": ("x", "dy"), "dy": ("x.shape", "x", "actual"), "rtol": ("atol",), "atol": ("rtol",),
              "rotary_dim": ("x.shape",)},
 )
 
@@ -387,6 +410,7 @@ HF_INV = Spec(
 
 SPECS = {
     "pemath.testing.assert_rope_close": ASSERT_ROPE,
+    "pemath.testing.assert_rope_backward_close": ASSERT_ROPE_BACKWARD,
     "pemath.testing.assert_sinusoidal_close": ASSERT_SIN,
     "pemath.testing.assert_alibi_close": ASSERT_ALIBI,
     "pemath.testing.assert_t5_buckets_equal": ASSERT_T5,
@@ -602,7 +626,7 @@ CONFORMANCE = Spec(
      "dtypes": lambda b: st.sampled_from([valid(("float32",)), valid(["float16", "bfloat16"]), reject("float32"),
                                           reject(()), reject(("float8",)), reject((np.float32,)), reject(None),
                                           reject(("float32", 3))]),
-     "backend": choices(("numpy",))},
+     "backend": choices(("numpy",)), "direction": choices(("forward", "backward"))},
     _check_conformance,
     args=("fn",),
 )
