@@ -8,6 +8,7 @@ import re
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 # The page's long-position example reaches 10**6, where a few elements' derived tolerance admits every
@@ -42,8 +43,8 @@ def test_every_python_block_of_the_page_runs(capsys):
     # the sample failure message on the page is the one the code printed (lines that do not depend
     # on the platform's float32 cos and sin)
     sample = blocks(PAGE, "text")[0].splitlines()
-    for prefix in ("RoPE output differs", "Measured from the output:", "Mismatches at positions", "Tolerance:",
-                   "Diagnosis:"):
+    for prefix in ("RoPE output differs", "Measured from the output:", "Mismatches at positions",
+                   "Mismatched rows at:", "Tolerance:", "Diagnosis:"):
         line = next(ln for ln in sample if ln.startswith(prefix))
         assert line in printed.splitlines(), f"the page shows {line!r}; the oracle printed:\n{printed}"
     assert namespace["message"].splitlines()[-1] == sample[-1]
@@ -95,3 +96,32 @@ def test_the_multi_axis_example_prints_what_the_page_says(capsys):
     printed = capsys.readouterr().out.strip().splitlines()[-1]
     text = " ".join(PAGE.read_text().split("prints ``Diagnosis:", 1)[1].split("``.", 1)[0].split())
     assert printed == "Diagnosis:" + (" " + text if not text.startswith(" ") else text)
+
+
+def test_the_xpos_example_prints_what_the_page_says(capsys):
+    namespace: dict = {}
+    code = blocks(PAGE, "python")
+    exec(compile(code[0], f"{PAGE.name}[block 0]", "exec"), namespace)
+    block = next(b for b in code if "assert_xpos_close" in b)
+    capsys.readouterr()
+    exec(compile(block, f"{PAGE.name}[xPos]", "exec"), namespace)
+    printed = capsys.readouterr().out.strip().splitlines()[-1]
+    after = PAGE.read_text().split("assert_xpos_close(wrong_base", 1)[1]
+    text = " ".join(after.split("prints ``Diagnosis:", 1)[1].split("``.", 1)[0].split())
+    assert printed == "Diagnosis: " + text
+
+
+def test_the_constants_of_the_new_tolerance_sections_are_the_codes():
+    """xPos's C_zeta and scale constant, the float32 grid's C_grid and the recurrence's C_s, as the page shows them."""
+    from pemath.testing import _tolerance, _xpos
+
+    text = TOLERANCE.read_text()
+    assert _xpos.C_ZETA == 6 and r":math:`C_\zeta = 6`" in text
+    assert _xpos.C_SCALE == 12 and r"\big(12 + |e|\,(C_\zeta + 2 |\ln \zeta_i|)\big)" in text
+    assert _tolerance.C_GRID == 7 and r"C_{\text{grid}} = 7" in text
+    assert _tolerance.C_SCALE_POW == 8 and r"C_s = e_1 (\ln b + 1) + 8" in text
+    # the recurrence's constants: i (C_s + 1) per pair
+    c = _tolerance.recurrence_constants(512, 10_000.0)
+    e1 = 2 / 512
+    assert c[255] == pytest.approx(255 * (e1 * (np.log(10_000.0) + 1) + 8 + 1))
+    assert 2200 < c[255] < 2400  # "about 2300 u at the last pair of d_r = 512"

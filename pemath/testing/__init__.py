@@ -24,6 +24,7 @@ from typing import Any
 
 from ._asserts import assert_alibi_close, assert_rope_close, assert_sinusoidal_close, assert_t5_buckets_equal
 from ._backward import assert_rope_backward_close
+from ._xpos import assert_xpos_close, xpos_tolerance
 from ._conformance import ConformanceReport, ConformanceRow, check_rope_kernel
 from ._recover import RopeRecovery, recover_rope
 from ._tolerance import alibi_tolerance, rope_tolerance, sinusoidal_tolerance, unit_roundoff
@@ -33,12 +34,14 @@ _SUBMODULES = ("pipelines", "strategies", "golden")
 __all__ = [
     "assert_rope_close",
     "assert_rope_backward_close",
+    "assert_xpos_close",
     "assert_sinusoidal_close",
     "assert_alibi_close",
     "assert_t5_buckets_equal",
     "rope_tolerance",
     "sinusoidal_tolerance",
     "alibi_tolerance",
+    "xpos_tolerance",
     "unit_roundoff",
     "recover_rope",
     "RopeRecovery",

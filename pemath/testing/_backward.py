@@ -103,7 +103,7 @@ def assert_rope_backward_close(
     >>> try:  # the forward rotation where its transpose belongs
     ...     assert_rope_backward_close(rope.apply(dy, pos, layout="half"), dy, pos, layout="half")
     ... except AssertionError as e:
-    ...     print(str(e).splitlines()[-1])
+    ...     print(next(line for line in str(e).splitlines() if line.startswith("Diagnosis")))
     Diagnosis: the output matches the forward rotation R(pθ) instead of its transpose R(pθ)^T = R(-pθ) (the sign of sin not flipped) (max error within tolerance)
     """
     __tracebackhide__ = True

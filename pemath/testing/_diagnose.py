@@ -580,10 +580,15 @@ def rope_message(
         lines.append(f"Tolerance: given, atol={fmt(user[1])} + rtol={fmt(user[0])} * |expected|")
     judge = _Judge(sub, sub_a2, u_t, user)
     per_row: list[tuple[str, np.ndarray]] = []
-    matched, tried, raised = first_match(_candidates(judge, not note, shape), per_row)
+    ratios: dict[str, float] = {}
+    matched, tried, raised = first_match(_candidates(judge, not note, shape), per_row, ratios)
     if not matched and user is None and recurrence_applies(c):
-        # the angles may come from llama.cpp's float32 recurrence: the alternatives judged with its phase bound
-        again, _, _ = first_match(_candidates(_Judge(sub, sub_a2, u_t, user, recurrence=True), not note, shape))
+        # the angles may come from llama.cpp's float32 recurrence: the alternatives judged again with its phase
+        # bound, those that the wider bound could let through (it widens the phase term at most `wider` times)
+        wider = float(np.max(1.0 + recurrence_constants(c.r, c.base) / (c.cfreq + 1.0)))
+        near = [(label, thunk) for label, thunk in _candidates(_Judge(sub, sub_a2, u_t, user, recurrence=True),
+                                                               not note, shape) if ratios.get(label, 0.0) <= wider]
+        again, _, _ = first_match(near)
         matched = [f"{m}, with the angles computed by the float32 recurrence (theta *= theta_scale, judged with "
                    "its phase bound)" for m in again]
     if not matched and len(shape) > 1:

@@ -106,19 +106,32 @@ def recognised(case: Any, a2: np.ndarray, u_t: float, row_ratio: np.ndarray) -> 
         return None
     s0, ff, fs = setup
     n = case.x2.shape[0]
-    distinct, inverse = np.unique(case.pos, return_inverse=True)
-    inverse = inverse.reshape(-1)
     order = np.argsort(-np.nan_to_num(row_ratio, nan=np.inf), kind="stable")
     first, rest = order[:_FIRST_ROWS], order[_FIRST_ROWS:]
     factor = case.factor
     c_abs = (C_TRIG + (C_ATTENTION if factor != 1.0 else 0.0)) * U32 + C_OUTPUT * u_t
-    for s in _neighbours(s0):
+
+    def table(pos: np.ndarray, s: np.float32) -> tuple[np.ndarray, ...]:
+        distinct, inverse = np.unique(pos, return_inverse=True)
         phase = pipelines._recurrence_phases(distinct, s, case.r // 2, ff, fs).astype(np.float64)
-        cos, sin = np.cos(phase) * factor, np.sin(phase) * factor
         k = SAFETY * abs(factor) * (c_abs + U64 * (np.abs(phase) + 8.0))
-        if not _judge(case, a2, first, inverse, cos, sin, k, u_t):
+        return inverse.reshape(-1), np.cos(phase) * factor, np.sin(phase) * factor, k
+
+    for s in _neighbours(s0):
+        inv, cos, sin, k = table(case.pos[first], s)  # the worst rows first: a bug is refused there, cheaply
+        if not _judge(case, a2, first, _scatter(n, first, inv),
+                      cos, sin, k, u_t):
             continue
-        if rest.size == 0 or all(_judge(case, a2, rest[i:i + 4096], inverse, cos, sin, k, u_t)
-                                 for i in range(0, n, 4096)):
+        if rest.size == 0:
+            return RECOGNISED[0]
+        inv, cos, sin, k = table(case.pos, s)
+        if all(_judge(case, a2, rest[i:i + 4096], inv, cos, sin, k, u_t) for i in range(0, rest.size, 4096)):
             return RECOGNISED[0]
     return None
+
+
+def _scatter(n: int, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """An index array of length ``n`` holding ``values`` at ``rows`` (0 elsewhere)."""
+    out = np.zeros(n, dtype=np.int64)
+    out[rows] = values
+    return out

@@ -77,13 +77,15 @@ def nonfinite_line(actual: np.ndarray) -> str | None:
 def first_match(
     candidates: Iterable[tuple[str, Callable[[], Verdict | None]]],
     rows: list[tuple[str, np.ndarray]] | None = None,
+    ratios: dict[str, float] | None = None,
 ) -> tuple[list[str], list[str], int]:
     """Evaluate each candidate: ``(labels that match, labels tried, number that raised)``.
 
     A candidate returns ``None`` when it does not apply. One that raises is skipped and
     counted: a failure inside the diagnosis must never hide the assertion itself. With
     ``rows``, each tried candidate's per-row verdict (the rows it explains) is appended
-    there as ``(label, rows_ok)``.
+    there as ``(label, rows_ok)``; with ``ratios``, its largest error / tolerance is stored
+    under its label.
     """
     matched: list[str] = []
     tried: list[str] = []
@@ -109,6 +111,8 @@ def first_match(
         tried.append(label)
         if rows is not None and verdict.ok.ndim == 2:
             rows.append((label, verdict.ok.all(axis=1)))
+        if ratios is not None:
+            ratios[label] = float(np.max(verdict.ratio)) if verdict.ratio.size else 0.0
         if verdict.passed:
             matched.append(label)
     return matched, tried, raised

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pemath.rope import xpos as xpos_mod
 from pemath import alibi, rope, sinusoidal, t5
 from pemath import scaling as sc
 from pemath import testing as pt
@@ -151,6 +152,54 @@ ASSERT_ROPE_BACKWARD = Spec(
     _must_fail_on_nan,
     aliases={"actual": ("x", "dy"), "dy": ("x.shape", "x", "actual"), "rtol": ("atol",), "atol": ("rtol",),
              "rotary_dim": ("x.shape",)},
+)
+
+
+@st.composite
+def _xpos_base(draw) -> dict[str, Any]:
+    d = draw(st.sampled_from([2, 4, 8]))
+    lead = draw(st.sampled_from(LEADS[:4]))
+    x = draw(floats_array(lead + (d,))).astype(np.float32)
+    pos = draw(int_positions(draw(suffix_shapes(lead)), lo=0, hi=3000))
+    layout = draw(st.sampled_from(LAYOUTS))
+    role = draw(st.sampled_from(["query", "key"]))
+    with np.errstate(all="ignore"):
+        actual = xpos_mod.apply(x, pos, layout=layout, role=role, center=1500.0)
+    return {"actual": actual, "x": x, "positions": pos, "layout": layout, "role": role, "center": 1500.0}
+
+
+def _xpos_kinds() -> dict[str, Any]:
+    return {"x": loosen(lambda b: st.sampled_from(float_array_variants(b["x"]))),
+            "positions": lambda b: st.sampled_from([_host(h) for h in positions_variants(
+                b["positions"], tuple(b["x"].shape[:-1]), strict=False)]),
+            "layout": choices(LAYOUTS), "role": choices(("query", "key")),
+            "base": loosen(reals(positive=True, typical=(10000.0,), optional=True)),
+            "gamma": loosen(reals(positive=True, typical=(0.4,))),
+            "scale_base": loosen(reals(positive=True, typical=(512.0,))),
+            "center": lambda b: st.sampled_from([valid(0.0), valid(1500.0), maybe("torchscale"), reject("middle"),
+                                                 reject(None), reject(True)]),
+            "rotary_dim": loosen(_rotary_kind)}
+
+
+def _no_raise_on_overflow(result: Any, kw: dict[str, Any]) -> None:
+    assert result == PASSED or (isinstance(result, tuple) and result[0] == "failed")
+
+
+ASSERT_XPOS = Spec(
+    _verdict(pt.assert_xpos_close), _xpos_base(),
+    {"actual": _actual_kind, **_xpos_kinds(), **_tolerance_kinds()},
+    _no_raise_on_overflow,
+    aliases={"actual": ("x",), "x": ("x.shape", "actual"), "rtol": ("atol",), "atol": ("rtol",),
+             "rotary_dim": ("x.shape",), "center": ("seq_len",), "positions": ("scale", "xPos")},
+)
+XPOS_TOL = Spec(
+    pt.xpos_tolerance,
+    st.builds(lambda b: {k: b[k] for k in ("x", "positions", "layout", "role", "center")}, _xpos_base()),
+    {**_xpos_kinds(), "dtype": lambda b: st.sampled_from(
+        [valid(None), valid(np.float32), valid("float16"), reject(np.int32), reject("nope")])},
+    lambda result, kw: _check_rope_tol(result, kw),
+    aliases={"x": ("x.shape", "dtype"), "rotary_dim": ("x.shape",), "center": ("seq_len",),
+             "positions": ("scale", "xPos")},
 )
 
 
@@ -415,6 +464,8 @@ SPECS = {
     "pemath.testing.assert_alibi_close": ASSERT_ALIBI,
     "pemath.testing.assert_t5_buckets_equal": ASSERT_T5,
     "pemath.testing.rope_tolerance": ROPE_TOL,
+    "pemath.testing.assert_xpos_close": ASSERT_XPOS,
+    "pemath.testing.xpos_tolerance": XPOS_TOL,
     "pemath.testing.sinusoidal_tolerance": SIN_TOL,
     "pemath.testing.alibi_tolerance": ALIBI_TOL,
     "pemath.testing.unit_roundoff": UNIT_ROUNDOFF,
