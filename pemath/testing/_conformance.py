@@ -344,7 +344,7 @@ def check_rope_kernel(
     >>> report = check_rope_kernel(lambda x, p: rope.apply(x, p[:, :, None], layout="half"),
     ...                            layout="half", head_dim=64, dtypes=("float32",))
     >>> report.passed, len(report.rows)
-    (True, 13)
+    (True, 16)
     """
     __tracebackhide__ = True
     from ..rope.spec import resolve
