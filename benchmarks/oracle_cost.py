@@ -9,7 +9,7 @@ time of
 
 * ``x.copy()``: the floor, one read and one write of the data;
 * a passing ``assert_rope_close`` (the float32 certain-pass test of
-  ``pemath.testing._certain``, the truth and the tolerance included), per layout;
+  ``pemath.testing._rope.certain``, the truth and the tolerance included), per layout;
 * the same call forced onto the exact float64 path (what every call cost before);
 * a failing ``assert_rope_close`` (positions off by one) with its full report and
   diagnosis;
@@ -31,7 +31,8 @@ import numpy as np
 from _timing import best, float32_input  # noqa: E402  (puts the repository on the path)
 from pemath import rope  # noqa: E402
 from pemath.rope import _fast_numpy  # noqa: E402
-from pemath.testing import _asserts, assert_rope_close  # noqa: E402
+from pemath.testing import assert_rope_close  # noqa: E402
+from pemath.testing._rope import asserts as _asserts  # noqa: E402
 
 
 def failing(actual, x, pos, layout):

@@ -740,6 +740,7 @@ def catalogue_figures() -> dict[str, int]:
         message = run()
         rejected += message is not None
         diagnosed += message is not None and "no known bug" not in message
+        fitted += message is not None and "fitted" in message
         diagnosable += 1
     honest = 0
     total = 0
@@ -836,13 +837,51 @@ def _t5_without_clamp() -> str | None:
     return None
 
 
+def _alibi_slopes_from_head_0() -> str | None:
+    # unlisted: get_slopes written with range(n) instead of range(1, n + 1), 16 heads
+    from pemath.testing import assert_alibi_close
+
+    n = 16
+    slopes = 2.0 ** (-8 * np.arange(n) / n)
+    rel = np.arange(16)[None, :] - np.arange(16)[:, None]
+    bias = np.where(rel <= 0, slopes[:, None, None] * rel[None], -np.inf).astype(np.float32)
+    try:
+        assert_alibi_close(bias, n, 16, 16, form="causal")
+    except AssertionError as exc:
+        return next(ln for ln in str(exc).splitlines() if ln.startswith("Diagnosis:"))
+    return None
+
+
+def _alibi_slopes_halved_exponent() -> str | None:
+    # unlisted: 2^(-4(h+1)/n), the exponent's 8 written as 4
+    from pemath.testing import assert_alibi_close
+
+    n = 8
+    slopes = 2.0 ** (-4 * np.arange(1, n + 1) / n)
+    rel = np.arange(12)[None, :] - np.arange(12)[:, None]
+    bias = np.where(rel <= 0, slopes[:, None, None] * rel[None], -np.inf).astype(np.float32)
+    try:
+        assert_alibi_close(bias, n, 12, 12, form="causal")
+    except AssertionError as exc:
+        return next(ln for ln in str(exc).splitlines() if ln.startswith("Diagnosis:"))
+    return None
+
+
 TABLE_BUGS = {"ALiBi: geometric slopes for 12 heads": _alibi_geometric_for_12_heads,
-              "T5: buckets without the clamp": _t5_without_clamp}
+              "T5: buckets without the clamp": _t5_without_clamp,
+              "ALiBi: slopes with the head index from 0": _alibi_slopes_from_head_0,
+              "ALiBi: the exponent's 8 written as 4": _alibi_slopes_halved_exponent}
 
 
 def test_alibi_and_t5_tracker_bugs_are_named():
     assert "the naive slopes 2^(-8(k+1)/12)" in _alibi_geometric_for_12_heads()
     assert "the clamp min(·, 15) is missing" in _t5_without_clamp()
+
+
+def test_unlisted_alibi_slopes_are_named_by_a_fit():
+    assert ("the slopes 2^(-8(h + 0)/16) for h = 0..15 (fitted to the measured slopes: Press et al.'s sequence with "
+            "the head index counted from 0 instead of 1)") in _alibi_slopes_from_head_0()
+    assert "the slopes 2^(-4(h + 1)/8) for h = 0..7 (fitted to the measured slopes)" in _alibi_slopes_halved_exponent()
 
 
 # Honest kernels with a scaling: linear scaling on the positions or on the frequencies (rope-bugs.md: equal

@@ -1,4 +1,4 @@
-"""The oracle's float32 pass test (pemath.testing._certain): sound, and taken by honest kernels.
+"""The oracle's float32 pass test (pemath.testing._rope.certain): sound, and taken by honest kernels.
 
 Soundness: whenever it answers "certainly passes", the exact float64 comparison passes
 too, tested on outputs placed on purpose at the edge of the tolerance (in every dtype,
@@ -17,10 +17,11 @@ from hypothesis import strategies as st
 from pemath import rope
 from pemath import scaling as sc
 from pemath.testing import assert_rope_close
-from pemath.testing._arrays import as_host, rope_case
-from pemath.testing._certain import certain_rope_pass
-from pemath.testing._report import compare
-from pemath.testing._tolerance import dtype_name, rope_bound, unit_roundoff
+from pemath.testing._core.arrays import as_host, rope_case
+from pemath.testing._core.report import compare
+from pemath.testing._core.tolerance import dtype_name, unit_roundoff
+from pemath.testing._rope.certain import certain_rope_pass
+from pemath.testing._rope.tolerance import rope_bound
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 DTYPES = {"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
@@ -154,7 +155,7 @@ def test_bad_arguments_still_get_the_exact_paths_errors():
 def test_the_device_path_keeps_the_arrays_on_the_device(monkeypatch):
     """Through the array API (array-api-strict stands in for CuPy): no host copy of x or actual on a pass."""
     xs = pytest.importorskip("array_api_strict")
-    from pemath.testing import _arrays
+    from pemath.testing._core import arrays as _arrays
 
     rng = np.random.default_rng(6)
     x = rng.standard_normal((4, 33, 64)).astype(np.float32)

@@ -63,10 +63,11 @@ def test_the_page_claim_about_a_fixed_tolerance_holds():
 
 
 def test_the_tolerance_page_states_the_code_constants():
-    from pemath.testing import _tolerance as t
+    from pemath.testing._core import tolerance as t
+    from pemath.testing._tables import tolerance as tables
 
     text = TOLERANCE.read_text()
-    assert (t.SAFETY, t.C_FREQ, t.C_TRIG, t.C_ATTENTION, t.C_OUTPUT, t.C_SLOPE) == (2.0, 10.0, 2.0, 2.0, 3.0, 10.0)
+    assert (t.SAFETY, t.C_FREQ, t.C_TRIG, t.C_ATTENTION, t.C_OUTPUT, tables.C_SLOPE) == (2.0, 10.0, 2.0, 2.0, 3.0, 10.0)
     for fragment in (r"\sigma = 2", r"C_\theta = 3 e_i \ln b + e_i + 10", r"(2 + 2[a \ne 1])\, u + 3 u_T",
                      r"\left( 10 u + u_T \right)"):
         assert fragment in text, fragment
@@ -113,7 +114,8 @@ def test_the_xpos_example_prints_what_the_page_says(capsys):
 
 def test_the_constants_of_the_new_tolerance_sections_are_the_codes():
     """xPos's C_zeta and scale constant, the float32 grid's C_grid and the recurrence's C_s, as the page shows them."""
-    from pemath.testing import _tolerance, _xpos
+    from pemath.testing._core import tolerance as _tolerance
+    from pemath.testing._rope import xpos as _xpos
 
     text = TOLERANCE.read_text()
     assert _xpos.C_ZETA == 6 and r":math:`C_\zeta = 6`" in text

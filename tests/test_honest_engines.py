@@ -2,9 +2,9 @@
 
 * the per-pair forms ``1 / b ** e`` and ``exp(-e ln b)`` in float32 (the derived bound);
 * llama.cpp's CPU kernel, whose angles come from the float32 recurrence ``theta *= theta_scale``
-  (recognised by emulation: ``pemath.testing._honest``);
+  (recognised by emulation: ``pemath.testing._rope.honest``);
 * fractional positions computed in float32 as a grid (torch's ``linspace``, ``start + k * step``),
-  as timm's vision RoPE does (the grid term of ``_tolerance.position_rounding``).
+  as timm's vision RoPE does (the grid term of ``_core.tolerance.position_rounding``).
 
 ``test_honest_figures`` prints the figures (``pytest -s``).
 """
@@ -19,7 +19,7 @@ import pytest
 from pemath import rope
 from pemath import scaling as sc
 from pemath.testing import assert_rope_close, pipelines, rope_tolerance
-from pemath.testing._honest import recognised
+from pemath.testing._rope.honest import recognised
 
 #: Short and long positions, up to 2**24 (beyond, float32 positions themselves are rounded).
 POSITIONS = np.array([0, 1, 2, 3, 100, 1000, 4096, 65_535, 2**20, 2**24 - 1, 2**24])
@@ -126,7 +126,7 @@ def test_bugs_on_top_of_the_recurrence_are_rejected_and_named(name, make, findin
 
 def test_recognition_refuses_a_recurrence_with_a_wrong_step():
     """theta_scale 16 ulp off (not a libm's 1): the recurrence is not recognised, the output is rejected."""
-    from pemath.testing import _arrays
+    from pemath.testing._core import arrays as _arrays
 
     pos = np.array([0, 1, 100, 4096, 65_535])
     x = _x(pos.size, 512)

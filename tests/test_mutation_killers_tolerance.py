@@ -1,4 +1,4 @@
-"""Tests written for mutants of pemath/testing/_tolerance.py that survived the numeric mutation run.
+"""Tests written for mutants of pemath/testing/_core/tolerance.py, _rope/tolerance.py and _tables/tolerance.py that survived the numeric mutation run.
 
 The float32 frequency constants C_theta of each scaling variant, checked against the values the
 docstring of ``frequency_constants`` documents, worked by hand at small rotary dims; and the float64
@@ -12,7 +12,10 @@ import pytest
 
 from pemath import alibi
 from pemath import scaling as sc
-from pemath.testing import _tolerance as T
+import pemath.testing as PT
+from pemath.testing._core import tolerance as T
+from pemath.testing._rope import tolerance as RT
+from pemath.testing._tables import tolerance as TT
 
 # r = 4, b = 10^4: e = (0, 1/2), C_theta = (0, 3 * 0.5 * ln 10^4 + 0.5 + 10) = (0, 24.315510557964274)
 PLAIN = np.array([0.0, 24.315510557964274])
@@ -90,9 +93,9 @@ def test_phase_error_by_hand():
 def test_rope_tolerance_default_base_is_10000():
     x = np.random.default_rng(0).standard_normal((3, 8)).astype(np.float32)
     pos = np.array([1.0, 500.0, 70000.0])
-    got = T.rope_tolerance(x, pos, layout="half")
-    np.testing.assert_array_equal(got, T.rope_tolerance(x, pos, layout="half", base=10000.0))
-    assert not np.array_equal(got, T.rope_tolerance(x, pos, layout="half", base=20000.0))
+    got = PT.rope_tolerance(x, pos, layout="half")
+    np.testing.assert_array_equal(got, PT.rope_tolerance(x, pos, layout="half", base=10000.0))
+    assert not np.array_equal(got, PT.rope_tolerance(x, pos, layout="half", base=20000.0))
 
 
 @pytest.mark.parametrize("convention,idx,sine", [
@@ -102,15 +105,15 @@ def test_rope_tolerance_default_base_is_10000():
     ("half", [0, 1, 0, 1, -1], [1, 1, 0, 0, 0]),
 ])
 def test_sinusoidal_columns_of_an_odd_dim(convention, idx, sine):
-    got_idx, got_sine = T.sinusoidal_columns(5, convention)
+    got_idx, got_sine = TT.sinusoidal_columns(5, convention)
     np.testing.assert_array_equal(got_idx, idx)
     np.testing.assert_array_equal(got_sine, np.array(sine, dtype=bool))
 
 
 def test_sinusoidal_exponents_by_hand():
-    np.testing.assert_allclose(T.sinusoidal_exponents(6, "tensor2tensor"), [0.0, 0.5, 1.0], rtol=1e-15)  # i/(h-1)
-    np.testing.assert_allclose(T.sinusoidal_exponents(5, "tensor2tensor"), [0.0, 1.0], rtol=1e-15)
-    np.testing.assert_allclose(T.sinusoidal_exponents(5, "interleaved"), [0.0, 0.4, 0.8], rtol=1e-15)  # 2i/d
+    np.testing.assert_allclose(TT.sinusoidal_exponents(6, "tensor2tensor"), [0.0, 0.5, 1.0], rtol=1e-15)  # i/(h-1)
+    np.testing.assert_allclose(TT.sinusoidal_exponents(5, "tensor2tensor"), [0.0, 1.0], rtol=1e-15)
+    np.testing.assert_allclose(TT.sinusoidal_exponents(5, "interleaved"), [0.0, 0.4, 0.8], rtol=1e-15)  # 2i/d
 
 
 def test_rope_bound_of_a_slice_that_does_not_start_at_zero():
@@ -120,8 +123,8 @@ def test_rope_bound_of_a_slice_that_does_not_start_at_zero():
     pos = np.array([1.0, 40.0, 900.0])
     freq, cfreq = np.array([1.0, 0.01]), np.array([0.0, 24.0])
     u = 2.0**-24
-    got = T.rope_bound(x2, pos, freq, 1.0, "half", 4, u, cfreq, start=2)
-    alone = T.rope_bound(x2[:, 2:6], pos, freq, 1.0, "half", 4, u, cfreq)
+    got = RT.rope_bound(x2, pos, freq, 1.0, "half", 4, u, cfreq, start=2)
+    alone = RT.rope_bound(x2[:, 2:6], pos, freq, 1.0, "half", 4, u, cfreq)
     np.testing.assert_array_equal(got[:, 2:6], alone)
     np.testing.assert_array_equal(got[:, [0, 1, 6, 7]], u * np.abs(x2[:, [0, 1, 6, 7]]))
 
@@ -137,7 +140,7 @@ def test_sinusoidal_tolerance_by_hand_default_base():
     c1 = 1.5 * LN_B + 0.5 + 10.0
     col0 = 2 * (1.0 * U * 100 + 3 * U + 2.0**-53 * 108)
     col1 = 2 * ((c1 + 1) * U * 1.0 + 3 * U + 2.0**-53 * 9)
-    got = T.sinusoidal_tolerance([100], 4, convention="concat")
+    got = PT.sinusoidal_tolerance([100], 4, convention="concat")
     assert got.shape == (1, 4)
     np.testing.assert_allclose(got[0], [col0, col1, col0, col1], rtol=1e-13)
 
@@ -147,7 +150,7 @@ def test_sinusoidal_tolerance_bfloat16_and_a_rounded_position():
     u_T = 2^-8: tau = 2 [u p + 1 + 2u + 2^-8 + 2^-53 (p + 8)]."""
     p = 2.0**24 + 1
     want = 2 * (U * p + 1.0 + 2 * U + 2.0**-8 + 2.0**-53 * (p + 8))
-    got = T.sinusoidal_tolerance([p], 2, convention="interleaved", dtype="bfloat16")
+    got = PT.sinusoidal_tolerance([p], 2, convention="interleaved", dtype="bfloat16")
     np.testing.assert_allclose(got[0], [want, want], rtol=1e-13)
 
 
@@ -157,14 +160,14 @@ def test_sinusoidal_tolerance_odd_tensor2tensor():
     c1 = 3 * LN_B + 11.0
     col0 = 2 * (U * 3 + 3 * U + 2.0**-53 * 11)
     col1 = 2 * ((c1 + 1) * U * 3e-4 + 3 * U + 2.0**-53 * (3e-4 + 8))
-    got = T.sinusoidal_tolerance([3.0], 5, convention="tensor2tensor")
+    got = PT.sinusoidal_tolerance([3.0], 5, convention="tensor2tensor")
     np.testing.assert_allclose(got[0, :4], [col0, col1, col0, col1], rtol=1e-13)
     assert got[0, 4] == 0.0
 
 
 def test_sinusoidal_tolerance_grows_with_the_phase():
     pos = np.array([0.0, 1.0, 7.0, 1e3, 1e6, 2.0**24 - 1, 2.0**24 + 1, 1e8])
-    got = T.sinusoidal_tolerance(pos, 8, convention="concat")
+    got = PT.sinusoidal_tolerance(pos, 8, convention="concat")
     assert np.all(np.diff(got, axis=0) > 0)
 
 
@@ -181,7 +184,7 @@ def test_honest_float32_table_passes(dtype):
     ph32 = pos.astype(np.float32)[:, None] * w.astype(np.float32)
     t = np.dtype(ml.bfloat16) if dtype == "bfloat16" else np.float32
     got = np.concatenate([np.sin(ph32), np.cos(ph32)], axis=1).astype(t).astype(np.float64)
-    tol = T.sinusoidal_tolerance(pos, d, convention="concat", dtype=dtype)
+    tol = PT.sinusoidal_tolerance(pos, d, convention="concat", dtype=dtype)
     assert np.all(np.abs(got - truth) <= tol)
 
 
@@ -190,11 +193,11 @@ def test_alibi_tolerance_by_hand():
     """One head (slope 2^-8), causal q = 2, k = 3: tau = 2 |B| (10 u + u_T) (up to the float64 slack,
     relative 2^-28 / 11), and 0 for a masked entry."""
     b = np.array([[-2.0**-8, 0.0, -np.inf], [-2.0**-7, -2.0**-8, 0.0]])
-    got = T.alibi_tolerance(1, 2, 3, form="causal")[0]
+    got = PT.alibi_tolerance(1, 2, 3, form="causal")[0]
     want = np.where(np.isfinite(b), 2 * np.abs(b) * 11 * U, 0.0)
     np.testing.assert_allclose(got, want, rtol=1e-8)
     assert got[0, 2] == 0.0 and got[0, 1] == 0.0
-    bf = T.alibi_tolerance(1, 2, 3, form="causal", dtype="bfloat16")[0]
+    bf = PT.alibi_tolerance(1, 2, 3, form="causal", dtype="bfloat16")[0]
     np.testing.assert_allclose(bf, np.where(np.isfinite(b), 2 * np.abs(b) * (10 * U + 2.0**-8), 0.0), rtol=1e-8)
 
 
@@ -208,5 +211,5 @@ def test_alibi_tolerance_by_hand():
 def test_alibi_tolerance_position_bound(q_len, k_len, offset, extra):
     """The extra u is added when max(q_len, k_len) + |offset| exceeds 2^24, not at 2^24."""
     b = np.asarray(alibi.bias(1, q_len, k_len, form="symmetric", offset=offset))
-    got = T.alibi_tolerance(1, q_len, k_len, form="symmetric", offset=offset)
+    got = PT.alibi_tolerance(1, q_len, k_len, form="symmetric", offset=offset)
     np.testing.assert_allclose(got, 2 * np.abs(b) * (11 + extra) * U, rtol=1e-8)

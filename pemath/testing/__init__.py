@@ -22,12 +22,15 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ._asserts import assert_alibi_close, assert_rope_close, assert_sinusoidal_close, assert_t5_buckets_equal
-from ._backward import assert_rope_backward_close
-from ._xpos import assert_xpos_close, xpos_tolerance
-from ._conformance import ConformanceReport, ConformanceRow, check_rope_kernel
-from ._recover import RopeRecovery, recover_rope
-from ._tolerance import alibi_tolerance, rope_tolerance, sinusoidal_tolerance, unit_roundoff
+from ._tables.asserts import assert_alibi_close, assert_sinusoidal_close, assert_t5_buckets_equal
+from ._rope.asserts import assert_rope_close
+from ._rope.backward import assert_rope_backward_close
+from ._rope.xpos import assert_xpos_close, xpos_tolerance
+from ._rope.conformance import ConformanceReport, ConformanceRow, check_rope_kernel
+from ._rope.recover import RopeRecovery, recover_rope
+from ._tables.tolerance import alibi_tolerance, sinusoidal_tolerance
+from ._rope.tolerance import rope_tolerance
+from ._core.tolerance import unit_roundoff
 
 _SUBMODULES = ("pipelines", "strategies", "golden")
 

@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_choice, check_int
-from ..rope import _core
-from ._arrays import as_host, check_finite
+from ..._validate import check_choice, check_int
+from ...rope import _core
+from .._core.arrays import as_host, check_finite
+from .._core.measure import wrap
 
 __all__ = ["RopeRecovery", "recover_rope", "measure"]
 
@@ -157,7 +158,7 @@ def recover_rope(
     >>> np.round(rec.angle[2], 6).tolist()   # position 2 times (1, 0.1, 0.01, 0.001)
     [2.0, 0.2, 0.02, 0.002]
     """
-    from .._dtypes import unit_roundoff
+    from ..._dtypes import unit_roundoff
 
     a, t_name = as_host("actual", actual)
     xh, _ = as_host("x", x)
@@ -171,7 +172,7 @@ def recover_rope(
     x2, a2 = xh.reshape(-1, d), a.reshape(-1, d)
     u_t = unit_roundoff(t_name)
     if spec is not None:
-        from ..rope.spec import resolve
+        from ...rope.spec import resolve
 
         spec = resolve(spec, "recover_rope", layout=layout, rotary_dim=rotary_dim)
         if spec.is_multi_axis or spec.out_layout is not None:
@@ -207,10 +208,6 @@ def recover_host(a2: np.ndarray, x2: np.ndarray, u_t: float, t_name: str, shape:
 # --------------------------------------------------------------------------- measuring
 
 
-def _wrap(v: np.ndarray) -> np.ndarray:
-    return (v + math.pi) % _TWO_PI - math.pi
-
-
 def effective_positions(rec: RopeRecovery, freq: np.ndarray, prior: np.ndarray | None = None) -> np.ndarray:
     """Each row's position as the kernel's angles read it, assuming the frequencies ``freq``.
 
@@ -228,7 +225,7 @@ def effective_positions(rec: RopeRecovery, freq: np.ndarray, prior: np.ndarray |
         ok = np.isfinite(ang)
         first = ok & np.isnan(p)
         with np.errstate(invalid="ignore"):
-            step = np.where(ok & ~first, _wrap(ang - p * th) / th, 0.0)
+            step = np.where(ok & ~first, wrap(ang - p * th) / th, 0.0)
         p = np.where(first, ang / th, p + np.nan_to_num(step))
     return p
 
@@ -249,7 +246,7 @@ def effective_frequencies(rec: RopeRecovery, pos: np.ndarray, freq: np.ndarray) 
             continue
         ang = rec.angle[n]
         ok = np.isfinite(ang)
-        step = _wrap(np.where(ok, ang, 0.0) - p * theta) / p
+        step = wrap(np.where(ok, ang, 0.0) - p * theta) / p
         theta = np.where(ok, theta + step, theta)
         seen |= ok
     return np.where(seen, theta, np.nan)
@@ -276,7 +273,7 @@ def _readable(pos: np.ndarray, freq: np.ndarray) -> np.ndarray:
     return gap * freq < math.pi / 2
 
 
-def _ranges(idx: np.ndarray) -> list[tuple[int, int]]:
+def _runs(idx: np.ndarray) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for i in idx.tolist():
         if out and i == out[-1][1] + 1:
@@ -312,7 +309,7 @@ _PHASE_DTYPES = {"bfloat16": 2.0**-8, "float16": 2.0**-11, "float32": 2.0**-24}
 def _phase_precision(rec: RopeRecovery, pos: np.ndarray, freq: np.ndarray) -> str | None:
     """A phase error that scatters (no consistent sign) and grows like eps * |p theta|: its eps and dtype."""
     phi = np.abs(pos[:, None] * freq[None, :])
-    err = _wrap(rec.angle - pos[:, None] * freq[None, :])
+    err = wrap(rec.angle - pos[:, None] * freq[None, :])
     big = np.isfinite(err) & (phi > 4.0) & (phi < 1e6)
     if np.count_nonzero(big) < 16:
         return None
@@ -405,7 +402,7 @@ def _measure(rec: RopeRecovery, pos: np.ndarray, spec: Any, freq: np.ndarray, fa
     p_eff = np.where(np.isfinite(p_eff) & np.any(np.isfinite(rec.angle), axis=1), p_eff, np.nan)
     ok = np.isfinite(p_eff)
     if np.any(ok):
-        resid = np.abs(_wrap(rec.angle - p_eff[:, None] * freq[None, :])) - _slack(rec, p_eff, freq)
+        resid = np.abs(wrap(rec.angle - p_eff[:, None] * freq[None, :])) - _slack(rec, p_eff, freq)
         fits = np.nanmax(resid[ok], initial=-1.0) <= 0
         delta = p_eff - pos
         if fits and np.nanmax(np.abs(delta[ok])) > 1e-3:
@@ -440,17 +437,17 @@ def _measure(rec: RopeRecovery, pos: np.ndarray, spec: Any, freq: np.ndarray, fa
         return out
     # frequencies: which pairs turn at another rate than the spec's
     if np.count_nonzero(pos != 0) >= 1:
-        resid = np.abs(_wrap(rec.angle - pos[:, None] * freq[None, :]))
+        resid = np.abs(wrap(rec.angle - pos[:, None] * freq[None, :]))
         slack = _slack(rec, pos, freq)
         differ = np.nonzero(np.nanmax(np.where(resid > slack, 1.0, 0.0), axis=0, initial=0.0) > 0)[0]
         if differ.size:
             f_eff = effective_frequencies(rec, pos, freq)
             f_eff = np.where(np.isfinite(f_eff), f_eff, np.nan)
-            check = np.abs(_wrap(rec.angle - pos[:, None] * f_eff[None, :])) - _slack(rec, pos, f_eff)
+            check = np.abs(wrap(rec.angle - pos[:, None] * f_eff[None, :])) - _slack(rec, pos, f_eff)
             verified = ((np.nanmax(np.where(np.isfinite(check), check, -1.0), axis=0) <= 0)
                         & (np.nan_to_num(f_eff, nan=-1.0) > 0)  # a negative frequency is an alias, not a reading
                         & _readable(pos, np.maximum(freq, np.nan_to_num(f_eff, nan=0.0))))
-            for lo, hi in _ranges(differ)[:4]:
+            for lo, hi in _runs(differ)[:4]:
                 ok = verified[lo:hi + 1]
                 if np.all(ok):
                     ratio = freq[lo:hi + 1] / f_eff[lo:hi + 1]

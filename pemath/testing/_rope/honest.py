@@ -38,7 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from ._tolerance import C_ATTENTION, C_OUTPUT, C_TRIG, SAFETY, U32, U64, pair_bounds
+from .._core.tolerance import C_ATTENTION, C_OUTPUT, C_TRIG, SAFETY, U32, U64
+from .tolerance import pair_bounds
 
 __all__ = ["RECOGNISED", "recognised", "recurrence_applies"]
 
@@ -55,7 +56,7 @@ def _neighbours(s: np.float32) -> tuple[np.float32, ...]:
 
 def _recurrence_setup(case: Any) -> tuple[np.float32, np.ndarray | None, float] | None:
     """``(theta_scale, freq_factors, freq_scale)`` for a case llama.cpp computes by the recurrence, or None."""
-    from . import pipelines
+    from .. import pipelines
 
     spec = case.spec
     if spec.is_multi_axis or spec.out_layout is not None or spec.inv_freq is not None:
@@ -78,7 +79,7 @@ def recurrence_applies(case: Any) -> bool:
 def _judge(case: Any, a2: np.ndarray, rows: np.ndarray, inverse: np.ndarray, cos: np.ndarray, sin: np.ndarray,
            k: np.ndarray, u_t: float) -> bool:
     """Whether every element of ``rows`` is within ``tau_rec`` of the rotation by the given table."""
-    from ..rope import _core
+    from ...rope import _core
 
     r, layout = case.r, case.layout
     x = case.x2[rows].astype(np.float64)
@@ -99,7 +100,7 @@ def recognised(case: Any, a2: np.ndarray, u_t: float, row_ratio: np.ndarray) -> 
     largest error / tolerance) orders the rows so that a bug is refused on its worst rows
     first.
     """
-    from . import pipelines
+    from .. import pipelines
 
     setup = _recurrence_setup(case)
     if setup is None or not np.all(np.isfinite(a2)):

@@ -96,8 +96,11 @@ Further out (from about :math:`6 \cdot 10^5` for :math:`d = 128`) the bound of a
 admits every value they could take; the asserts then say so with a
 :class:`~pemath.VacuousToleranceWarning` (``_vacuity``) instead of passing silently.
 
-Sinusoidal and ALiBi tables follow the same accounting (:func:`sinusoidal_tolerance`,
-:func:`alibi_tolerance`).
+Sinusoidal and ALiBi tables follow the same accounting (``_tables/tolerance.py``).
+
+This module holds what every encoding's bound shares (the unit roundoffs, the frequency
+and phase errors); the RoPE bound is ``_rope/tolerance.py``, the tables' bounds
+``_tables/tolerance.py``.
 """
 
 from __future__ import annotations
@@ -107,7 +110,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtypes
+from ... import _dtypes
 
 __all__ = [
     "U32",
@@ -116,9 +119,8 @@ __all__ = [
     "unit_roundoff",
     "frequency_constants",
     "recurrence_constants",
-    "rope_tolerance",
-    "sinusoidal_tolerance",
-    "alibi_tolerance",
+    "position_rounding",
+    "phase_error",
 ]
 
 #: Unit roundoff of float32, the precision an honest kernel computes its phases in.
@@ -189,7 +191,7 @@ def frequency_constants(
     numpy.ndarray
         float64, shape ``(r // 2,)``.
     """
-    from .. import scaling as sc
+    from ... import scaling as sc
 
     if explicit:
         return np.full(r // 2, 4.0)
@@ -273,274 +275,3 @@ def phase_error(pos: np.ndarray, freq: np.ndarray, cfreq: np.ndarray) -> np.ndar
         moved = np.abs(freq) * position_rounding(pos)[..., None]
     moved = np.where(freq == 0, 0.0, moved)
     return (cfreq + 1.0) * U32 * phi + moved + U64 * (phi + 8.0)
-
-
-# --------------------------------------------------------------------------- RoPE
-
-
-def element_bound(s_el: np.ndarray, pos: np.ndarray, freq_el: np.ndarray, cfreq_el: np.ndarray, factor: float,
-                  u_t: float) -> np.ndarray:
-    """The bound of the module docstring for rotated elements ``(N, k)``.
-
-    Each element has its pair's ``S = |x_a| + |x_b|`` (``s_el``), its frequency
-    ``freq_el`` ``(k,)`` and frequency constant ``cfreq_el`` ``(k,)``; ``pos`` is ``(N,)``.
-    """
-    k = _by_position(pos, lambda p: pair_scale(p, freq_el, cfreq_el, factor, u_t))
-    with np.errstate(invalid="ignore"):  # a zero pair at an infinite phase error: it stays zero, bound 0
-        return np.where(s_el == 0, 0.0, s_el * k)
-
-
-def _by_position(pos: np.ndarray, table: Any) -> np.ndarray:
-    """``table(pos)`` for ``(N,)`` positions, computed once per distinct position (rows repeat them:
-    every head and batch row of a (batch, heads, seq) call shares the sequence's positions)."""
-    if pos.size <= 64:
-        return table(pos)
-    distinct, inverse = np.unique(pos, return_inverse=True)
-    if 2 * distinct.size > pos.size:
-        return table(pos)
-    return table(distinct)[inverse.reshape(-1)]
-
-
-def pair_scale(pos: np.ndarray, freq: np.ndarray, cfreq: np.ndarray, factor: float, u_t: float) -> np.ndarray:
-    """The bound per unit of ``S``: ``tau = S * pair_scale``, shape ``pos.shape + freq.shape``."""
-    dphi = phase_error(pos, freq, cfreq)
-    c_abs = (C_TRIG + (C_ATTENTION if factor != 1.0 else 0.0)) * U32 + C_OUTPUT * u_t
-    return SAFETY * abs(factor) * (dphi + c_abs)
-
-
-def pair_bounds(x_rot: np.ndarray, k: np.ndarray, layout: str, r: int) -> np.ndarray:
-    """The bound of each rotated element ``(N, r)``: its pair's ``S = |x_a| + |x_b|`` times ``k`` ``(N, r/2)``,
-    the bound per unit of ``S`` (``pair_scale``), written in ``layout``; a zero pair's bound is 0."""
-    from ..rope import _core
-
-    xa, xb = _core.split_pairs(x_rot, layout, r)
-    with np.errstate(invalid="ignore"):
-        b = np.abs(xa)
-        b += np.abs(xb)
-        if not np.all(np.isfinite(k)):  # a zero pair at an infinite phase error: it stays zero, bound 0
-            k = np.where(b == 0, 0.0, k)
-        b *= k
-    return _core.merge_pairs(b, b, layout, np)
-
-
-def rope_bound(
-    x2: np.ndarray,
-    pos: np.ndarray,
-    freq: np.ndarray,
-    factor: float,
-    layout: str,
-    r: int,
-    u_t: float,
-    cfreq: np.ndarray,
-    *,
-    start: int = 0,
-) -> np.ndarray:
-    """The per-element bound of the module docstring on host float64 arrays.
-
-    ``x2`` is ``(N, d)``, ``pos`` ``(N,)``; the rotated slice is ``x2[:, start:start + r]``,
-    the other features are passed through (:math:`u_T |x_j|`).
-    """
-    k = _by_position(pos, lambda p: pair_scale(p, freq, cfreq, factor, u_t))  # (N, r/2): per pair, then per element
-    out = np.empty(x2.shape, dtype=np.float64)
-    out[:, start : start + r] = pair_bounds(x2[:, start : start + r], k, layout, r)
-    rest = np.ones(x2.shape[1], dtype=bool)
-    rest[start : start + r] = False
-    if rest.any():
-        out[:, rest] = u_t * np.abs(x2[:, rest])
-    return out
-
-
-def rope_tolerance(
-    x: Any,
-    positions: Any,
-    *,
-    layout: str | None = None,
-    dtype: Any = None,
-    base: float | None = None,
-    rotary_dim: int | None = None,
-    scaling: Any = None,
-    seq_len: int | None = None,
-    spec: Any = None,
-) -> np.ndarray:
-    r"""The oracle's default absolute tolerance for each element of a RoPE output.
-
-    .. math::
-
-        \tau = \sigma\, a\, S \left[ (C_\theta + 1)\, u\, |p\,\theta_i| + \theta_i\,|\mathrm{fl}_{32}(p) - p|
-            + (2 + 2[a \ne 1])\, u + 3 u_T + u_{64} (|p\,\theta_i| + 8) \right]
-
-    for rotated features (:math:`S = |x_a| + |x_b|` of the element's pair, :math:`a` the
-    attention factor, :math:`u = 2^{-24}`, :math:`\sigma = 2`), :math:`u_T |x_j|` for the
-    features beyond ``rotary_dim``. The derivation is in the module docstring of
-    ``pemath.testing._tolerance`` and in ``docs/tolerance.rst``.
-
-    Parameters
-    ----------
-    x : array
-        The kernel's input (any backend and floating dtype).
-    positions
-        As in :func:`pemath.rope.apply`.
-    layout : {"interleaved", "half"}
-    dtype : optional
-        The kernel's output dtype (default: ``x``'s).
-    base, rotary_dim, scaling, seq_len
-        As in :func:`pemath.rope.apply`.
-    spec : pemath.rope.Spec, optional
-        Instead of ``layout``, ``base``, ``rotary_dim`` and ``scaling`` (giving both
-        raises ``TypeError``).
-
-    Returns
-    -------
-    numpy.ndarray
-        float64, ``x``'s shape.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from pemath.testing import rope_tolerance
-    >>> x = np.ones((2, 4), dtype=np.float32)
-    >>> tol = rope_tolerance(x, [0, 1_000_000], layout="half")
-    >>> float(np.round(tol[0, 0] * 2**24, 6))   # σ S (2u + 3u_T) = 2 * 2 * 5 units of 2^-24
-    20.0
-    >>> bool(tol[1, 0] > 0.1)    # at position 10^6 the float32 phase itself is that uncertain
-    True
-    """
-    from . import _arrays
-
-    case = _arrays.rope_case(
-        x, positions, layout=layout, base=base, rotary_dim=rotary_dim, scaling=scaling, seq_len=seq_len, spec=spec,
-        where="rope_tolerance",
-    )
-    u_t = unit_roundoff(case.x_dtype if dtype is None else dtype)
-    tol = rope_bound(case.x2, case.pos, case.freq, case.factor, case.layout, case.r, u_t, case.cfreq)
-    return tol.reshape(case.shape)
-
-
-# --------------------------------------------------------------------------- sinusoidal
-
-
-def sinusoidal_columns(dim: int, convention: str) -> tuple[np.ndarray, np.ndarray]:
-    """(frequency index, is-sine) of each column of a sinusoidal table; index -1 for a zero column."""
-    half = dim // 2
-    if convention == "interleaved":
-        idx = np.arange(dim) // 2
-        sine = np.arange(dim) % 2 == 0
-    elif convention == "concat":
-        n = (dim + 1) // 2
-        idx = np.concatenate([np.arange(n), np.arange(half)])
-        sine = np.arange(dim) < n
-    else:
-        idx = np.concatenate([np.arange(half), np.arange(half), np.full(dim % 2, -1)])
-        sine = np.arange(dim) < half
-    return idx.astype(np.int64), sine
-
-
-def sinusoidal_exponents(dim: int, convention: str) -> np.ndarray:
-    """The exponents :math:`e_i` with :math:`\\omega_i = b^{-e_i}`."""
-    if convention == "tensor2tensor":
-        half = dim // 2
-        return np.arange(half, dtype=np.float64) / (half - 1)
-    return np.arange((dim + 1) // 2, dtype=np.float64) * 2.0 / dim
-
-
-def sinusoidal_tolerance(
-    positions: Any,
-    dim: int,
-    *,
-    convention: str | None = None,
-    dtype: Any = "float32",
-    base: float = 10000.0,
-) -> np.ndarray:
-    r"""The oracle's default absolute tolerance for each entry of a sinusoidal table.
-
-    An honest table computes :math:`p\,\omega_i` in float32 or better, sin and cos in
-    float32 or better, and rounds to ``dtype``:
-
-    .. math::
-
-        \tau = \sigma \left[ (C_\omega + 1)\, u\, |p\,\omega_i| + \omega_i\,|\mathrm{fl}_{32}(p) - p|
-            + 2u + u_T + u_{64}(|p\,\omega_i| + 8) \right]
-
-    with :math:`C_\omega = 3 e_i \ln b + e_i + 10` (0 for :math:`e_i = 0`) as for RoPE's frequencies
-    (:math:`\omega_i = b^{-e_i}`), :math:`u = 2^{-24}`, :math:`\sigma = 2`. A zero column
-    (odd ``dim``, tensor2tensor) must be exactly zero.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64, shape ``positions.shape + (dim,)``.
-
-    Examples
-    --------
-    >>> from pemath.testing import sinusoidal_tolerance
-    >>> sinusoidal_tolerance([0, 10**6], 4, convention="concat").shape
-    (2, 4)
-    """
-    from . import _arrays
-
-    case = _arrays.sinusoidal_case(positions, dim, base=base, convention=convention)
-    u_t = unit_roundoff(dtype)
-    return sinusoidal_bound(case.pos, case.freq, case.base, case.dim, case.convention, u_t).reshape(
-        case.shape + (case.dim,)
-    )
-
-
-def sinusoidal_bound(
-    pos: np.ndarray, freq: np.ndarray, base: float, dim: int, convention: str, u_t: float
-) -> np.ndarray:
-    """:func:`sinusoidal_tolerance` on host float64 positions ``(N,)``: ``(N, dim)``."""
-    e = sinusoidal_exponents(dim, convention)
-    cfreq = 3.0 * e * abs(math.log(base)) + e + np.where(e > 0, C_FREQ, 0.0)
-    per_freq = SAFETY * (phase_error(pos, freq, cfreq) + C_TRIG * U32 + u_t)
-    idx, _ = sinusoidal_columns(dim, convention)
-    out = per_freq[:, np.maximum(idx, 0)]
-    out[:, idx < 0] = 0.0
-    return out
-
-
-# --------------------------------------------------------------------------- ALiBi
-
-#: The slopes in float32: ``powf`` within 4 ulp (8 u32), then the product with the distance
-#: and the distance's own rounding beyond 2**24 (counted separately): 10 u32 relative.
-C_SLOPE = 10.0
-
-
-def alibi_bound(truth: np.ndarray, u_t: float, max_distance: float) -> np.ndarray:
-    """Per-entry bound of :func:`alibi_tolerance` (0 where ``truth`` is -inf)."""
-    extra = U32 if max_distance > 2**24 else 0.0
-    mag = np.where(np.isfinite(truth), np.abs(truth), 0.0)
-    return SAFETY * mag * (C_SLOPE * U32 + extra + u_t + 2 * U64)
-
-
-def alibi_tolerance(
-    heads: Any,
-    q_len: int,
-    k_len: int,
-    *,
-    form: str | None = None,
-    offset: int | None = None,
-    dtype: Any = "float32",
-) -> np.ndarray:
-    r"""The oracle's default absolute tolerance for each entry of an ALiBi bias.
-
-    An honest bias computes the slopes and their products with the (exact, integer)
-    distances in float32 or better and rounds once to ``dtype``:
-
-    .. math:: \tau = \sigma\, |B_{ij}| \left( 10 u + u_T \right)
-
-    (``powf`` within 4 ulp, the product one rounding; :math:`u = 2^{-24}`, one more
-    :math:`u` when distances exceed :math:`2^{24}`). Masked entries (``-inf``) are judged
-    separately by :func:`pemath.testing.assert_alibi_close`.
-
-    Examples
-    --------
-    >>> from pemath.testing import alibi_tolerance
-    >>> alibi_tolerance(8, 4, 4, form="causal").shape
-    (8, 4, 4)
-    """
-    from .. import alibi
-
-    truth = np.asarray(alibi.bias(heads, q_len, k_len, form=form, offset=offset))
-    u_t = unit_roundoff(dtype)
-    dist = max(int(q_len), int(k_len)) + abs(int(offset or 0))
-    return alibi_bound(truth, u_t, dist)

@@ -38,19 +38,10 @@ from typing import Any
 
 import numpy as np
 
-from ._report import fmt
+from .._core.measure import snap
+from .._core.report import Candidate, fmt
 
-__all__ = ["FAMILIES", "fitted_candidates", "snap"]
-
-Candidate = tuple[str, Callable[[], Any]]
-
-
-def snap(v: float, digits: int = 4) -> float:
-    """A fitted constant rounded to ``digits`` significant digits (configs hold round numbers; the verdict re-checks)."""
-    if not math.isfinite(v) or v == 0:
-        return v
-    return float(f"{v:.{digits}g}")
-
+__all__ = ["FAMILIES", "fitted_candidates"]
 
 def _simple(v: float, denominators: tuple[int, ...] = (1, 2, 3, 4), rtol: float = 1e-4) -> float | None:
     """``v`` as a fraction with a small denominator, if it is one (within ``rtol``)."""
@@ -63,7 +54,7 @@ def _simple(v: float, denominators: tuple[int, ...] = (1, 2, 3, 4), rtol: float 
 
 def measured_frequencies(j: Any) -> np.ndarray | None:
     """The per-pair frequencies read from the output (NaN where unreadable), or None when nothing can be read."""
-    from ._recover import effective_frequencies, recover_host
+    from .recover import effective_frequencies, recover_host
 
     c = j.case
     if c.r < 4 or not np.all(np.isfinite(j.a2)):
@@ -80,7 +71,7 @@ def measured_frequencies(j: Any) -> np.ndarray | None:
 
 def measured_amplitude(j: Any) -> float | None:
     """The median amplitude read from the output (the attention factor it applied), or None."""
-    from ._recover import recover_host
+    from .recover import recover_host
 
     c = j.case
     if not np.all(np.isfinite(j.a2)):
@@ -104,7 +95,7 @@ def _with_frequencies(j: Any, freq: np.ndarray) -> Any:
 
 def _ntk_length(c: Any, base_fit: float) -> int | None:
     """For a dynamic NTK spec: the length whose scaled base is the measured one (b' = b (s L/L0 - (s - 1))^(r/(r-2)))."""
-    from ..scaling import DynamicNTK
+    from ...scaling import DynamicNTK
 
     sc = c.scaling
     if not isinstance(sc, DynamicNTK) or c.r <= 2 or not base_fit > c.base:
@@ -116,7 +107,7 @@ def _ntk_length(c: Any, base_fit: float) -> int | None:
 
 def power_law(j: Any) -> Iterator[Candidate]:
     """Fit the measured frequencies to theta_i = b^(-2i/d_r) / s (a base and a linear factor) and name the fit."""
-    from ..scaling import Linear
+    from ...scaling import Linear
 
     c = j.case
     if c.spec.inv_freq is not None:
@@ -149,7 +140,7 @@ def power_law(j: Any) -> Iterator[Candidate]:
 
 def _blend_weights(j: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, float] | None:
     """``(w, theta, interp, s)``: the measured weight of the extrapolated table per pair (NaN where unreadable)."""
-    from .. import rope
+    from ... import rope
 
     c = j.case
     s = getattr(c.scaling, "factor", None)
@@ -178,7 +169,7 @@ def _line(v: np.ndarray, w: np.ndarray) -> tuple[float, float] | None:
 
 def _yarn_bounds(sc: Any, r: int, base: float, fast: float, slow: float) -> tuple[float, float]:
     """YaRN's (low, high) ramp bounds for the given betas, as ``correction_range`` computes them (any order)."""
-    from ..scaling import YaRN
+    from ...scaling import YaRN
 
     def one(beta: float) -> tuple[float, float]:
         return YaRN(sc.factor, sc.original_max_position, beta_fast=beta, beta_slow=beta,
@@ -189,7 +180,7 @@ def _yarn_bounds(sc: Any, r: int, base: float, fast: float, slow: float) -> tupl
 
 def yarn_ramp(j: Any) -> Iterator[Candidate]:
     """YaRN's blend with the ramp's bounds fitted: 1 - w_i = clip((i - a)/(b - a), 0, 1)."""
-    from ..scaling import YaRN
+    from ...scaling import YaRN
 
     c = j.case
     if not isinstance(c.scaling, YaRN) or c.scaling.ramp != "index":
@@ -227,7 +218,7 @@ def yarn_ramp(j: Any) -> Iterator[Candidate]:
 
 def llama3_blend(j: Any) -> Iterator[Candidate]:
     """Llama 3's smoothing with its weight fitted: w = alpha + beta L0/lambda in the band, the spec's outside it."""
-    from ..scaling import Llama3
+    from ...scaling import Llama3
 
     c = j.case
     sc = c.scaling

@@ -48,11 +48,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import _compat
-from ..rope._fast_numpy import _blocks, _cis, _order, _run_blocks
-from ._arrays import given_positions
-from ._vacuity import scale_may_be_vacuous
-from ._tolerance import U32, dtype_name, frequency_constants, pair_scale, unit_roundoff
+from ... import _compat
+from ...rope._fast_numpy import _blocks, _cis, _order, _run_blocks
+from .._core.arrays import given_positions
+from .vacuity import scale_may_be_vacuous
+from .._core.tolerance import U32, dtype_name, frequency_constants, unit_roundoff
+from .tolerance import pair_scale
 
 __all__ = ["certain_rope_pass"]
 
@@ -78,7 +79,7 @@ def certain_rope_pass(actual: Any, x: Any, positions: Any, seq_len: Any, **confi
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            from ..rope.spec import resolve
+            from ...rope.spec import resolve
 
             ok = _decide(actual, x, positions, resolve(config.pop("spec"), "assert_rope_close", **config), seq_len)
         except Exception:  # an input the exact path will validate and report
@@ -141,7 +142,7 @@ def _host_view(xp: Any, actual: Any, x: Any) -> tuple[np.ndarray, np.ndarray] | 
 
 def _block_ok(xp: Any, xb: Any, yb: Any, c: Any, s: Any, k: Any, layout: str, r: int, tiny: float) -> bool:
     """The float32 test of the module docstring on one block of rotated features."""
-    from ..rope._core import split_pairs
+    from ...rope._core import split_pairs
 
     f32 = xp.float32
     xa, xb2 = (v if v.dtype == f32 else xp.astype(v, f32) for v in split_pairs(xb, layout, r))

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ._report import compare
+from .._core.report import compare
 
 __all__ = ["Summary", "exact_summary"]
 
@@ -52,9 +52,9 @@ class Summary:
 
 def exact_summary(case: Any, a2: np.ndarray, u_t: float, user: tuple[float, float] | None) -> Summary:
     """Compare ``a2`` (``(N, d)``, any float dtype) with the case's truth block by block."""
-    from ..rope import _core
-    from ..rope._fast_numpy import _cis, _run_blocks
-    from ._tolerance import pair_bounds, pair_scale
+    from ...rope import _core
+    from ...rope._fast_numpy import _cis, _run_blocks
+    from .tolerance import pair_bounds, pair_scale
 
     n, d = case.x2.shape
     r, layout = case.r, case.layout

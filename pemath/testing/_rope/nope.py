@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import _compat
-from .._validate import as_positions
-from ._arrays import as_host, check_finite
+from ... import _compat
+from ..._validate import as_positions
+from .._core.arrays import as_host, check_finite
 
 __all__ = ["assert_no_rope"]
 
@@ -53,14 +53,14 @@ def _round_to(xh: np.ndarray, t_name: str) -> np.ndarray:
     """``x`` (float64 on the host) rounded to the output's dtype, back in float64."""
     if t_name in ("float16", "float32", "float64"):
         return xh.astype(np.dtype(t_name)).astype(np.float64)
-    from .._dtypes import ml_dtypes
+    from ..._dtypes import ml_dtypes
 
     mld = ml_dtypes(f"checking a {t_name} output of a NoPE layer")
     return xh.astype(getattr(mld, t_name)).astype(np.float64)
 
 
 def _what_it_did(a: np.ndarray, xh: np.ndarray) -> str:
-    from ._recover import recover_rope
+    from .recover import recover_rope
 
     d = int(xh.shape[-1])
     if d < 2:

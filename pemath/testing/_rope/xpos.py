@@ -49,9 +49,11 @@ from typing import Any
 
 import numpy as np
 
-from ._arrays import as_host, rope_case
-from ._report import compare, diagnosis_lines, first_match, fmt, index_of, locate, mismatch_line, nonfinite_line
-from ._tolerance import C_OUTPUT, C_TRIG, SAFETY, U32, U64, pair_bounds, phase_error, position_rounding, unit_roundoff
+from .._core.arrays import as_host, rope_case
+from .._core.measure import snap
+from .._core.report import compare, diagnosis_lines, first_match, fmt, index_of, locate, mismatch_line, nonfinite_line
+from .._core.tolerance import C_OUTPUT, C_TRIG, SAFETY, U32, U64, phase_error, position_rounding, unit_roundoff
+from .tolerance import pair_bounds
 
 __all__ = ["assert_xpos_close", "xpos_tolerance"]
 
@@ -75,7 +77,7 @@ class _Xpos:
 
     def apply(self, x2: np.ndarray, pos: np.ndarray, **over: Any) -> np.ndarray:
         """``xpos.apply`` on ``(N, d)`` rows with ``(N,)`` positions, some parameters changed."""
-        from ..rope import xpos
+        from ...rope import xpos
 
         kw = {"role": self.role, "gamma": self.gamma, "scale_base": self.scale_base, "center": self.center,
               "seq_len": self.seq_len if isinstance(self.center, str) else None, "spec": self.case.spec}
@@ -91,7 +93,7 @@ class _Xpos:
 
     def bound(self, x2: np.ndarray, pos: np.ndarray, u_t: float, **over: Any) -> np.ndarray:
         """The derived tolerance of ``(N, d)`` rows (module docstring), some parameters changed."""
-        from ..rope import xpos
+        from ...rope import xpos
 
         c = self.case
         gamma = over.get("gamma", self.gamma)
@@ -111,7 +113,7 @@ class _Xpos:
 
 def _xpos_case(x: Any, positions: Any, *, role: Any, layout: Any, base: Any, gamma: Any, scale_base: Any,
                center: Any, seq_len: Any, rotary_dim: Any, spec: Any, where: str) -> tuple[_Xpos, np.ndarray]:
-    from ..rope import xpos
+    from ...rope import xpos
 
     case = rope_case(x, positions, layout=layout, base=base, rotary_dim=rotary_dim, seq_len=seq_len, spec=spec,
                      where=where)
@@ -181,7 +183,7 @@ def xpos_tolerance(
 def _measured_exponents(xc: _Xpos, a2: np.ndarray, gamma: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per row, the exponent e read from the pairs' amplitudes (ln(|y|/|x|) / ln zeta_i, median), and whether
     the amplitudes of that row follow one exponent (within 1e-3 relative)."""
-    from ..rope import _core, xpos
+    from ...rope import _core, xpos
 
     c = xc.case
     xa, xb = _core.split_pairs(c.x2, c.layout, c.r)
@@ -197,7 +199,7 @@ def _measured_exponents(xc: _Xpos, a2: np.ndarray, gamma: float | None = None) -
 
 def _fit_gamma(xc: _Xpos, a2: np.ndarray) -> float | None:
     """The gamma whose zeta_i the measured amplitudes follow (one exponent per row), scanned then refined."""
-    from ..rope import _core
+    from ...rope import _core
 
     c = xc.case
     xa, xb = _core.split_pairs(c.x2, c.layout, c.r)
@@ -227,14 +229,10 @@ def _fit_gamma(xc: _Xpos, a2: np.ndarray) -> float | None:
     return 0.5 * (lo + hi)
 
 
-def _snap(v: float) -> float:
-    return float(f"{v:.4g}") if math.isfinite(v) and v != 0 else v
-
-
 def _candidates(xc: _Xpos, x2: np.ndarray, pos: np.ndarray, a2: np.ndarray, u_t: float,
                 judge: Callable[..., Any]) -> Iterator[tuple[str, Callable[[], Any]]]:
-    from .. import rope
-    from ..rope import xpos
+    from ... import rope
+    from ...rope import xpos
 
     c = xc.case
     other = "key" if xc.role == "query" else "query"
@@ -263,24 +261,24 @@ def _candidates(xc: _Xpos, x2: np.ndarray, pos: np.ndarray, a2: np.ndarray, u_t:
         slope, intercept = np.polyfit(pos[ok], e[ok], 1)
         if slope != 0:
             sign = 1.0 if slope > 0 else -1.0
-            b_fit, c_fit = _snap(sign / slope), -intercept / slope
-            c_fit = float(round(c_fit)) if abs(c_fit - round(c_fit)) < 1e-3 else _snap(c_fit)  # centres are integers
+            b_fit, c_fit = snap(sign / slope), -intercept / slope
+            c_fit = float(round(c_fit)) if abs(c_fit - round(c_fit)) < 1e-3 else snap(c_fit)  # centres are integers
             role = "query" if sign > 0 else "key"
-            if (b_fit, c_fit) != (_snap(xc.scale_base), _snap(xc.c)) and b_fit > 0:  # equal: a role swap, listed
+            if (b_fit, c_fit) != (snap(xc.scale_base), snap(xc.c)) and b_fit > 0:  # equal: a role swap, listed
                 yield (f"the xPos scale of a {role} with scale_base B = {fmt(b_fit)} and centre c = {fmt(c_fit)} "
                        f"(fitted to the measured exponents; the spec: B = {fmt(xc.scale_base)}, c = {fmt(xc.c)}, "
                        f"{xc.role})",
                        lambda: judge(xc.apply(x2, pos, role=role, scale_base=b_fit, center=c_fit),
                                      role=role, scale_base=b_fit, c=c_fit))
     g_fit = _fit_gamma(xc, a2)
-    if g_fit is not None and _snap(g_fit) != _snap(xc.gamma):
-        g_fit = _snap(g_fit)
+    if g_fit is not None and snap(g_fit) != snap(xc.gamma):
+        g_fit = snap(g_fit)
         yield (f"zeta_i = (2i/d + gamma)/(1 + gamma) with gamma = {fmt(g_fit)} instead of {fmt(xc.gamma)} (fitted to "
                "the measured amplitudes)", lambda: judge(xc.apply(x2, pos, gamma=g_fit), gamma=g_fit))
 
 
 def _scale_only(xc: _Xpos, x2: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    from ..rope import _core, xpos
+    from ...rope import _core, xpos
 
     c = xc.case
     g = abs(c.factor) * np.power(xpos.zeta(c.r, gamma=xc.gamma)[None, :], xc.exponent(pos)[:, None])
@@ -348,7 +346,7 @@ def assert_xpos_close(
     Diagnosis: the output matches the role swapped: the key's scale zeta^(-(n - c)/B) for a query (max error within tolerance)
     """
     __tracebackhide__ = True
-    from ._asserts import user_tolerance
+    from .._core.arrays import user_tolerance
 
     user = user_tolerance(rtol, atol)
     xc, truth = _xpos_case(x, positions, role=role, layout=layout, base=base, gamma=gamma, scale_base=scale_base,
@@ -377,7 +375,7 @@ def assert_xpos_close(
 
     def judge(expected: np.ndarray, plain: bool = False, **over: Any) -> Any:
         if plain:
-            from ._tolerance import rope_bound
+            from .tolerance import rope_bound
 
             tol = rope_bound(x2, pos, c.freq, c.factor, c.layout, c.r, u_t, c.cfreq) if user is None else \
                 user[1] + user[0] * np.abs(expected)

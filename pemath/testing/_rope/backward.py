@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import _compat
-from ..rope.spec import NoRope, Spec, hf_seq_len
+from ... import _compat
+from ...rope.spec import NoRope, Spec, hf_seq_len
 
 __all__ = ["assert_rope_backward_close"]
 
@@ -107,7 +107,7 @@ def assert_rope_backward_close(
     Diagnosis: the output matches the forward rotation R(pθ) instead of its transpose R(pθ)^T = R(-pθ) (the sign of sin not flipped) (max error within tolerance)
     """
     __tracebackhide__ = True
-    from ._asserts import assert_rope_close
+    from .asserts import assert_rope_close
 
     if not isinstance(spec, NoRope):
         seq_len = hf_seq_len(spec.scaling if isinstance(spec, Spec) else scaling, positions, seq_len)

@@ -36,15 +36,17 @@ from typing import Any
 
 import numpy as np
 
-from .. import _compat
-from ._arrays import RopeCase
-from ._report import Verdict, compare, diagnosis_lines, first_match, fmt, index_of, locate, nonfinite_line, ranges
-from ._diagnose_scaling import scaling_variants
-from ._fitted import fitted_candidates
-from ._honest import recurrence_applies
-from ._tolerance import element_bound, frequency_constants, recurrence_constants, rope_bound
+from ... import _compat
+from .._core.arrays import RopeCase
+from .._core.measure import unwrap_shift, wrap
+from .._core.report import Candidate, Verdict, compare, diagnosis_lines, first_match, fmt, index_of, locate, nonfinite_line, ranges
+from .diagnose_scaling import scaling_variants
+from .fitted import fitted_candidates
+from .honest import recurrence_applies
+from .tolerance import element_bound, rope_bound
+from .._core.tolerance import frequency_constants, recurrence_constants
 
-__all__ = ["COMMON_BASES", "MAX_DIAGNOSIS_ELEMENTS", "rope_message", "unwrap_shift"]
+__all__ = ["COMMON_BASES", "MAX_DIAGNOSIS_ELEMENTS", "GROUPS", "rope_message"]
 
 #: RoPE bases of real models: 10^4 (Llama 1/2, GPT-NeoX, Gemma, Phi-3, Mistral 7B v0.1),
 #: 10^5 (StarCoder2), 5·10^5 (Llama 3), 10^6 (Qwen2/2.5/3, Mistral v0.2+, CodeLlama, Mixtral),
@@ -65,10 +67,6 @@ def _low_dtype(name: str) -> Any:
     import ml_dtypes  # ImportError: the candidate is skipped
 
     return ml_dtypes.bfloat16
-
-
-def _wrap(t: np.ndarray) -> np.ndarray:
-    return (t + math.pi) % (2 * math.pi) - math.pi
 
 
 @dataclasses.dataclass
@@ -116,7 +114,7 @@ class _Judge:
 
     def apply(self, pos=None, inverse: bool = False, seq_len: Any = "case", **over: Any) -> Verdict:
         """Judge ``pemath.rope.apply`` with some fields of the case's Spec (or its seq_len) changed."""
-        from .. import rope
+        from ... import rope
 
         c = self.case
         spec = c.spec.replace(**over) if over else c.spec
@@ -137,7 +135,7 @@ class _Judge:
                table_dtype: Any = None) -> Verdict:
         """Judge the rotation of x by the given per-pair phases ``(N, r/2)``, with optional defects
         (``table_dtype``: cos and sin stored in that dtype)."""
-        from ..rope import _core
+        from ...rope import _core
 
         c = self.case
         factor = c.factor if factor is None else factor
@@ -164,8 +162,8 @@ def _phase(c: RopeCase, pos: np.ndarray | None = None, freq: np.ndarray | None =
 
 def _table_mix(j: _Judge, rotation: str) -> Verdict:
     """A ``rotation``-layout kernel fed the other layout's per-feature cos/sin table."""
-    from .. import rope
-    from ..rope import _core
+    from ... import rope
+    from ...rope import _core
 
     c = j.case
     table = "interleaved" if rotation == "half" else "half"
@@ -205,7 +203,7 @@ def _low_phase(j: _Judge, low: str, variant: str) -> Verdict:
 
 
 def _wrong_slice(j: _Judge) -> Verdict:
-    from .. import rope
+    from ... import rope
 
     c = j.case
     start = c.d - c.r
@@ -234,7 +232,7 @@ def _split_at_head_dim(j: _Judge) -> Verdict:
     expected[:, half:half + h] = xb * cos + xa * sin
 
     def bound() -> np.ndarray:
-        from ._tolerance import pair_scale
+        from .tolerance import pair_scale
 
         out = j.u_t * np.abs(c.x2)
         b = (np.abs(xa) + np.abs(xb)) * pair_scale(c.pos, c.freq, c.cfreq, c.factor, j.u_t)
@@ -246,7 +244,7 @@ def _split_at_head_dim(j: _Judge) -> Verdict:
 
 
 def _head_dim_freq(j: _Judge) -> Verdict:
-    from .. import rope
+    from ... import rope
 
     c = j.case
     freq = np.asarray(rope.inv_freq(c.d, base=c.base, scaling=c.scaling, seq_len=c.seq_len))[: c.r // 2]
@@ -261,7 +259,7 @@ def _row_offsets(c: RopeCase, a2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     unwrapping from the lowest frequency to the highest pins ``c`` down (each step must
     be off by less than π: fine while ``|c| θ_min < π``). Returns ``(c, found)``.
     """
-    from ..rope import _core
+    from ...rope import _core
 
     xa, xb = _core.split_pairs(c.x2, c.layout, c.r)
     ya, yb = _core.split_pairs(a2, c.layout, c.r)
@@ -270,27 +268,8 @@ def _row_offsets(c: RopeCase, a2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         scale = np.max(mx, axis=1, keepdims=True)
         valid = (mx > 1e-2 * scale) & (my > 1e-2 * scale * min(1.0, abs(c.factor))) & np.isfinite(my)
         psi = np.arctan2(yb * xa - ya * xb, ya * xa + yb * xb)
-        delta = _wrap(psi - _wrap(_phase(c)))
+        delta = wrap(psi - wrap(_phase(c)))
     return unwrap_shift(delta, c.freq, valid)
-
-
-def unwrap_shift(delta: np.ndarray, freq: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per row, ``c`` with ``delta[:, i] ≈ c freq[i] (mod 2π)``, unwrapped from the lowest frequency up.
-
-    Returns ``(c, found)``; rows without a usable entry have ``found`` False.
-    """
-    shift = np.zeros(delta.shape[0])
-    found = np.zeros(delta.shape[0], dtype=bool)
-    for i in np.argsort(freq):
-        th = freq[i]
-        if not th > 0:
-            continue
-        v = valid[:, i] & np.isfinite(delta[:, i])
-        with np.errstate(invalid="ignore"):
-            step = _wrap(delta[:, i] - _wrap(shift * th)) / th
-        shift = np.where(v, shift + step, shift)
-        found |= v
-    return shift, found
 
 
 def _arange_axis(est: np.ndarray, shape: tuple[int, ...]) -> int | None:
@@ -304,7 +283,6 @@ def _arange_axis(est: np.ndarray, shape: tuple[int, ...]) -> int | None:
     return None
 
 
-Candidate = tuple[str, Callable[[], "Verdict | None"]]
 
 
 def _estimated(j: _Judge, full_rows: bool, rows_shape: tuple[int, ...]) -> Iterator[Candidate]:
@@ -370,8 +348,9 @@ def _rounded_positions(pos: np.ndarray, est: np.ndarray) -> tuple[str, int, int]
     return None
 
 
-def _candidates(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[Candidate]:
-    from ..scaling import Linear, LongRoPE
+def _listed(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[Candidate]:
+    """The listed mistakes: layout, positions, rotation, scaling, rotary slice, bases, tables, precision, rows."""
+    from ...scaling import Linear, LongRoPE
 
     c = j.case
     other = "half" if c.layout == "interleaved" else "interleaved"
@@ -453,8 +432,31 @@ def _candidates(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[
                                               np.where(unwritten[:, None], 0.0, j.a2), j.u_t, j.user).apply())
     yield "no rotation at all (the output equals x)", lambda: j.judge(c.x2, lambda: j.bound())
     yield "the rotation applied twice (angle 2pθ)", lambda: j.apply(pos=2 * c.pos)
+
+
+def _from_positions(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[Candidate]:
+    """Positions read from the output, row by row (a constant shift, per-row positions), then verified."""
     yield from _estimated(j, full_rows, shape[:-1])
-    yield from fitted_candidates(j)  # formulas with free parameters, fitted to the measurement (_fitted)
+
+
+def _fitted(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[Candidate]:
+    """Formulas with free parameters fitted to the measurement (``fitted.FAMILIES``)."""
+    yield from fitted_candidates(j)
+
+
+#: The extension point of the diagnosis: each group is ``group(j, full_rows, shape) -> Iterator[(label, thunk)]``,
+#: tried in this order. ``j`` is the ``_Judge`` (the case, the actual output, the rules); ``full_rows`` says
+#: whether every row is present (not a sample); ``shape`` is x's. A thunk returns the ``Verdict`` of its
+#: alternative (``j.apply``, ``j.rotate``, ``j.judge``), or None when it does not apply; the first label whose
+#: verdict passes is the diagnosis. A new listed mistake is a yield in a group or a new group here; a family
+#: with free parameters is a generator in ``fitted.FAMILIES``.
+GROUPS: tuple[Callable[[_Judge, bool, tuple[int, ...]], Iterator[Candidate]], ...] = (_listed, _from_positions,
+                                                                                        _fitted)
+
+
+def _candidates(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[Candidate]:
+    for group in GROUPS:
+        yield from group(j, full_rows, shape)
 
 
 # --------------------------------------------------------------------------- the message
@@ -489,7 +491,7 @@ def _subset(case: RopeCase, a2: np.ndarray,
 
 def _measured(c: RopeCase, a2: np.ndarray, u_t: float, t_name: str) -> list[str]:
     """Findings read from the output itself (pemath.testing.recover_rope), never an error of their own."""
-    from ._recover import measure, recover_host
+    from .recover import measure, recover_host
 
     if c.x2.shape[0] > MAX_DIAGNOSIS_ELEMENTS // max(c.d, 1):
         return []

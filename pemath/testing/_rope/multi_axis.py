@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import _compat
-from ._arrays import as_host, check_finite, given_positions
-from ._report import compare, diagnosis_lines, first_match, fmt, index_of, mismatch_line
-from ._tolerance import frequency_constants, pair_bounds, pair_scale, unit_roundoff
+from ... import _compat
+from .._core.arrays import as_host, check_finite, given_positions
+from .._core.report import compare, diagnosis_lines, first_match, fmt, index_of, mismatch_line
+from .._core.tolerance import frequency_constants, unit_roundoff
+from .tolerance import pair_bounds, pair_scale
 
 __all__ = ["assert_multi_axis"]
 
@@ -41,7 +42,7 @@ class Block:
 
 def blocks_of(spec: Any, d: int, seq_len: Any) -> tuple[list[Block], float, int]:
     """``(blocks, attention factor, number of components)`` of an M-RoPE, axial or single-axis spec."""
-    from ..rope.axial import axis_frequencies, mrope_components
+    from ...rope.axial import axis_frequencies, mrope_components
 
     r = spec.rotary_dim_for(d)
     if spec.axial_dims is not None:
@@ -94,7 +95,7 @@ def component_positions(spec: Any, positions: Any, lead: tuple[int, ...]) -> np.
 
 
 def _is_array(a: Any) -> bool:
-    from .. import _compat
+    from ... import _compat
 
     return _compat.is_array(a)
 
@@ -113,7 +114,7 @@ def multi_bound(x2: np.ndarray, pos: np.ndarray, blocks: list[Block], factor: fl
 
 def bound_for(spec: Any, x2: np.ndarray, pos: np.ndarray, seq_len: Any, u_t: float) -> np.ndarray:
     """:func:`multi_bound` of a spec, written in its output layout."""
-    from .. import rope
+    from ... import rope
 
     blocks, factor, _ = blocks_of(spec, int(x2.shape[-1]), seq_len)
     tol = multi_bound(x2, pos, blocks, factor, u_t)
@@ -127,7 +128,8 @@ def measured_components(a2: np.ndarray, x2: np.ndarray, pos: np.ndarray, block: 
                         u_t: float) -> np.ndarray:
     """Per pair of ``block``: the component whose positions explain every angle the kernel applied
     (-1: none does; -2: several do, e.g. equal components)."""
-    from ._recover import _slack, _wrap, recover_host
+    from .._core.measure import wrap as _wrap
+    from .recover import _slack, recover_host
 
     rec = recover_host(a2[:, block.start:block.start + block.r], x2[:, block.start:block.start + block.r], u_t,
                        "float64", (block.r,), block.layout, block.r)
@@ -152,7 +154,7 @@ def _pattern(comp: np.ndarray, names: str) -> str:
 def assert_multi_axis(actual: Any, x: Any, positions: Any, spec: Any, seq_len: Any, user: Any) -> None:
     """assert_rope_close for M-RoPE, axial and out_layout specs (a resolved Spec)."""
     __tracebackhide__ = True
-    from .. import rope
+    from ... import rope
 
     xh, _ = as_host("x", x)
     check_finite("x", xh)
@@ -202,7 +204,7 @@ def assert_multi_axis(actual: Any, x: Any, positions: Any, spec: Any, seq_len: A
 
 
 def _candidates(spec: Any, xh: np.ndarray, positions: Any, a2: np.ndarray, seq_len: Any, user: Any, u_t: float) -> Iterator[tuple[str, Any]]:
-    from .. import rope
+    from ... import rope
 
     x2 = xh.reshape(-1, xh.shape[-1])
     lead = tuple(xh.shape[:-1])

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import VacuousToleranceWarning
-from .._validate import check_choice, check_even_dim, check_int, check_size, show
+from ..._errors import VacuousToleranceWarning
+from ..._validate import check_choice, check_even_dim, check_int, check_size, show
 
 __all__ = ["check_rope_kernel", "ConformanceReport", "ConformanceRow"]
 
@@ -132,7 +132,7 @@ def _multi_axis_cases(spec: Any, max_position: int) -> list[_Case]:
                                                                                                      [4096]]))),
                 _Case("an image after 4096 text tokens", _image(n, 4, 6, start=4096))]
         if spec.inv_freq is not None and n == 2:  # explicit pixel frequencies: timm's coordinates in [-1, 1]
-            from ..rope.vision import pixel_positions
+            from ...rope.vision import pixel_positions
 
             out += [_Case(f"pixel coordinates of a {h} x {w} map (float32 linspace in timm)",
                           pixel_positions((h, w))[:, None, :]) for h, w in ((1, 1), (7, 11), (37, 37))]
@@ -227,7 +227,7 @@ def _copy(a: Any) -> Any:
 
 def _same(a: Any, b: Any) -> bool:
     """Equal element for element (NaN equal to NaN), on the arrays' own backend."""
-    from .. import _compat
+    from ... import _compat
 
     xp = _compat.namespace(a, b)
     return bool(xp.all(xp.logical_or(a == b, xp.logical_and(xp.isnan(a), xp.isnan(b)))))
@@ -347,8 +347,8 @@ def check_rope_kernel(
     (True, 16)
     """
     __tracebackhide__ = True
-    from ..rope.spec import resolve
-    from . import assert_rope_backward_close, assert_rope_close
+    from ...rope.spec import resolve
+    from .. import assert_rope_backward_close, assert_rope_close
 
     if not callable(fn):
         raise TypeError(f"fn must be a callable fn(x, positions), got {show(fn)}")

@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ._report import fmt
+from .._core.report import fmt
 
 __all__ = ["scaling_variants"]
 
 
 def _yarn(y: Any, **over: Any) -> Any:
     """A copy of the YaRN scaling ``y`` with some of its parameters changed."""
-    from ..scaling import YaRN
+    from ...scaling import YaRN
 
     kw = {"factor": y.factor, "original_max_position": y.original_max_position, "beta_fast": y.beta_fast,
           "beta_slow": y.beta_slow, "mscale": y.mscale, "mscale_all_dim": y.mscale_all_dim,
@@ -30,7 +30,7 @@ def _yarn(y: Any, **over: Any) -> Any:
 
 def scaling_variants(scaling: Any, seq_len: int | None) -> Iterator[tuple[str, dict[str, Any]]]:
     """``(label, overrides of rope.apply's spec fields and seq_len)`` for the scaling's known misreadings."""
-    from .. import scaling as sc
+    from ... import scaling as sc
 
     if isinstance(scaling, sc.Llama3):
         yield (f"Llama 3.1 scaling treated as linear (every frequency divided by {fmt(scaling.factor)}, where "
@@ -68,6 +68,6 @@ def scaling_variants(scaling: Any, seq_len: int | None) -> Iterator[tuple[str, d
 
 
 def _mscale(factor: float, m: float) -> float:
-    from ..scaling.yarn import _mscale as mscale
+    from ...scaling.yarn import _mscale as mscale
 
     return mscale(factor, m)

@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import _compat
-from .._validate import as_positions, check_rotary_dim, show
-from ._tolerance import dtype_name, frequency_constants
+from ... import _compat
+from ..._validate import as_positions, check_real, check_rotary_dim, show
+from .tolerance import dtype_name, frequency_constants
 
 __all__ = ["as_host", "host_positions", "rope_case", "sinusoidal_case", "RopeCase", "SinusoidalCase"]
 
@@ -128,7 +128,7 @@ def rope_case(
     widen: bool = True,
 ) -> RopeCase:
     """A validated RoPE call; ``widen=False`` keeps ``x2`` in x's own (host) dtype (the caller widens blocks)."""
-    from ..rope.spec import resolve
+    from ...rope.spec import resolve
 
     if not _compat.is_array(x):
         raise TypeError(f"x must be an array (NumPy, CuPy, torch, JAX, ...), got {show(x)}")
@@ -177,7 +177,7 @@ class SinusoidalCase:
 
 
 def sinusoidal_case(positions: Any, dim: Any, *, base: Any, convention: Any) -> SinusoidalCase:
-    from .. import sinusoidal
+    from ... import sinusoidal
 
     freq = sinusoidal.frequencies(dim, base=base, convention=convention)  # validates all three
     if _compat.is_array(positions):
@@ -187,3 +187,20 @@ def sinusoidal_case(positions: Any, dim: Any, *, base: Any, convention: Any) -> 
     xp = _compat.namespace(np.empty(0))
     pos = np.asarray(as_positions(host, xp, "cpu", np.float64))
     return SinusoidalCase(tuple(pos.shape), pos.reshape(-1), int(dim), float(base), convention, freq)
+
+
+def user_tolerance(rtol: Any, atol: Any) -> tuple[float, float] | None:
+    """``(rtol, atol)`` given by the user (both or neither, as torch.testing), or None."""
+    if rtol is None and atol is None:
+        return None
+    if rtol is None or atol is None:
+        raise ValueError(
+            f"rtol and atol must be given together or both omitted (the default is derived), got rtol={rtol!r}, "
+            f"atol={atol!r}"
+        )
+    return check_real("rtol", rtol, nonnegative=True), check_real("atol", atol, nonnegative=True)
+
+
+def check_shape(actual: np.ndarray, shape: tuple[int, ...], what: str) -> None:
+    if tuple(actual.shape) != tuple(shape):
+        raise ValueError(f"actual has shape {tuple(actual.shape)}, but {what} has shape {tuple(shape)}")

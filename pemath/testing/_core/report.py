@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Verdict", "compare", "fmt", "index_of", "mismatch_line", "diagnosis_lines", "first_match", "locate",
+__all__ = ["Candidate", "Verdict", "compare", "fmt", "index_of", "mismatch_line", "diagnosis_lines", "first_match", "locate",
            "axis_names"]
 
 
@@ -32,6 +32,10 @@ class Verdict:
     def worst(self) -> int:
         """Flat index of the largest error/tolerance ratio (NaN counts as the worst)."""
         return int(np.argmax(self.ratio))
+
+
+#: A named alternative: its label (what the message prints) and a thunk giving its ``Verdict`` (None: does not apply).
+Candidate = tuple[str, Callable[[], "Verdict | None"]]
 
 
 def compare(actual: np.ndarray, expected: np.ndarray, tol: Any) -> Verdict:

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from .._validate import show
-from ._arrays import SinusoidalCase, as_host
-from ._diagnose import unwrap_shift
-from ._report import Verdict, compare, diagnosis_lines, first_match, fmt, index_of, mismatch_line, nonfinite_line
-from ._tolerance import alibi_bound, sinusoidal_bound, sinusoidal_columns, unit_roundoff
+from ..._validate import show
+from .._core.arrays import SinusoidalCase, as_host
+from .._core.measure import snap, unwrap_shift, wrap
+from .._core.report import Candidate, Verdict, compare, diagnosis_lines, first_match, fmt, index_of, mismatch_line, nonfinite_line
+from .tolerance import alibi_bound, sinusoidal_bound, sinusoidal_columns
+from .._core.tolerance import unit_roundoff
 
 __all__ = ["sinusoidal_message", "alibi_check", "t5_check"]
 
-Candidate = tuple[str, Callable[[], "Verdict | None"]]
 
 
 def _tolerance_line(t_name: str, u_t: float, user: tuple[float, float] | None, helper: str) -> str:
@@ -24,10 +24,6 @@ def _tolerance_line(t_name: str, u_t: float, user: tuple[float, float] | None, h
         return (f"Tolerance: derived for a {t_name} output (u_T = 2^{int(round(math.log2(u_t)))}), phases in "
                 f"float32 or better: pemath.testing.{helper}")
     return f"Tolerance: given, atol={fmt(user[1])} + rtol={fmt(user[0])} * |expected|"
-
-
-def _wrap(t: np.ndarray) -> np.ndarray:
-    return (t + math.pi) % (2 * math.pi) - math.pi
 
 
 # --------------------------------------------------------------------------- sinusoidal
@@ -62,7 +58,7 @@ def _sinusoidal_shift(case: SinusoidalCase, a2: np.ndarray) -> np.ndarray | None
     with np.errstate(invalid="ignore"):
         psi = np.arctan2(s, c)
         valid = np.isfinite(psi) & (np.hypot(s, c) > 0.5)
-        delta = _wrap(psi - _wrap(case.pos[:, None] * freq[None, :]))
+        delta = wrap(psi - wrap(case.pos[:, None] * freq[None, :]))
     shift, found = unwrap_shift(delta, freq, valid)
     if not found.any():
         return None
@@ -71,7 +67,7 @@ def _sinusoidal_shift(case: SinusoidalCase, a2: np.ndarray) -> np.ndarray | None
 
 def _sinusoidal_candidates(case: SinusoidalCase, a2: np.ndarray, u_t: float,
                            user: tuple[float, float] | None) -> Iterator[Candidate]:
-    from .. import sinusoidal
+    from ... import sinusoidal
 
     def judge(expected: np.ndarray, pos: np.ndarray, convention: str) -> Verdict:
         if user is not None:
@@ -156,7 +152,7 @@ def _alibi_verdict(actual: np.ndarray, truth: np.ndarray, tol: np.ndarray) -> Ve
 
 
 def _alibi_slopes(heads: Any) -> np.ndarray:
-    from .. import alibi
+    from ... import alibi
 
     if isinstance(heads, (int, np.integer)) and not isinstance(heads, bool):
         return alibi.slopes(int(heads))
@@ -173,8 +169,8 @@ def _unmasked(slopes: np.ndarray, q_len: int, k_len: int, offset: int, form: str
 _FORM_WORDS = {"causal": "-m·(i - j)", "shifted": "m·j", "symmetric": "-m·|i - j|"}
 
 
-def alibi_measure(actual: np.ndarray, expected_slopes: np.ndarray, q_len: int, k_len: int, off: int) -> list[str]:
-    """Fit the bias form and each head's slope to the finite entries of the output, in words."""
+def fit_slopes(actual: np.ndarray, q_len: int, k_len: int, off: int) -> tuple[str, float, np.ndarray] | None:
+    """``(form, relative residual, slope per head)`` of the ALiBi form that best fits the finite entries, or None."""
     q = np.arange(q_len, dtype=np.float64)[:, None] + off
     k = np.arange(k_len, dtype=np.float64)[None, :]
     dist = {"causal": np.broadcast_to(k - q, (q_len, k_len)), "shifted": np.broadcast_to(k + 0 * q, (q_len, k_len)),
@@ -191,9 +187,17 @@ def alibi_measure(actual: np.ndarray, expected_slopes: np.ndarray, q_len: int, k
         scale = max(float(np.max(np.abs(np.where(fin, actual, 0.0)))), 1e-300)
         fits[form] = (res / scale, m)
     if not fits:
-        return []
+        return None
     form = min(fits, key=lambda f: fits[f][0])
-    rel, m = fits[form]
+    return form, fits[form][0], fits[form][1]
+
+
+def alibi_measure(actual: np.ndarray, expected_slopes: np.ndarray, q_len: int, k_len: int, off: int) -> list[str]:
+    """Fit the bias form and each head's slope to the finite entries of the output, in words."""
+    fitted = fit_slopes(actual, q_len, k_len, off)
+    if fitted is None:
+        return []
+    form, rel, m = fitted
     if rel > 0.05:
         return [f"no ALiBi form fits the finite entries (the best, {_FORM_WORDS[form]}, leaves {rel:.2g} of the "
                 "largest entry)"]
@@ -216,7 +220,7 @@ def alibi_measure(actual: np.ndarray, expected_slopes: np.ndarray, q_len: int, k
 
 def _falcon(heads: int, truth: np.ndarray) -> np.ndarray:
     """pipelines.falcon_alibi broadcast over the queries, masked where pemath's shifted form is -inf."""
-    from .pipelines import falcon_alibi
+    from ..pipelines import falcon_alibi
 
     k_len = truth.shape[-1]
     row = falcon_alibi(int(heads), np.ones((1, k_len), dtype=np.int64))[0, :, 0, :].astype(np.float64)
@@ -225,7 +229,7 @@ def _falcon(heads: int, truth: np.ndarray) -> np.ndarray:
 
 def _alibi_candidates(actual: np.ndarray, heads: Any, q_len: int, k_len: int, form: str, offset: int | None,
                       u_t: float, user: tuple[float, float] | None) -> Iterator[Candidate]:
-    from .. import alibi
+    from ... import alibi
 
     def judge(truth: np.ndarray) -> Verdict:
         if user is not None:
@@ -269,12 +273,41 @@ def _alibi_candidates(actual: np.ndarray, heads: Any, q_len: int, k_len: int, fo
                f"(offset={off}: the KV-cache offset lost)", lambda: judge(bias(off=0)))
     if q_len == k_len:
         yield "the bias transposed (query and key axes swapped)", lambda: judge(np.swapaxes(truth, 1, 2))
+    yield from _fitted_slopes(actual, slopes, q_len, k_len, off, form, judge, bias)
+
+
+def _fitted_slopes(actual: np.ndarray, expected: np.ndarray, q_len: int, k_len: int, off: int, form: str,
+                   judge: Any, bias: Any) -> Iterator[Candidate]:
+    """Slopes fitted to the output: one factor on every expected slope, or a geometric sequence
+    2^(-A (h + B) / n) (A and B fitted: 8 and 1 in Press et al.'s for n a power of two), each judged."""
+    fitted = fit_slopes(actual, q_len, k_len, off)
+    if fitted is None or fitted[1] > 0.05 or fitted[0] != form:
+        return
+    m = fitted[2]
+    n = m.size
+    if n >= 2 and np.all(m > 0):
+        h = np.arange(n, dtype=np.float64)
+        a, ab = np.polyfit(h, -n * np.log2(m), 1)  # -n log2 m_h = A h + A B
+        if a > 0 and np.max(np.abs(-n * np.log2(m) - (a * h + ab))) <= 1e-3 * max(1.0, abs(ab)):
+            A = snap(a)
+            B = snap(ab / a) if abs(ab / a - round(ab / a)) > 1e-3 else float(round(ab / a))
+            geometric = [2.0 ** (-A * (k + B) / n) for k in range(n)]
+            if not np.allclose(geometric, expected, rtol=1e-6):
+                words = f"the slopes 2^(-{fmt(A)}(h + {fmt(B)})/{n}) for h = 0..{n - 1} (fitted to the measured slopes"
+                if A == 8 and B == 0:
+                    words += ": Press et al.'s sequence with the head index counted from 0 instead of 1"
+                yield words + ")", lambda: judge(bias(h=geometric))
+    ratio = m / expected
+    if np.all(np.isfinite(ratio)) and np.ptp(ratio) <= 1e-3 * abs(float(ratio[0])) and abs(ratio[0] - 1) > 1e-3:
+        c = snap(float(np.median(ratio)))
+        yield (f"every slope multiplied by {fmt(c)} (fitted to the measured slopes)",
+               lambda: judge(bias(h=[float(v) for v in c * expected])))
 
 
 def alibi_check(actual: Any, heads: Any, q_len: Any, k_len: Any, *, form: Any, offset: Any,
                 user: tuple[float, float] | None) -> None:
     __tracebackhide__ = True
-    from .. import alibi
+    from ... import alibi
 
     truth = np.asarray(alibi.bias(heads, q_len, k_len, form=form, offset=offset))  # validates everything
     a, t_name = as_host("actual", actual)
@@ -321,8 +354,8 @@ _MAX_DISTANCES = (64, 128, 256, 512, 1024)
 def t5_check(actual: Any, relative_position: Any, *, bidirectional: Any, num_buckets: Any, max_distance: Any,
              exact: Any) -> None:
     __tracebackhide__ = True
-    from .. import t5
-    from .._compat import is_array
+    from ... import t5
+    from ..._compat import is_array
 
     truth = np.asarray(_to_host_int(t5.bucket(relative_position, bidirectional=bidirectional,
                                               num_buckets=num_buckets, max_distance=max_distance, exact=exact)))
