@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ._errors import InexactPositionsWarning, PrecisionWarning, TablePrecisionWarning, VacuousToleranceWarning
+from ._errors import GGUFWarning, InexactPositionsWarning, PrecisionWarning, TablePrecisionWarning, VacuousToleranceWarning
 
 __version__ = "0.1.0"
 
@@ -16,6 +16,7 @@ __all__ = [
     "InexactPositionsWarning",
     "TablePrecisionWarning",
     "VacuousToleranceWarning",
+    "GGUFWarning",
     "__version__",
     *_SUBMODULES,
 ]

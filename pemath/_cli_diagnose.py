@@ -71,10 +71,18 @@ def add_parser(sub: Any) -> None:
                    help="the sequence axis of x for the default positions (default -2: (..., seq, dim))")
     p.add_argument("--dtype", choices=_DTYPES, help="the dtype the kernel computed in, when the saved output was "
                    "widened (bfloat16 saved as float32, say); its values must be exact in it")
+    p.add_argument("--gguf", metavar="MODEL.gguf", help="instead of arrays: compare the RoPE this GGUF implies "
+                   "(llama.cpp's rules) with the one of --config or --model, and print each difference (exit 0: "
+                   "they agree; 1: they differ; 2: unusable input). Needs pip install 'pemath[gguf]'")
+    p.add_argument("--n-ctx", type=int, help="with --gguf: the context llama.cpp runs with (LongRoPE files choose "
+                   "their factors by it)")
 
 
 def run(args: argparse.Namespace) -> int:
     from .testing import assert_rope_close
+
+    if args.gguf is not None:
+        return _run_gguf(args)
 
     x, actual, positions, source = _arrays(args)
     spec = _spec(args)
@@ -102,6 +110,33 @@ def run(args: argparse.Namespace) -> int:
     print(header)
     print("PASS: the output is RoPE of x at these positions within the derived tolerance")
     return 0
+
+
+def _run_gguf(args: argparse.Namespace) -> int:
+    """``--gguf``: the GGUF's RoPE (llama.cpp's rules) against the config's, difference by difference."""
+    from . import models, rope
+
+    if args.arrays or args.x or args.actual or args.positions:
+        raise InputError("--gguf compares a GGUF with a config; it takes no arrays")
+    if not (args.config or args.model):
+        raise InputError("--gguf needs the model's config: --config CONFIG.json or --model NAME")
+    try:
+        config = models.get(args.model).config if args.model else args.config
+        lines = rope.gguf_differences(args.gguf, config, n_ctx=args.n_ctx, layer=args.layer)
+        g = rope.from_gguf(args.gguf, n_ctx=args.n_ctx, layer=args.layer)
+    except ImportError as exc:
+        raise InputError(str(exc)) from exc
+    except (TypeError, ValueError, KeyError, OSError) as exc:
+        raise InputError(as_flags(str(exc).splitlines()[0]).replace("n_ctx", "--n-ctx")) from exc
+    print(f"pemath diagnose: {args.gguf} against {args.model or args.config}")
+    print(f"the GGUF, as llama.cpp {rope.LLAMA_CPP['commit'][:12]} reads it: {g!r}")
+    if not lines:
+        print("AGREE: the GGUF's RoPE is the config's (pairing, dims, base, every frequency, attention factor, "
+              "sections)")
+        return 0
+    for line in lines:
+        print(f"DIFFERS: {line}")
+    return 1
 
 
 # --------------------------------------------------------------------------- reading the arrays

@@ -48,3 +48,11 @@ class VacuousToleranceWarning(PrecisionWarning):
     point of the circle a rotated pair lies on; any value in [-1, 1] for a sinusoid).
     Such an element is not checked at all; the assert passing says nothing about it.
     """
+
+
+class GGUFWarning(UserWarning):
+    """A GGUF file holds RoPE data that llama.cpp's code for its architecture does not read.
+
+    :func:`pemath.rope.from_gguf` returns what llama.cpp computes, so that data is left out
+    of the returned Spec too; the warning says which tensor or key, and why.
+    """

@@ -2,6 +2,7 @@
 
 from .spec import NoRope, Spec
 from .apply import apply, apply_mrope, cos_sin, inv_freq
+from .gguf import LLAMA_CPP, from_gguf, gguf_architectures, gguf_differences
 from .hf import from_hf, from_hf_config, layers
 from .complex_form import apply_complex, freqs_cis, from_complex, to_complex
 from .dense import matrix
@@ -19,6 +20,10 @@ __all__ = [
     "cos_sin",
     "from_hf",
     "from_hf_config",
+    "from_gguf",
+    "gguf_differences",
+    "gguf_architectures",
+    "LLAMA_CPP",
     "layers",
     "matrix",
     "to_complex",

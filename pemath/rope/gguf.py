@@ -1,0 +1,455 @@
+r"""The RoPE that llama.cpp computes for a GGUF file.
+
+A GGUF carries its RoPE as metadata (``{arch}.rope.freq_base``, ``.rope.dimension_count``,
+``.rope.dimension_sections``, ``.rope.scaling.type / factor / original_context_length /
+attn_factor``) and tensors (``rope_freqs.weight``, Llama 3.1's smoothing as per-pair factors;
+``rope_factors_long/short.weight``, LongRoPE's), and llama.cpp's code decides the rest: the
+pairing of each architecture (``llama_model_rope_type``: NORM pairs ``(2i, 2i+1)``, NEOX pairs
+``(i, i + n_rot/2)``, M-RoPE), the defaults of absent keys, whether the architecture's graph
+reads the factor tensors at all, and its per-layer rules. :func:`from_gguf` applies those
+rules, read from llama.cpp's source into ``gguf_archs.json`` (one table keyed by architecture,
+with the llama.cpp commit it was read from; ``tests/fixtures/make_gguf_archs.py`` regenerates
+it) and, for the per-architecture handling, from the model files pemath has checked.
+
+llama.cpp's rules, as applied here (``src/llama-model.cpp``, ``src/llama-context.cpp``):
+
+* ``freq_base`` defaults to 10000; the rotary dim ``n_rot`` to the head dim
+  (``attention.key_length``, else ``embedding_length / head_count``); llama, deci, falcon and
+  llama-embed refuse an ``n_rot`` other than the head dim;
+* the scaling type defaults to ``"linear"``; the factor is ``rope.scaling.factor`` (else the
+  old ``rope.scale_linear``), ``freq_scale = 1 / factor`` (1 when absent); type ``"none"``
+  never scales;
+* YaRN (type ``"yarn"``): ext_factor 1, beta_fast 32 and beta_slow 1 (llama.cpp's defaults:
+  the generic architectures do not read the file's betas), the ramp bounds floored and ceiled
+  (``truncate``), the amplitude :math:`(1 + 0.1 \ln s)` times ``rope.scaling.attn_factor``;
+* otherwise the amplitude is ``rope.scaling.attn_factor`` (default 1);
+* frequency factors: ``rope_freqs.weight`` when present, else ``rope_factors_long`` when the
+  context ``n_ctx`` exceeds ``original_context_length``, else ``rope_factors_short``; each
+  pair's angle is divided by its factor. Only for architectures whose graph passes them.
+
+The pairing is llama.cpp's on the file's own q/k weights. llama.cpp's converter permutes the
+q/k weights of the NORM architectures it converts from Hugging Face's half layout (Llama and
+its derivatives), so a NORM Spec here applied to those weights equals the Hugging Face
+config's half-layout RoPE on the original weights (:func:`pemath.rope.permute_qk_weight`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._errors import GGUFWarning
+from .._validate import check_int, show
+from .spec import NoRope, Spec
+
+__all__ = ["from_gguf", "gguf_differences", "gguf_architectures", "LLAMA_CPP"]
+
+_TABLE = Path(__file__).with_name("gguf_archs.json")
+
+#: Architectures whose special handling (in ``gguf_archs.json``'s ``special``) pemath models, by reading
+#: their model file: M-RoPE sections, and Gemma 3's sliding-window layers with their own base.
+_HANDLED_SPECIAL = {
+    "M-RoPE sections": ("qwen2vl", "qwen3vl", "qwen3vlmoe", "glm4", "glm4moe"),
+    "a per-layer base and scale (sliding-window layers)": ("gemma3",),
+    "sliding-window layers with their own base": ("gemma3",),
+}
+
+#: Architectures whose RoPE calls take per-layer parameters that pemath models (read from their model file).
+_HANDLED_PER_LAYER = ("gemma3",)
+
+#: llama.cpp refuses n_rot other than the head dim for these (``load_hparams``).
+_N_ROT_IS_HEAD_DIM = ("llama", "deci", "falcon", "llama-embed")
+
+
+@functools.lru_cache(maxsize=1)
+def _table() -> dict[str, Any]:
+    return json.loads(_TABLE.read_text())
+
+
+def gguf_architectures() -> dict[str, dict[str, Any]]:
+    """The architecture table: for each GGUF ``general.architecture``, llama.cpp's rope type and what its graph does.
+
+    Examples
+    --------
+    >>> from pemath.rope import gguf_architectures
+    >>> gguf_architectures()["llama"]["rope_type"], gguf_architectures()["qwen2"]["rope_type"]
+    ('norm', 'neox')
+    """
+    return {k: dict(v) for k, v in _table()["archs"].items()}
+
+
+#: The llama.cpp source the table was read from (commit and date).
+LLAMA_CPP: dict[str, str] = dict(_table()["llama_cpp"])
+
+
+def _reader(source: Any) -> Any:
+    try:
+        import gguf
+    except ImportError as exc:
+        raise ImportError("rope.from_gguf needs the gguf package (llama.cpp's reader): pip install 'pemath[gguf]'") \
+            from exc
+    if hasattr(source, "fields") and hasattr(source, "tensors"):
+        return source
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"path must be a path to a GGUF file or a gguf.GGUFReader, got {show(source)}")
+    path = Path(source)
+    if not path.is_file():
+        raise ValueError(f"path {str(path)!r} is not a file")
+    with open(path, "rb") as f:
+        magic = f.read(4)
+    if magic != b"GGUF":
+        raise ValueError(f"path {str(path)!r} is not a GGUF file (it starts with {magic!r}, not b'GGUF')")
+    try:
+        return gguf.GGUFReader(str(path))
+    except Exception as exc:  # noqa: BLE001 - a damaged file: say so, naming it
+        raise ValueError(f"path {str(path)!r} could not be read as GGUF: {exc}") from exc
+
+
+def _metadata(reader: Any) -> dict[str, Any]:
+    out = {}
+    for name, field in reader.fields.items():
+        try:
+            value = field.contents()
+        except Exception:  # noqa: BLE001 - a field pemath does not need
+            continue
+        out[name] = value
+    return out
+
+
+def _tensor(reader: Any, name: str) -> np.ndarray | None:
+    for t in reader.tensors:
+        if t.name == name:
+            return np.asarray(t.data, dtype=np.float64).reshape(-1)
+    return None
+
+
+def _per_layer(value: Any, layer: int | None, key: str) -> Any:
+    if isinstance(value, (list, tuple)):
+        if layer is None:
+            if len(set(value)) > 1:
+                raise TypeError(f"{key} differs between layers ({list(value)[:8]}...): pass layer=")
+            return value[0]
+        return value[layer]
+    return value
+
+
+def from_gguf(path: Any, *, n_ctx: int | None = None, layer: int | None = None) -> Spec | NoRope:
+    r"""The RoPE that llama.cpp computes for a GGUF file (per layer where the architecture mixes layers).
+
+    Parameters
+    ----------
+    path : str, os.PathLike or gguf.GGUFReader
+        The GGUF file. Needs the ``gguf`` package (``pip install 'pemath[gguf]'``).
+    n_ctx : int, optional
+        The context llama.cpp runs with: it chooses LongRoPE's long factors when ``n_ctx``
+        exceeds the file's original context. Required for such files.
+    layer : int, optional
+        The layer, for architectures whose layers differ (Gemma 3's sliding-window layers).
+
+    Returns
+    -------
+    Spec or NoRope
+        The pairing llama.cpp applies to the file's q/k weights (``"interleaved"`` for NORM,
+        ``"half"`` for NEOX and M-RoPE), the base, the rotary dim, the head dim, and the
+        scaling: ``Linear`` (``freq_scale``), ``YaRN`` (llama.cpp's ramp and amplitude), or the
+        per-pair frequency factors as ``LongRoPE`` with one regime. A ``NoRope`` for an
+        architecture without RoPE.
+
+    Raises
+    ------
+    ImportError
+        Without the ``gguf`` package.
+    ValueError
+        Not a GGUF file; no ``general.architecture``; an architecture llama.cpp's table does not
+        hold (the refusal names it and the RoPE keys found); an architecture whose RoPE handling
+        pemath does not model (named, with what it does); a frequency-factor tensor of the wrong
+        length; a value llama.cpp itself refuses.
+    TypeError
+        ``n_ctx`` missing for a LongRoPE file, ``layer`` missing where layers differ.
+
+    Warns
+    -----
+    pemath.GGUFWarning
+        When the file holds frequency factors that the architecture's graph does not read
+        (llama.cpp ignores them; so does the returned Spec).
+
+    Examples
+    --------
+    >>> import gguf, tempfile, os
+    >>> from pemath import rope
+    >>> path = os.path.join(tempfile.mkdtemp(), "tiny.gguf")
+    >>> w = gguf.GGUFWriter(path, "qwen2")
+    >>> w.add_uint32("qwen2.embedding_length", 256); w.add_uint32("qwen2.attention.head_count", 4)
+    >>> w.add_float32("qwen2.rope.freq_base", 1000000.0)
+    >>> w.write_header_to_file(); w.write_kv_data_to_file(); w.write_tensors_to_file(); w.close()
+    >>> rope.from_gguf(path)
+    Spec(layout='half', base=1000000.0, head_dim=64, rotary_dim=64)
+    """
+    reader = _reader(path)
+    kv = _metadata(reader)
+    arch = kv.get("general.architecture")
+    if not isinstance(arch, str):
+        raise ValueError("the GGUF file has no general.architecture: llama.cpp cannot load it either")
+    if n_ctx is not None:
+        n_ctx = check_int("n_ctx", n_ctx, minimum=1, maximum=2**32 - 1)  # llama.cpp's n_ctx is a uint32
+    table = _table()["archs"]
+    entry = table.get(arch)
+    rope_keys = sorted(k for k in kv if ".rope." in k or k.endswith(".context_length"))
+    if entry is None:
+        raise ValueError(f"general.architecture {arch!r} is not in llama.cpp's table ({len(table)} architectures, "
+                         f"llama.cpp {LLAMA_CPP['commit'][:12]}); RoPE keys found: {rope_keys or 'none'}")
+    k = lambda name, default=None: kv.get(f"{arch}.{name}", default)  # noqa: E731
+    n_layer = k("block_count")
+    if layer is not None:
+        layer = check_int("layer", layer, minimum=0, maximum=None if n_layer is None else int(n_layer) - 1)
+    provenance = f"llama.cpp {LLAMA_CPP['commit'][:12]} rules for {arch!r} ({entry.get('file', 'no model file')})"
+    rope_type = entry["rope_type"]
+    sections = [int(v) for v in (k("rope.dimension_sections") or [])]
+    if isinstance(rope_type, list):  # conditional: M-RoPE when the file carries sections
+        rope_type = rope_type[1] if any(sections) else rope_type[2]
+    if rope_type == "none" or entry.get("rope_calls", 1) == 0:
+        try:
+            head = _head_dim(kv, arch, layer)
+        except ValueError:
+            head = None
+        return NoRope(head_dim=head, reason=f"llama.cpp's {arch!r} graph applies no RoPE", provenance=provenance)
+    if rope_type == "vision":
+        raise ValueError(f"{arch!r}: llama.cpp's VISION rope type (a 2-D rotation of vision encoders) is not modelled "
+                         "by from_gguf")
+    special = [s for s in entry.get("special", []) if arch not in _HANDLED_SPECIAL.get(s, ())]
+    if special or not (entry.get("generic", False) or arch in _HANDLED_PER_LAYER):
+        what = "; ".join(special) if special else "RoPE calls with other parameters than the global ones"
+        raise ValueError(f"{arch!r}: llama.cpp's graph ({entry.get('file')}) has RoPE handling pemath does not model "
+                         f"({what}); refused rather than guessed")
+    head_dim = _head_dim(kv, arch, layer)
+    n_rot = int(_per_layer(k("rope.dimension_count", head_dim), layer, f"{arch}.rope.dimension_count"))
+    if arch in _N_ROT_IS_HEAD_DIM and n_rot != head_dim:
+        raise ValueError(f"{arch}.rope.dimension_count = {n_rot} but the head dim is {head_dim}: llama.cpp refuses "
+                         "this file (invalid n_rot)")
+    if not 2 <= n_rot <= head_dim or n_rot % 2:
+        raise ValueError(f"{arch}.rope.dimension_count = {n_rot}: must be even and within the head dim {head_dim}")
+    base = float(k("rope.freq_base", 10000.0))
+    kind = str(k("rope.scaling.type", "linear"))
+    factor = float(k("rope.scaling.factor", 0.0) or k("rope.scale_linear", 0.0) or 0.0)
+    freq_scale = 1.0 if factor == 0.0 or kind == "none" else 1.0 / factor
+    attn = float(k("rope.scaling.attn_factor", 1.0))
+    n_ctx_orig = k("rope.scaling.original_context_length", k("context_length"))
+    if arch == "gemma3" and _is_swa(kv, arch, layer):
+        base, freq_scale, kind = float(k("rope.freq_base_swa", 10000.0)), 1.0, "linear"  # get_rope_freq_base/_scale
+    factors = _factors(reader, entry, arch, n_rot, n_ctx, n_ctx_orig)
+    scaling = _scaling(kind, freq_scale, attn, factors, n_rot, n_ctx_orig, arch)
+    layout = "interleaved" if rope_type == "norm" else "half"
+    spec_kw: dict[str, Any] = {}
+    if any(sections) and rope_type not in ("mrope", "imrope"):
+        warnings.warn(f"the file holds {arch}.rope.dimension_sections = {sections}, but llama.cpp rotates {arch!r} "
+                      f"with its {rope_type.upper()} rope type, without M-RoPE sections: ignored, as llama.cpp ignores "
+                      "them", GGUFWarning, stacklevel=2)
+    if rope_type in ("mrope", "imrope"):
+        used = [s for s in sections if s]
+        if len(used) < 2 or sum(used) != n_rot // 2:
+            raise ValueError(f"{arch}.rope.dimension_sections = {sections}: M-RoPE needs sections summing to "
+                             f"n_rot/2 = {n_rot // 2}")
+        spec_kw = {"mrope_section": tuple(used), "mrope_interleaved": rope_type == "imrope"}
+    return Spec(layout, base=base, head_dim=head_dim, rotary_dim=n_rot, scaling=scaling, provenance=provenance,
+                **spec_kw)
+
+
+def _head_dim(kv: dict[str, Any], arch: str, layer: int | None) -> int:
+    n_embd = kv.get(f"{arch}.embedding_length")
+    n_head = _per_layer(kv.get(f"{arch}.attention.head_count"), layer, f"{arch}.attention.head_count")
+    key_length = kv.get(f"{arch}.attention.key_length")
+    if key_length is not None:
+        return int(key_length)
+    if n_embd is None or not n_head:
+        raise ValueError(f"the GGUF file has neither {arch}.attention.key_length nor {arch}.embedding_length and "
+                         f"{arch}.attention.head_count: the head dim is unknown")
+    return int(n_embd) // int(n_head)
+
+
+def _is_swa(kv: dict[str, Any], arch: str, layer: int | None) -> bool:
+    """Gemma 3's sliding-window layers (``load_swa_pattern(ml, 6)``: every layer but each 6th)."""
+    if not kv.get(f"{arch}.attention.sliding_window"):
+        return False
+    pattern = kv.get(f"{arch}.attention.sliding_window_pattern", 6)
+    base, swa_base = kv.get(f"{arch}.rope.freq_base", 10000.0), kv.get(f"{arch}.rope.freq_base_swa", 10000.0)
+    scaled = kv.get(f"{arch}.rope.scaling.factor") not in (None, 0.0, 1.0)
+    if layer is None:
+        if base != swa_base or scaled:
+            raise TypeError(f"{arch}: llama.cpp rotates sliding-window layers with base {swa_base} and no scaling, the "
+                            f"others with base {base}" + (" and the file's scaling" if scaled else "") + ": pass layer=")
+        return False
+    if isinstance(pattern, (list, tuple)):
+        return bool(pattern[layer])
+    n = int(pattern)
+    return n == 0 or layer % n < n - 1
+
+
+def _factors(reader: Any, entry: dict[str, Any], arch: str, n_rot: int, n_ctx: int | None,
+             n_ctx_orig: Any) -> np.ndarray | None:
+    names = [n for n in ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight")
+             if _tensor(reader, n) is not None]
+    if not names:
+        return None
+    if not entry.get("factors", False):
+        warnings.warn(f"the file holds {', '.join(names)}, which llama.cpp's {arch!r} graph does not read "
+                      f"({entry.get('file')} passes no frequency factors): ignored, as llama.cpp ignores them",
+                      GGUFWarning, stacklevel=3)
+        return None
+    if "rope_freqs.weight" in names:
+        name = "rope_freqs.weight"
+    else:
+        if n_ctx is None:
+            raise TypeError(f"the file holds LongRoPE factors (rope_factors_long/short): llama.cpp chooses them by the "
+                            f"context size (long when n_ctx > {n_ctx_orig}): pass n_ctx")
+        name = "rope_factors_long.weight" if n_ctx > int(n_ctx_orig) else "rope_factors_short.weight"
+    ff = _tensor(reader, name)
+    if ff.shape != (n_rot // 2,):
+        raise ValueError(f"{name} has {ff.size} values; llama.cpp needs n_rot/2 = {n_rot // 2} (one per rotated pair)")
+    if not np.all(np.isfinite(ff) & (ff > 0)):
+        raise ValueError(f"{name} holds values that are not positive and finite")
+    return ff
+
+
+def _scaling(kind: str, freq_scale: float, attn: float, factors: np.ndarray | None, n_rot: int, n_ctx_orig: Any,
+             arch: str) -> Any:
+    from ..scaling import Linear, LongRoPE, YaRN
+
+    if kind not in ("none", "linear", "yarn", "longrope"):
+        raise ValueError(f"{arch}.rope.scaling.type = {kind!r}: llama.cpp knows none, linear, yarn, longrope")
+    if factors is not None:
+        if freq_scale != 1.0 or kind == "yarn":
+            raise ValueError(f"{arch}: frequency factors together with {kind} scaling (freq_scale {freq_scale}) are "
+                             "not modelled by from_gguf")
+        return LongRoPE(short_factor=factors.tolist(), long_factor=factors.tolist(),
+                        original_max_position=int(n_ctx_orig or 1), attention_factor=attn)
+    if kind == "yarn":
+        s = 1.0 / freq_scale
+        if not s > 1.0 or n_ctx_orig is None:
+            raise ValueError(f"{arch}: YaRN with factor {s} and original context {n_ctx_orig} is not modelled")
+        return YaRN(s, int(n_ctx_orig), beta_fast=32.0, beta_slow=1.0, truncate=True,
+                    attention_factor=attn * (1.0 + 0.1 * math.log(s)))
+    if attn != 1.0:
+        raise ValueError(f"{arch}.rope.scaling.attn_factor = {attn} without YaRN or frequency factors: not modelled")
+    if freq_scale != 1.0:
+        return Linear(1.0 / freq_scale)
+    return None
+
+
+# --------------------------------------------------------------------------- GGUF against the model's config
+
+
+def _describe_scaling(s: Any) -> str:
+    return "none" if s is None else repr(s)
+
+
+def gguf_differences(path: Any, config: Any, *, n_ctx: int | None = None, layer: int | None = None,
+                     seq_len: int | None = None) -> list[str]:
+    r"""How the RoPE a GGUF implies differs from the RoPE of the model's Hugging Face config, in words.
+
+    The GGUF side is :func:`from_gguf` (llama.cpp's rules) on the file's q/k weights; where
+    llama.cpp's converter permutes the q/k rows of the architecture (recorded in the table,
+    ``converter_permutes_qk``), its NORM pairs on those rows are the config's half layout on the
+    original weights. The config side is :func:`pemath.rope.from_hf_config`. Compared: the pairing,
+    the head dim and rotary dim, the base, every pair's frequency (the frequency factors included),
+    the attention factor, the M-RoPE sections. An empty list means they agree.
+
+    Parameters
+    ----------
+    path
+        The GGUF file (as :func:`from_gguf`).
+    config : dict, str or os.PathLike
+        The Hugging Face config (a dict or a ``config.json`` path).
+    n_ctx, layer
+        As :func:`from_gguf` (``layer`` also picks the config's layer).
+    seq_len : int, optional
+        The length for the config's length-dependent scalings (default: ``n_ctx``).
+
+    Examples
+    --------
+    >>> import gguf, tempfile, os
+    >>> from pemath import rope
+    >>> path = os.path.join(tempfile.mkdtemp(), "q.gguf")
+    >>> w = gguf.GGUFWriter(path, "qwen2")
+    >>> w.add_uint32("qwen2.embedding_length", 512); w.add_uint32("qwen2.attention.head_count", 4)
+    >>> w.add_float32("qwen2.rope.freq_base", 10000.0)       # the config says 1e6: off by 100x
+    >>> w.write_header_to_file(); w.write_kv_data_to_file(); w.write_tensors_to_file(); w.close()
+    >>> config = {"model_type": "qwen2", "hidden_size": 512, "num_attention_heads": 4, "rope_theta": 1000000.0}
+    >>> print(rope.gguf_differences(path, config)[0])
+    base: the GGUF has 10000 (qwen2.rope.freq_base), the config 1e+06 (100 times the GGUF's)
+    """
+    from .hf import from_hf_config
+
+    if isinstance(config, (str, os.PathLike)):
+        p = Path(config)
+        if not p.is_file():
+            raise ValueError(f"config {str(p)!r} is not a file")
+        config = json.loads(p.read_text())
+    if not isinstance(config, dict):
+        raise TypeError(f"config must be a dict or a path to a config.json, got {show(config)}")
+    reader = _reader(path)
+    g = from_gguf(reader, n_ctx=n_ctx, layer=layer)
+    arch = _metadata(reader).get("general.architecture")
+    h = from_hf_config(config, layer=layer) if layer is not None else from_hf_config(config)
+    seq_len = seq_len if seq_len is not None else n_ctx
+    out: list[str] = []
+    if isinstance(g, NoRope) or isinstance(h, NoRope):
+        if isinstance(g, NoRope) != isinstance(h, NoRope):
+            out.append(f"RoPE: the GGUF's {'has none' if isinstance(g, NoRope) else 'is ' + repr(g)}, the config's "
+                       f"{'has none' if isinstance(h, NoRope) else 'is ' + repr(h)}")
+        return out
+    permutes = _table()["archs"].get(arch, {}).get("converter_permutes_qk")
+    layout = g.layout
+    if g.layout == "interleaved" and permutes:
+        layout = "half"
+    if layout != h.layout:
+        how = ("llama.cpp's NORM pairs (2i, 2i+1) on q/k rows the converter did not permute" if g.layout == "interleaved"
+               else "llama.cpp's NEOX pairs (i, i + n_rot/2)")
+        out.append(f"pairing: the GGUF is rotated with {how}; the config's model rotates {h.layout!r} pairs"
+                   + ("" if permutes is not None or g.layout == "half" else
+                      f" (whether llama.cpp's converter permutes q/k for {arch!r} is not recorded)"))
+    hd = h.head_dim or g.head_dim
+    if h.head_dim is not None and g.head_dim != h.head_dim:
+        out.append(f"head dim: the GGUF's is {g.head_dim}, the config's {h.head_dim}")
+    r_g, r_h = g.rotary_dim_for(g.head_dim), h.rotary_dim_for(hd)
+    if r_g != r_h:
+        out.append(f"rotary dims: the GGUF rotates {r_g} ({arch}.rope.dimension_count), the config {r_h}")
+        return out
+    if g.base != h.base and g.base is not None and h.base is not None:
+        ratio = h.base / g.base
+        words = f" ({_fmt_ratio(ratio)} the GGUF's)" if ratio >= 10 or ratio <= 0.1 else ""
+        out.append(f"base: the GGUF has {g.base:g} ({arch}.rope.freq_base), the config {h.base:g}{words}")
+    f_g, a_g = g.frequencies(r_g, seq_len)
+    f_h, a_h = h.frequencies(r_h, seq_len)
+    f_g, f_h = np.asarray(f_g, dtype=np.float64), np.asarray(f_h, dtype=np.float64)
+    bad = np.nonzero(~np.isclose(f_g, f_h, rtol=2e-6, atol=0.0))[0]
+    if bad.size and not (g.base != h.base and bad.size >= r_g // 2 - 1):
+        lo, hi = int(bad[0]), int(bad[-1])
+        out.append(f"frequencies: pairs {lo}..{hi} of {r_g // 2} differ (pair {lo}: {f_g[lo]:.6g} in the GGUF, "
+                   f"{f_h[lo]:.6g} in the config); the GGUF's scaling {_describe_scaling(g.scaling)}, the config's "
+                   f"{_describe_scaling(h.scaling)}" + _missing_factors(g, h))
+    if not math.isclose(a_g, a_h, rel_tol=2e-6):
+        out.append(f"attention factor: the GGUF's is {a_g:.6g}, the config's {a_h:.6g}")
+    if (g.mrope_section, g.mrope_interleaved) != (h.mrope_section, h.mrope_interleaved):
+        out.append(f"M-RoPE sections: the GGUF's {g.mrope_section} (interleaved {g.mrope_interleaved}), the config's "
+                   f"{h.mrope_section} (interleaved {h.mrope_interleaved})")
+    return out
+
+
+def _fmt_ratio(r: float) -> str:
+    return f"{r:g} times" if r >= 1 else f"1/{1 / r:g} of"
+
+
+def _missing_factors(g: Spec, h: Spec) -> str:
+    from ..scaling import Llama3, LongRoPE
+
+    if g.scaling is None and isinstance(h.scaling, (Llama3, LongRoPE)):
+        return (": the GGUF has no frequency factors (rope_freqs.weight, or rope_factors_long/short) where the "
+                "config's scaling needs them")
+    return ""

@@ -1,0 +1,202 @@
+"""rope.from_gguf: the RoPE llama.cpp computes for a GGUF file, on files written here with gguf.GGUFWriter."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from pemath import GGUFWarning, rope
+from pemath import scaling as sc
+
+gguf = pytest.importorskip("gguf", reason="gguf is optional (pip install 'pemath[gguf]')")
+
+
+def write(tmp_path, arch: str, kv: dict, tensors: dict | None = None, name: str = "m.gguf") -> str:
+    """A GGUF file with the given metadata (ints as uint32, floats as float32, lists as arrays) and tensors."""
+    path = str(tmp_path / name)
+    w = gguf.GGUFWriter(path, arch)
+    for key, value in kv.items():
+        full = key if key.startswith("general.") else f"{arch}.{key}"
+        if isinstance(value, bool):
+            w.add_bool(full, value)
+        elif isinstance(value, int):
+            w.add_uint32(full, value)
+        elif isinstance(value, float):
+            w.add_float32(full, value)
+        elif isinstance(value, str):
+            w.add_string(full, value)
+        else:
+            w.add_array(full, list(value))
+    for tname, data in (tensors or {}).items():
+        w.add_tensor(tname, np.asarray(data, dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+LLAMA = {"embedding_length": 4096, "attention.head_count": 32, "block_count": 32, "context_length": 131072,
+         "rope.freq_base": 500000.0, "rope.dimension_count": 128}
+
+
+def test_llama_is_norm_and_its_defaults_are_llama_cpps(tmp_path):
+    spec = rope.from_gguf(write(tmp_path, "llama", {"embedding_length": 512, "attention.head_count": 8}))
+    assert spec == rope.Spec("interleaved", base=10000.0, head_dim=64, rotary_dim=64)  # freq_base 10000, n_rot
+
+
+def test_llama_31_rope_freqs_are_its_frequency_factors(tmp_path):
+    """llama.cpp divides each pair's angle by rope_freqs; equal to HF's Llama 3.1 smoothing (float32 factors)."""
+    llama3 = sc.Llama3(8.0, 8192, low_freq_factor=1.0, high_freq_factor=4.0)
+    plain = np.asarray(rope.inv_freq(128, base=500000.0))
+    scaled = np.asarray(rope.inv_freq(128, base=500000.0, scaling=llama3))
+    ff = (plain / scaled).astype(np.float32)
+    spec = rope.from_gguf(write(tmp_path, "llama", LLAMA, {"rope_freqs.weight": ff}))
+    assert spec.layout == "interleaved" and spec.rotary_dim == 128
+    got = np.asarray(rope.inv_freq(128, spec=spec))
+    np.testing.assert_allclose(got, plain / ff.astype(np.float64), rtol=1e-15)
+    np.testing.assert_allclose(got, scaled, rtol=2**-23)  # the factors are stored in float32
+    assert spec.frequencies(128, None)[1] == 1.0  # no amplitude
+
+
+def test_qwen2_is_neox_and_yarn_follows_llama_cpps_rules(tmp_path):
+    kv = {"embedding_length": 3584, "attention.head_count": 28, "rope.freq_base": 1000000.0,
+          "rope.scaling.type": "yarn", "rope.scaling.factor": 4.0, "rope.scaling.original_context_length": 32768,
+          "rope.scaling.yarn_beta_fast": 8.0}  # the betas in the file are not read by qwen2's graph
+    spec = rope.from_gguf(write(tmp_path, "qwen2", kv))
+    assert spec.layout == "half" and spec.head_dim == 128
+    y = spec.scaling
+    assert isinstance(y, sc.YaRN) and (y.factor, y.original_max_position, y.beta_fast, y.beta_slow) == \
+        (4.0, 32768, 32.0, 1.0)
+    assert y.truncate and spec.frequencies(128, None)[1] == pytest.approx(1 + 0.1 * math.log(4.0))
+
+
+def test_linear_scaling_by_the_old_key_and_none_never_scales(tmp_path):
+    spec = rope.from_gguf(write(tmp_path, "llama", {**LLAMA, "rope.scale_linear": 4.0}))
+    assert spec.scaling == sc.Linear(4.0)
+    spec = rope.from_gguf(write(tmp_path, "llama", {**LLAMA, "rope.scaling.type": "none",
+                                                    "rope.scaling.factor": 8.0}, name="none.gguf"))
+    assert spec.scaling is None
+
+
+def test_partial_rotary_from_the_dimension_count(tmp_path):
+    spec = rope.from_gguf(write(tmp_path, "gptneox", {"embedding_length": 2048, "attention.head_count": 8,
+                                                      "rope.dimension_count": 64}))
+    assert (spec.layout, spec.head_dim, spec.rotary_dim) == ("half", 256, 64)
+
+
+def test_phi3_longrope_factors_are_chosen_by_the_context(tmp_path):
+    short, long = np.linspace(1.0, 2.0, 48), np.linspace(1.0, 40.0, 48)
+    kv = {"embedding_length": 3072, "attention.head_count": 32, "rope.dimension_count": 96,
+          "context_length": 131072, "rope.scaling.original_context_length": 4096,
+          "rope.scaling.attn_factor": 1.19}
+    path = write(tmp_path, "phi3", kv, {"rope_factors_long.weight": long, "rope_factors_short.weight": short})
+    with pytest.raises(TypeError, match="pass n_ctx"):
+        rope.from_gguf(path)
+    for n_ctx, want in ((4096, short), (8192, long)):
+        spec = rope.from_gguf(path, n_ctx=n_ctx)
+        f, a = spec.frequencies(96, 100)
+        np.testing.assert_allclose(f, np.asarray(rope.inv_freq(96, base=10000.0)) / want.astype(np.float32),
+                                   rtol=1e-15)
+        assert a == pytest.approx(np.float32(1.19))
+
+
+def test_gemma3_sliding_window_layers_have_their_own_base(tmp_path):
+    kv = {"embedding_length": 2560, "attention.head_count": 8, "attention.key_length": 256, "block_count": 34,
+          "rope.freq_base": 1000000.0, "rope.scaling.type": "linear", "rope.scaling.factor": 8.0,
+          "attention.sliding_window": 1024}
+    path = write(tmp_path, "gemma3", kv)
+    with pytest.raises(TypeError, match="pass layer="):
+        rope.from_gguf(path)
+    local, glob = rope.from_gguf(path, layer=0), rope.from_gguf(path, layer=5)
+    assert (local.base, local.scaling) == (10000.0, None)
+    assert (glob.base, glob.scaling) == (1000000.0, sc.Linear(8.0))
+    assert [rope.from_gguf(path, layer=i).base for i in range(12)] == [10000.0] * 5 + [1e6] + [10000.0] * 5 + [1e6]
+
+
+def test_mrope_sections(tmp_path):
+    kv = {"embedding_length": 3584, "attention.head_count": 28, "rope.freq_base": 1000000.0,
+          "rope.dimension_sections": [16, 24, 24, 0]}
+    spec = rope.from_gguf(write(tmp_path, "qwen2vl", kv))
+    assert (spec.layout, spec.mrope_section, spec.mrope_interleaved) == ("half", (16, 24, 24), False)
+    spec = rope.from_gguf(write(tmp_path, "qwen3vl", {**kv, "rope.dimension_sections": [24, 20, 20, 0]},
+                                name="q3.gguf"))
+    assert spec.mrope_section == (24, 20, 20) and spec.mrope_interleaved
+
+
+def test_architectures_without_rope(tmp_path):
+    for arch in ("bloom", "starcoder"):  # starcoder: NORM in llama.cpp's table, but its graph applies no RoPE
+        out = rope.from_gguf(write(tmp_path, arch, {"embedding_length": 256, "attention.head_count": 4},
+                                   name=f"{arch}.gguf"))
+        assert isinstance(out, rope.NoRope) and out.head_dim == 64
+
+
+def test_factors_an_architecture_ignores_are_warned_about(tmp_path):
+    path = write(tmp_path, "qwen2", {"embedding_length": 256, "attention.head_count": 4},
+                 {"rope_freqs.weight": np.ones(32)})
+    with pytest.warns(GGUFWarning, match="rope_freqs.weight, which llama.cpp's 'qwen2' graph does not read"):
+        spec = rope.from_gguf(path)
+    assert spec.scaling is None
+
+
+@pytest.mark.parametrize("arch, kv, tensors, error, match", [
+    ("llama", {"embedding_length": 256, "attention.head_count": 4}, {"rope_freqs.weight": np.ones(7)}, ValueError,
+     "rope_freqs.weight has 7 values; llama.cpp needs n_rot/2 = 32"),
+    ("llama", {"embedding_length": 256, "attention.head_count": 4, "rope.dimension_count": 32}, None, ValueError,
+     "llama.cpp refuses this file"),
+    ("notanarch", {"embedding_length": 256, "rope.freq_base": 5.0}, None, ValueError,
+     r"'notanarch' is not in llama.cpp's table .* RoPE keys found: \['notanarch.rope.freq_base'\]"),
+    ("deepseek2", {"embedding_length": 256, "attention.head_count": 4}, None, ValueError,
+     "RoPE handling pemath does not model"),
+    ("llama", {"embedding_length": 256, "attention.head_count": 4, "rope.scaling.type": "ntk"}, None, ValueError,
+     "llama.cpp knows none, linear, yarn, longrope"),
+    ("llama", {"embedding_length": 256, "attention.head_count": 4, "rope.dimension_sections": [1, 2]}, None,
+     GGUFWarning, "llama.cpp rotates 'llama' with its NORM rope type, without M-RoPE sections"),
+])
+def test_bad_files_are_refused_with_the_reason(tmp_path, arch, kv, tensors, error, match):
+    path = write(tmp_path, arch, kv, tensors)
+    if error is GGUFWarning:
+        with pytest.warns(GGUFWarning, match=match):
+            rope.from_gguf(path)
+        return
+    with pytest.raises(error, match=match):
+        rope.from_gguf(path)
+
+
+def test_not_a_gguf_file_and_bad_arguments(tmp_path):
+    p = tmp_path / "x.gguf"
+    p.write_bytes(b"PK\x03\x04 not gguf")
+    with pytest.raises(ValueError, match="is not a GGUF file"):
+        rope.from_gguf(p)
+    with pytest.raises(ValueError, match="is not a file"):
+        rope.from_gguf(tmp_path / "missing.gguf")
+    with pytest.raises(TypeError, match="path must be a path to a GGUF file"):
+        rope.from_gguf(3)
+    path = write(tmp_path, "llama", LLAMA)
+    with pytest.raises(ValueError, match="layer"):
+        rope.from_gguf(path, layer=32)
+    with pytest.raises(ValueError, match="n_ctx"):
+        rope.from_gguf(path, n_ctx=0)
+
+
+def test_the_table_is_llama_cpps():
+    table = rope.gguf_architectures()
+    assert len(table) > 100 and rope.LLAMA_CPP["commit"] and rope.LLAMA_CPP["date"]
+    assert table["llama"]["rope_type"] == "norm" and table["qwen2"]["rope_type"] == "neox"
+    assert table["qwen2vl"]["rope_type"] == "mrope" and table["qwen3vl"]["rope_type"] == "imrope"
+    assert table["glm4"]["rope_type"] == ["conditional", "mrope", "norm"]
+    assert table["bloom"]["rope_type"] == "none"
+    # an architecture whose graph ignores the frequency factors, and one that reads them
+    assert not table["qwen2"]["factors"] and table["llama"]["factors"]
+
+
+def test_a_gguf_reader_is_accepted(tmp_path):
+    reader = gguf.GGUFReader(write(tmp_path, "qwen3", {"embedding_length": 256, "attention.head_count": 4,
+                                                       "attention.key_length": 128}))
+    assert rope.from_gguf(reader) == rope.Spec("half", base=10000.0, head_dim=128, rotary_dim=128)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rope.from_gguf(reader)

@@ -1,0 +1,195 @@
+"""GGUFs written by llama.cpp's own converter (recorded), read back by rope.from_gguf, against from_hf_config.
+
+tests/fixtures/make_gguf_fixtures.py recorded, for every registered model llama.cpp's converter handles, what its
+``set_gguf_parameters`` and ``generate_extra_tensors`` write. Here each record becomes a GGUF again
+(gguf.GGUFWriter) and ``rope.gguf_differences`` compares llama.cpp's reading of it with the model's config:
+each registered model either agrees, or is refused by from_gguf with the reason, or differs, with the
+difference listed in EXPECTED_DIFFERENCES and its cause. ``test_converted_figures`` prints the counts.
+
+Then the public conversion bugs of issue 24, each written as a GGUF with the bug, are named by
+``pemath diagnose --gguf``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pemath import models, rope
+
+gguf = pytest.importorskip("gguf", reason="gguf is optional (pip install 'pemath[gguf]')")
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "peers" / "gguf_converted.json"
+RECORDS = json.loads(FIXTURE.read_text())
+
+#: Models whose converted GGUF from_gguf refuses, with the reason's words (architectures whose RoPE handling
+#: pemath does not model).
+REFUSED = {
+    "deepseek-v2-lite": "YaRN's log multiplier", "deepseek-v3": "YaRN's log multiplier",
+    "gemma-2-9b": "per-layer base", "llama-4-scout-17b-16e": "layers without RoPE",
+    "ministral-3-3b-instruct-2512": "YaRN's beta_fast", "ministral-3-8b-2512": "YaRN's beta_fast",
+    "olmo-2-1124-7b": "sliding-window layers", "smollm3-3b": "layers without RoPE",
+    "gpt-oss-20b": "sliding-window layers", "modernbert-base": "per-layer base",
+}
+#: Models whose converted GGUF llama.cpp reads as other RoPE than the config's, with the difference and its cause.
+EXPECTED_DIFFERENCES: dict[str, tuple[str, str]] = {}
+
+
+def write(tmp_path: Path, name: str, record: dict) -> str:
+    path = str(tmp_path / f"{name}.gguf")
+    w = gguf.GGUFWriter(path, record["gguf_arch"])
+    for key, (kind, value) in record["kv"].items():
+        if key == "general.architecture":
+            continue
+        vt = gguf.GGUFValueType[kind]
+        if vt == gguf.GGUFValueType.ARRAY:
+            w.add_array(key, value)
+        else:
+            if "INT" in kind and isinstance(value, float):  # a placeholder recorded as a float
+                value = int(value)
+            w.add_key_value(key, value, vt)
+    for tname, data in record["tensors"].items():
+        w.add_tensor(tname, np.asarray(data, dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+def _n_ctx(record: dict) -> int | None:
+    if "rope_factors_long.weight" in record["tensors"]:
+        return 131072
+    return None
+
+
+def verdict(tmp_path: Path, name: str) -> tuple[str, list[str]]:
+    record = RECORDS["models"][name]
+    path = write(tmp_path, name, record)
+    config = models.get(name).config
+    layers = [None]
+    if record["gguf_arch"] == "gemma3":
+        layers = [0, 5]  # a sliding-window layer and a global one
+    out: list[str] = []
+    for layer in layers:
+        try:
+            out += rope.gguf_differences(path, config, n_ctx=_n_ctx(record), layer=layer)
+        except ValueError as exc:
+            return "refused", [str(exc)]
+    return ("agrees" if not out else "differs"), out
+
+
+@pytest.mark.parametrize("name", sorted(RECORDS["models"]))
+def test_a_converted_gguf_reads_back_as_its_config(tmp_path, name):
+    kind, lines = verdict(tmp_path, name)
+    if name in REFUSED:
+        assert kind == "refused" and REFUSED[name] in lines[0], lines
+    elif name in EXPECTED_DIFFERENCES:
+        assert kind == "differs" and any(EXPECTED_DIFFERENCES[name][0] in ln for ln in lines), lines
+    else:
+        assert kind == "agrees", "\n".join(lines)
+
+
+def test_converted_figures(tmp_path):
+    counts = {"agrees": 0, "differs": 0, "refused": 0}
+    for name in RECORDS["models"]:
+        counts[verdict(tmp_path, name)[0]] += 1
+    print(f"\nGGUFs from llama.cpp's converter ({RECORDS['llama_cpp']['commit'][:12]}), read back by from_gguf against "
+          f"from_hf_config: {counts['agrees']} agree, {counts['differs']} differ, {counts['refused']} refused; "
+          f"{len(RECORDS['not_converted'])} registered models the converter does not handle; from_gguf knows "
+          f"{len(rope.gguf_architectures())} architectures")
+    assert counts["agrees"] >= 30
+
+
+# --------------------------------------------------------------------------- public conversion bugs, named
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    from pemath.cli import main
+
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["diagnose", *args])
+    return code, out.getvalue() + err.getvalue()
+
+
+def _with(record: dict, *, drop: tuple[str, ...] = (), kv: dict | None = None, tensors: bool = True,
+          arch: str | None = None) -> dict:
+    """A recorded conversion with a bug put in: keys dropped or changed, the extra tensors left out, another arch."""
+    rec = json.loads(json.dumps(record))
+    rec["kv"] = {k: v for k, v in rec["kv"].items() if not any(k.endswith(d) for d in drop)}
+    for k, v in (kv or {}).items():
+        rec["kv"][k] = v
+    if not tensors:
+        rec["tensors"] = {}
+    if arch is not None:
+        old = rec["gguf_arch"]
+        rec["kv"] = {k.replace(f"{old}.", f"{arch}.", 1): v for k, v in rec["kv"].items()}
+        rec["gguf_arch"] = arch
+    return rec
+
+
+def test_the_models_own_conversion_agrees_on_the_command_line(tmp_path):
+    path = write(tmp_path, "llama-3.1-8b", RECORDS["models"]["llama-3.1-8b"])
+    code, out = _cli("--gguf", path, "--model", "llama-3.1-8b")
+    assert code == 0 and "AGREE" in out, out
+
+
+def test_rope_freqs_never_written_for_a_llama_31_derivative(tmp_path):
+    """ggml-org/llama.cpp #9114 (PR #9117), ik_llama.cpp PR #402: a Llama 3.1 GGUF without rope_freqs."""
+    path = write(tmp_path, "bug", _with(RECORDS["models"]["llama-3.1-8b"], tensors=False))
+    code, out = _cli("--gguf", path, "--model", "llama-3.1-8b")
+    assert code == 1, out
+    assert "the GGUF has no frequency factors (rope_freqs.weight" in out and "Llama3" in out, out
+
+
+def test_freq_base_off_by_100x(tmp_path):
+    """abetlen/llama-cpp-python #1271: freq_base 10000 in the GGUF of a model trained at 1e6."""
+    path = write(tmp_path, "bug", _with(RECORDS["models"]["qwen2-7b-instruct"],
+                                        kv={"qwen2.rope.freq_base": ["FLOAT32", 10000.0]}))
+    code, out = _cli("--gguf", path, "--model", "qwen2-7b-instruct")
+    assert code == 1 and "base: the GGUF has 10000 (qwen2.rope.freq_base), the config 1e+06 (100 times" in out, out
+
+
+def test_glms_half_rotary_misconverted(tmp_path):
+    """ggml-org/llama.cpp PR #12957: GLM's partial rotary (half of the head) converted as the whole head."""
+    rec = RECORDS["models"]["glm-4-9b-chat-hf"]
+    head = 128
+    path = write(tmp_path, "bug", _with(rec, kv={"chatglm.rope.dimension_count": ["UINT32", head]}))
+    code, out = _cli("--gguf", path, "--model", "glm-4-9b-chat-hf")
+    assert code == 1 and "rotary dims: the GGUF rotates 128 (chatglm.rope.dimension_count), the config 64" in out, out
+
+
+def test_normal_versus_neox_chosen_wrong(tmp_path):
+    """jzhang38/TinyLlama #24: a model converted under an architecture with the other pairing mode."""
+    rec = _with(RECORDS["models"]["llama-2-7b"], arch="command-r")  # NORM, q/k not permuted by its converter
+    path = write(tmp_path, "bug", rec)
+    code, out = _cli("--gguf", path, "--model", "llama-2-7b")
+    assert code == 1 and "pairing: the GGUF is rotated with llama.cpp's NORM pairs (2i, 2i+1) on q/k rows the " \
+                         "converter did not permute; the config's model rotates 'half' pairs" in out, out
+
+
+@pytest.mark.parametrize("args, match", [
+    (["--model", "llama-2-7b"], "no such file|is not a file"),
+    ([], "--gguf needs the model's config"),
+])
+def test_unusable_input_exits_2(tmp_path, args, match):
+    import re
+
+    code, out = _cli("--gguf", str(tmp_path / "missing.gguf"), *args)
+    assert code == 2 and re.search(match, out), out
+
+
+def test_the_command_runs_as_a_program(tmp_path):
+    path = write(tmp_path, "q", RECORDS["models"]["qwen3-8b"])
+    res = subprocess.run([sys.executable, "-m", "pemath.cli", "diagnose", "--gguf", path, "--model", "qwen3-8b"],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and "AGREE" in res.stdout, res.stdout + res.stderr
