@@ -7,7 +7,7 @@ from typing import Any
 
 from ._errors import GGUFWarning, InexactPositionsWarning, PrecisionWarning, TablePrecisionWarning, VacuousToleranceWarning
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 _SUBMODULES = ("rope", "scaling", "sinusoidal", "alibi", "t5", "positions", "pedagogy", "testing", "models")
 

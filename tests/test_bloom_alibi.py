@@ -45,7 +45,7 @@ def test_bit_for_bit_with_transformers_code(heads, libm):
     mask = _mask()
     for falcon, pipeline in ((True, pipelines.falcon_alibi), (False, pipelines.bloom_alibi)):
         ref = hf_build_alibi_tensor(torch, torch.from_numpy(mask), heads, torch.bfloat16, falcon=falcon)
-        got = pipeline(heads, mask, libm=libm)
+        got = pipeline(heads, mask, libm=libm, **({} if falcon else {"dtype": "bfloat16"}))
         assert got.dtype == ml_dtypes.bfloat16 and got.shape == (2, heads, 1, 3000)
         assert np.array_equal(got.astype(np.float32), ref.float().numpy().reshape(2, heads, 1, 3000))
 
@@ -65,7 +65,7 @@ def test_the_bfloat16_roundings_are_there():
 def test_bloom_and_falcon_differ_where_the_issue_measured():
     """At 40 heads and 300 keys, 2336 of the 12000 values differ (BLOOM rounds once, Falcon three times)."""
     mask = np.ones((1, 300), dtype=np.int64)
-    bloom = pipelines.bloom_alibi(40, mask).astype(np.float64)
+    bloom = pipelines.bloom_alibi(40, mask, dtype="bfloat16").astype(np.float64)
     falcon = pipelines.falcon_alibi(40, mask).astype(np.float64)
     assert int(np.count_nonzero(bloom != falcon)) == 2336 and bloom.size == 12000
 
@@ -80,7 +80,8 @@ def test_falcon_bfloat16_is_named_against_the_exact_bias(heads):
         assert_alibi_close(actual, heads, q, k, form="shifted")
     assert "Diagnosis: the output matches Falcon's bfloat16 pipeline" in str(exc.value)
     assert "BLOOM" not in str(exc.value).split("Diagnosis:")[1].split("(")[0]
-    bloom = pipelines.bloom_alibi(heads, np.ones((1, k), dtype=np.int64))[0, :, 0, :].astype(np.float64)
+    bloom = pipelines.bloom_alibi(heads, np.ones((1, k), dtype=np.int64), dtype="bfloat16")[0, :, 0, :].astype(
+        np.float64)
     assert_alibi_close(np.where(np.isneginf(truth), -np.inf, bloom[:, None, :]).astype(ml_dtypes.bfloat16), heads, q,
                        k, form="shifted")
 
@@ -110,5 +111,6 @@ def test_bit_for_bit_with_the_installed_transformers(heads):
     mask = _mask()
     for module, pipeline in ((bloom, pipelines.bloom_alibi), (falcon, pipelines.falcon_alibi)):
         ref = module.build_alibi_tensor(torch.from_numpy(mask), heads, torch.bfloat16).float().numpy()
-        got = pipeline(heads, mask, libm="torch").astype(np.float32)
+        got = pipeline(heads, mask, libm="torch", **({} if pipeline is pipelines.falcon_alibi else
+                                                   {"dtype": "bfloat16"})).astype(np.float32)
         assert np.array_equal(got, ref.reshape(2, heads, 1, 3000)), pipeline.__name__

@@ -127,3 +127,13 @@ def test_the_constants_of_the_new_tolerance_sections_are_the_codes():
     e1 = 2 / 512
     assert c[255] == pytest.approx(255 * (e1 * (np.log(10_000.0) + 1) + 8 + 1))
     assert 2200 < c[255] < 2400  # "about 2300 u at the last pair of d_r = 512"
+
+
+def test_the_gpu_form_and_output_floor_constants_are_the_codes():
+    from pemath.testing._core import tolerance as t
+    from pemath.testing._rope import honest
+
+    text = TOLERANCE.read_text()
+    assert honest._C_GPU_POW == 4 and "(CUDA's: 2 ulp, :math:`C_\\theta = 4`)" in text
+    assert t.output_floor(2.0**-11) == 2 * 1.5 * 2.0**-24 and r"\sigma \cdot 1.5\,\eta_T" in text
+    assert "(float16: :math:`2^{-24}`)" in text

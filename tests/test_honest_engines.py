@@ -110,7 +110,7 @@ def test_the_recurrence_is_outside_the_bound_so_recognition_is_needed():
 @pytest.mark.parametrize("name, make, finding", [
     ("positions + 1", lambda x, p: pipelines.llama_cpp(x, p + 1, layout="half"), "positions shifted by +1"),
     ("interleaved", lambda x, p: pipelines.llama_cpp(x, p, layout="interleaved"), "the other layout"),
-    ("base 10^5", lambda x, p: pipelines.llama_cpp(x, p, layout="half", base=1e5), "base 100000"),
+    ("base 10^5", lambda x, p: pipelines.llama_cpp(x, p, layout="half", base=1e5), "base=100000"),
     ("linear x2 applied", lambda x, p: pipelines.llama_cpp(x, p, layout="half", scaling=sc.Linear(2.0)), ""),
 ])
 def test_bugs_on_top_of_the_recurrence_are_rejected_and_named(name, make, finding):
@@ -213,3 +213,64 @@ def test_honest_figures():
     print(f"\nllama.cpp's float32 recurrence: {n1 + n2 - len(r1) - len(r2)} of {n1 + n2} configurations accepted "
           f"(rotary dims 2..1024 at base 1e4, 64..1024 at 1e5, 5e5, 1e6; positions 0..2^24)")
     assert not r1 and not r2
+
+
+# --------------------------------------------------------------------------- found by an independent review
+
+
+def gpu_pow_kernel(x: np.ndarray, pos: np.ndarray, base: float) -> np.ndarray:
+    """llama.cpp's CUDA/Vulkan/SYCL form: theta = p * powf(theta_scale, i), in float32 (NumPy's powf)."""
+    r = x.shape[-1]
+    ts = np.power(np.float32(base), np.float32(-2.0) / np.float32(r))
+    phase = pos.astype(np.float32)[:, None] * np.power(ts, np.arange(r // 2).astype(np.float32))
+    c, s = np.cos(phase), np.sin(phase)
+    a, b = x[:, : r // 2], x[:, r // 2:]
+    return np.concatenate([a * c - b * s, a * s + b * c], -1)
+
+
+def test_llama_cpp_gpu_form_is_recognised():
+    """p * powf(theta_scale, i): about i times the rounding of theta_scale, one sign; up to 3x the bound at r=880."""
+    rejected = []
+    for base in (1e4, 1e6, 1e7):
+        for r in range(64, 1025, 64):
+            pos = np.arange(100_000, 100_032)
+            x = _x(pos.size, r)
+            if not _accepts(gpu_pow_kernel(x, pos, base), x, pos, layout="half", base=base):
+                rejected.append((base, r))
+    assert not rejected, rejected
+
+
+def test_float16_outputs_in_the_subnormal_range_pass():
+    """Rounding to a float16 subnormal has an absolute error of up to 2^-25: the bound has that floor."""
+    pos = np.arange(8)
+    x = (RNG.standard_normal((pos.size, 64)) * 1e-5).astype(np.float32)
+    y = rope.apply(x.astype(np.float64), pos, layout="half").astype(np.float32).astype(np.float16)
+    assert _accepts(y, x, pos, layout="half")
+    # a zero pair stays exactly zero: no floor there
+    from pemath.testing import rope_tolerance
+
+    z = np.zeros((1, 4), dtype=np.float16)
+    assert np.all(rope_tolerance(z, [3], layout="half") == 0)
+
+
+def test_one_fractional_position_does_not_widen_every_rows_bound():
+    """Positions 0..14 and one fractional one are no float32 grid: an off-by-one on the integer rows is caught."""
+    pos = np.concatenate([np.arange(15), [2**21 + 0.5]])
+    x = _x(pos.size, 64)
+    y = rope.apply(x.astype(np.float64), pos, layout="half")
+    y[:15] = rope.apply(x[:15].astype(np.float64), pos[:15] + 1, layout="half")
+    assert not _accepts(y.astype(np.float32), x, pos, layout="half")
+
+
+def test_no_name_that_the_right_output_would_also_match():
+    """At p = 2^22 an off-by-one is within the bound: a kernel that is wrong otherwise is not called off-by-one."""
+    pos = np.arange(2**22, 2**22 + 16)
+    x = _x(pos.size, 512)
+    inv = (1.0 / 10_001.0 ** (np.arange(0, 512, 2) / 512)).astype(np.float32)  # base 10001, per pair
+    phase = pos.astype(np.float32)[:, None] * inv
+    c, s = np.cos(phase), np.sin(phase)
+    y = np.concatenate([x[:, :256] * c - x[:, 256:] * s, x[:, :256] * s + x[:, 256:] * c], -1)
+    with pytest.raises(AssertionError) as info:
+        assert_rope_close(y, x, pos, layout="half")
+    diagnosis = str(info.value).split("Diagnosis:")[1]
+    assert "shifted by" not in diagnosis and "stored in" not in diagnosis, diagnosis

@@ -181,8 +181,13 @@ class Outcome:
                               "certificate": s.certificate, "section": s.section, "lemma": s.lemma, "part": s.part,
                               "rests_on": list(s.rests_on), "formula": s.record(),
                               "latex": s.latex() if latex else None})
+        from .. import __version__
+        from ._registry import registry_version
+
         return {
             "id": self.id,
+            "pemath_version": __version__,
+            "registry_version": registry_version(),
             "name": self.name,
             "title": self.title,
             "kind": self.kind,

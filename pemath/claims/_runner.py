@@ -41,6 +41,8 @@ def _assumes_more(claim: Claim, derivation: Any) -> str | None:
 
 
 def run_claim(claim: Claim, *, checks: bool = True) -> Outcome:
+    """Run one claim: its proof (decided by the kernel), then, with ``checks``, its numeric and mpmath
+    cross-checks; the :class:`Outcome` holds the verdict, the derivation and the timing."""
     if not isinstance(claim, Claim):
         raise TypeError(f"claim must be a pemath.claims.Claim, got {claim!r}")
     if not isinstance(checks, bool):
@@ -94,6 +96,7 @@ def run_claim(claim: Claim, *, checks: bool = True) -> Outcome:
 
 
 def run_claims(claims: Iterable[Claim], *, checks: bool = True) -> list[Outcome]:
+    """:func:`run_claim` for each claim, in order."""
     if isinstance(claims, (str, bytes, Claim)) or not isinstance(claims, Iterable):
         raise TypeError(f"claims must be an iterable of Claim (e.g. all_claims()), got {claims!r}")
     claims = list(claims)

@@ -23,6 +23,7 @@ def _check_argv(argv: object) -> None:
 
 
 def family_main(family: str, argv: list[str] | None = None) -> int:
+    """The command line of a ``proofs/*.py`` script: run one family's claims, print them, return the exit code."""
     if not isinstance(family, str):
         raise TypeError(f"family must be a string (a proofs/ script name), got {family!r}")
     _check_argv(argv)

@@ -70,6 +70,7 @@ def table(outcomes: Sequence[Outcome]) -> str:
 
 
 def summary_line(outcomes: Sequence[Outcome]) -> str:
+    """One line counting the outcomes by status (proved, imprecise, refuted, failed, error) and their total time."""
     _outcomes(outcomes)
     counts = Counter(o.status for o in outcomes)
     total = sum(o.seconds for o in outcomes)
@@ -79,11 +80,14 @@ def summary_line(outcomes: Sequence[Outcome]) -> str:
 
 
 def exit_code(outcomes: Sequence[Outcome]) -> int:
+    """The command line's exit code for these outcomes: 1 when a claim failed or raised, 0 otherwise."""
     _outcomes(outcomes)
     return 1 if any(o.status in ("failed", "error") for o in outcomes) else 0
 
 
 def to_json(outcomes: Sequence[Outcome], *, latex: bool = True) -> str:
+    """The outcomes as a JSON array (``pemath prove --json``): each claim's verdict, steps with their formulas,
+    assumptions, hypotheses, ``pemath_version`` and ``registry_version``; ``latex=False`` leaves out each step's LaTeX."""
     _outcomes(outcomes)
     if not isinstance(latex, bool):
         raise TypeError(f"latex must be True or False, got {latex!r}")

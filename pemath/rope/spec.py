@@ -247,6 +247,16 @@ class Spec:
             return np.ones_like(p)
         return 1.0 + self.query_scaling_beta * np.log1p(np.floor(p / self.query_scaling_length))
 
+    def keys(self) -> Any:
+        """A Spec is not a mapping: ``**spec`` (the keyword-dict API of ``rope.from_hf`` before 0.1.0 settled) fails
+        with what replaced it."""
+        raise TypeError(
+            "a pemath.rope.Spec is not a keyword dict: rope.from_hf and rope.from_hf_config return a Spec (they returned "
+            "keyword arguments in early 0.1.0 development); pass it as spec=..., e.g. "
+            "rope.apply(x, positions, spec=rope.from_hf(config)) instead of rope.apply(x, positions, "
+            "**rope.from_hf(config))"
+        )
+
     def replace(self, **changes: Any) -> Spec:
         """A copy with ``changes`` applied, validated again.
 

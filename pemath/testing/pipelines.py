@@ -896,7 +896,7 @@ def falcon_alibi(heads: int, attention_mask: Any, *, libm: str = "exact") -> np.
     return prod.astype(bf16)[:, :, None, :]
 
 
-def bloom_alibi(heads: int, attention_mask: Any, *, dtype: Any = "bfloat16", libm: str = "exact") -> np.ndarray:
+def bloom_alibi(heads: int, attention_mask: Any, *, dtype: Any = None, libm: str = "exact") -> np.ndarray:
     r"""BLOOM's ``build_alibi_tensor``: the ALiBi bias in float32, rounded once to the model dtype.
 
     The slopes of :func:`falcon_alibi`, kept in float32, times the key indices
@@ -913,8 +913,10 @@ def bloom_alibi(heads: int, attention_mask: Any, *, dtype: Any = "bfloat16", lib
     ----------
     heads, attention_mask, libm
         As :func:`falcon_alibi`.
-    dtype : str or dtype
-        The model dtype (one of :data:`DTYPES`; BLOOM runs in bfloat16).
+    dtype : str or dtype, optional
+        The model dtype (one of :data:`DTYPES`; BLOOM runs in bfloat16, the default). Until
+        0.3.0, leaving it out warns (``FutureWarning``) that this function computed Falcon's
+        pipeline in 0.1.0 (now :func:`falcon_alibi`); pass ``dtype`` to silence it.
 
     Returns
     -------
@@ -925,7 +927,7 @@ def bloom_alibi(heads: int, attention_mask: Any, *, dtype: Any = "bfloat16", lib
     --------
     >>> import numpy as np
     >>> from pemath.testing import pipelines
-    >>> b = pipelines.bloom_alibi(8, np.ones((1, 300), dtype=np.int64))
+    >>> b = pipelines.bloom_alibi(8, np.ones((1, 300), dtype=np.int64), dtype="bfloat16")
     >>> float(b[0, 0, 0, 257]), 0.5 * 257    # 128.5 rounded once to bfloat16
     (128.0, 128.5)
     >>> float(pipelines.bloom_alibi(8, np.ones((1, 300), dtype=np.int64), dtype="float32")[0, 0, 0, 257])
@@ -934,6 +936,13 @@ def bloom_alibi(heads: int, attention_mask: Any, *, dtype: Any = "bfloat16", lib
     heads = check_size("heads", heads)
     lm = _libm(libm)
     mask = _alibi_mask(attention_mask)
+    if dtype is None:
+        import warnings
+
+        warnings.warn("pipelines.bloom_alibi computes BLOOM's pipeline since 0.2.0 (float32, rounded once to dtype); "
+                      "in 0.1.0 it computed Falcon's bfloat16 one, now pipelines.falcon_alibi. Pass dtype= (e.g. "
+                      "'bfloat16') to silence this warning, which goes in 0.3.0", FutureWarning, stacklevel=2)
+        dtype = "bfloat16"
     dt = _resolve_dtype(dtype)
     slopes = _alibi_slopes_f32(heads, lm)
     keys = ((np.cumsum(mask, axis=-1) - 1) * mask).astype(np.float32)  # int64 * float32 -> float32

@@ -706,7 +706,7 @@ BLOOM = Spec(
     st.fixed_dictionaries({"heads": st.sampled_from([1, 3, 8, 12]),
                            "attention_mask": st.sampled_from([np.ones((1, 6), dtype=np.int64),
                                                               np.array([[0, 0, 1, 1], [1, 1, 1, 1]])]),
-                           "libm": st.just("exact")}),
+                           "libm": st.just("exact"), "dtype": st.just("bfloat16")}),
     {"heads": ints(minimum=1, maximum=2**20, typical=(4, 40)),
      "attention_mask": lambda b: st.sampled_from([
          valid(np.ones((2, 3), dtype=np.int32)), equiv([[1, 1, 0]], np.array([[1, 1, 0]]), "list"),
@@ -720,8 +720,8 @@ BLOOM = Spec(
 )
 
 
-FALCON = Spec(pipelines.falcon_alibi, BLOOM.base, {k: v for k, v in BLOOM.kinds.items() if k != "dtype"},
-              _check_bloom)
+FALCON = Spec(pipelines.falcon_alibi, BLOOM.base.map(lambda b: {k: v for k, v in b.items() if k != "dtype"}),
+              {k: v for k, v in BLOOM.kinds.items() if k != "dtype"}, _check_bloom)
 
 
 @covers("pemath.testing.pipelines.bloom_alibi")

@@ -19,6 +19,11 @@ class Verdict:
     ok: np.ndarray  # bool, elementwise
     err: np.ndarray  # |actual - expected| (NaN where either is NaN)
     ratio: np.ndarray  # err / tol (inf where tol == 0 < err, NaN -> inf)
+    #: whether the alternative is told apart from the right answer under the same tolerance (a diagnosis names
+    #: only an alternative the right output would fail: at very long positions an off-by-one is not)
+    separated: bool = True
+    #: per row (2-D verdicts), whether the alternative is told apart from the right answer there (None: not computed)
+    separated_rows: np.ndarray | None = None
 
     @property
     def passed(self) -> bool:
@@ -114,10 +119,13 @@ def first_match(
             continue
         tried.append(label)
         if rows is not None and verdict.ok.ndim == 2:
-            rows.append((label, verdict.ok.all(axis=1)))
+            explained = verdict.ok.all(axis=1)
+            if verdict.separated_rows is not None:
+                explained = explained & verdict.separated_rows
+            rows.append((label, explained))
         if ratios is not None:
             ratios[label] = float(np.max(verdict.ratio)) if verdict.ratio.size else 0.0
-        if verdict.passed:
+        if verdict.passed and verdict.separated:
             matched.append(label)
     return matched, tried, raised
 

@@ -17,7 +17,13 @@ The extension points, for a new diagnosis:
   ``j.rotate`` (x rotated by given phases) or ``j.judge`` (any array), each judged with
   the derived bound of the alternative's own phases);
 * a family of mistakes with free parameters: a generator in ``fitted.FAMILIES`` that fits
-  its parameters to the measurement and yields the fitted formula the same way.
+  its parameters to the measurement and yields the fitted formula the same way;
+* ``diagnose.FALLBACK_GROUPS``: groups tried only when no other names the output (the
+  honest computations' own variants, ``honest.variants``).
+
+An alternative is named only when it is told apart from the right output under the same
+tolerance (``Verdict.separated``): at positions where an off-by-one is within the bound, no
+off-by-one is named.
 
 Other entry points: ``multi_axis`` (M-RoPE, axial), ``nope`` (layers without RoPE),
 ``backward`` (the transposed rotation), ``xpos``, ``conformance`` (``check_rope_kernel``).

@@ -42,11 +42,11 @@ from .._core.measure import unwrap_shift, wrap
 from .._core.report import Candidate, Verdict, compare, diagnosis_lines, first_match, fmt, index_of, locate, nonfinite_line, ranges
 from .diagnose_scaling import scaling_variants
 from .fitted import fitted_candidates
-from .honest import recurrence_applies
+from . import honest
 from .tolerance import element_bound, rope_bound
-from .._core.tolerance import frequency_constants, recurrence_constants
+from .._core.tolerance import frequency_constants
 
-__all__ = ["COMMON_BASES", "MAX_DIAGNOSIS_ELEMENTS", "GROUPS", "rope_message"]
+__all__ = ["COMMON_BASES", "MAX_DIAGNOSIS_ELEMENTS", "GROUPS", "FALLBACK_GROUPS", "rope_message"]
 
 #: RoPE bases of real models: 10^4 (Llama 1/2, GPT-NeoX, Gemma, Phi-3, Mistral 7B v0.1),
 #: 10^5 (StarCoder2), 5·10^5 (Llama 3), 10^6 (Qwen2/2.5/3, Mistral v0.2+, CodeLlama, Mixtral),
@@ -77,7 +77,7 @@ class _Judge:
     a2: np.ndarray
     u_t: float
     user: tuple[float, float] | None  # (rtol, atol)
-    recurrence: bool = False  # the kernel's angles by the float32 recurrence: its wider phase bound (_honest)
+    memo: dict = dataclasses.field(default_factory=dict)  # what is computed once per judge (the truth)
 
     @property
     def xp(self) -> Any:
@@ -89,8 +89,29 @@ class _Judge:
             return atol + rtol * np.abs(expected)
         return bound()
 
-    def judge(self, expected: np.ndarray, bound: Callable[[], np.ndarray]) -> Verdict:
-        return compare(self.a2, expected, self.tol(expected, bound))
+    def judge(self, expected: np.ndarray, bound: Callable[[], np.ndarray],
+              reference: np.ndarray | None = None) -> Verdict:
+        """The alternative's verdict on the actual output, and whether it is told apart from ``reference`` (the right
+        output: pemath's truth, or an honest form's) under the same tolerance."""
+        tol = self.tol(expected, bound)
+        verdict = compare(self.a2, expected, tol)
+        if verdict.ok.ndim == 2 and not verdict.ok.all(axis=1).any():
+            return verdict  # explains no row: nothing to tell apart
+        ref = self.truth() if reference is None else reference
+        with np.errstate(invalid="ignore"):
+            apart = ~(np.abs(ref - expected) <= tol)
+        rows = apart.any(axis=1) if apart.ndim == 2 else None
+        return dataclasses.replace(verdict, separated=bool(apart.any()), separated_rows=rows)
+
+    def truth(self) -> np.ndarray:
+        """pemath's float64 rotation of the case's rows (computed once)."""
+        if self.memo.get("truth") is None:
+            from ... import rope
+
+            c = self.case
+            self.memo["truth"] = np.asarray(rope.apply(c.x2.astype(np.float64), c.pos, spec=c.spec,
+                                                       seq_len=c.seq_len))
+        return self.memo["truth"]
 
     # ---- pemath's own computations, with their bounds
 
@@ -98,8 +119,6 @@ class _Judge:
         c = self.case
         r_used = c.r if r is None else r
         cfreq = c.cfreq if cfreq is None else cfreq
-        if self.recurrence and cfreq.shape == (r_used // 2,):
-            cfreq = cfreq + recurrence_constants(r_used, c.base)
         return rope_bound(
             c.x2,
             c.pos if pos is None else pos,
@@ -294,6 +313,9 @@ def _estimated(j: _Judge, full_rows: bool, rows_shape: tuple[int, ...]) -> Itera
     integral = bool(np.all(c.pos == np.round(c.pos)))
     if integral:
         shift = np.round(shift)
+    # a reading below 1e-3 of a position is the phases' own rounding, not a shift (and a fractional shift would
+    # make the alternative's positions a float32 grid, with its wider position term)
+    shift = np.where(np.abs(shift) < 1e-3, 0.0, shift)
     vals, counts = np.unique(shift[found], return_counts=True)
     const = float(vals[np.argmax(counts)])
     if const not in (0.0, 1.0, -1.0):
@@ -428,8 +450,10 @@ def _listed(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[Cand
         rows = np.nonzero(unwritten)[0]
         yield (f"{rows.size} row(s) never written (non-finite, e.g. from empty_like, at positions "
                f"{', '.join(fmt(p) for p in c.pos[rows[:4]])}{', ...' if rows.size > 4 else ''}); every other "
-               "row is right", lambda: _Judge(dataclasses.replace(c, x2=np.where(unwritten[:, None], 0.0, c.x2)),
-                                              np.where(unwritten[:, None], 0.0, j.a2), j.u_t, j.user).apply())
+               "row is right", lambda: dataclasses.replace(  # NaN rows: told apart from the right output there
+                   _Judge(dataclasses.replace(c, x2=np.where(unwritten[:, None], 0.0, c.x2)),
+                          np.where(unwritten[:, None], 0.0, j.a2), j.u_t, j.user).apply(),
+                   separated=True, separated_rows=unwritten))
     yield "no rotation at all (the output equals x)", lambda: j.judge(c.x2, lambda: j.bound())
     yield "the rotation applied twice (angle 2pθ)", lambda: j.apply(pos=2 * c.pos)
 
@@ -437,6 +461,11 @@ def _listed(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[Cand
 def _from_positions(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[Candidate]:
     """Positions read from the output, row by row (a constant shift, per-row positions), then verified."""
     yield from _estimated(j, full_rows, shape[:-1])
+
+
+def _honest_variants(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[Candidate]:
+    """Bugs on top of an honest computation the bound does not cover (llama.cpp's angles), computed by it exactly."""
+    yield from honest.variants(j, COMMON_BASES)
 
 
 def _fitted(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[Candidate]:
@@ -450,12 +479,15 @@ def _fitted(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[Cand
 #: alternative (``j.apply``, ``j.rotate``, ``j.judge``), or None when it does not apply; the first label whose
 #: verdict passes is the diagnosis. A new listed mistake is a yield in a group or a new group here; a family
 #: with free parameters is a generator in ``fitted.FAMILIES``.
-GROUPS: tuple[Callable[[_Judge, bool, tuple[int, ...]], Iterator[Candidate]], ...] = (_listed, _from_positions,
-                                                                                        _fitted)
+GROUPS: tuple[Callable[[_Judge, bool, tuple[int, ...]], Iterator[Candidate]], ...] = (
+    _listed, _from_positions, _fitted)
+#: Groups tried only when no group of ``GROUPS`` names the output: the honest computations' own variants (an
+#: output that a listed alternative explains needs no recurrence to explain it).
+FALLBACK_GROUPS: tuple[Callable[[_Judge, bool, tuple[int, ...]], Iterator[Candidate]], ...] = (_honest_variants,)
 
 
-def _candidates(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[Candidate]:
-    for group in GROUPS:
+def _candidates(j: _Judge, full_rows: bool, shape: tuple[int, ...], groups: Any = GROUPS) -> Iterator[Candidate]:
+    for group in groups:
         yield from group(j, full_rows, shape)
 
 
@@ -582,17 +614,10 @@ def rope_message(
         lines.append(f"Tolerance: given, atol={fmt(user[1])} + rtol={fmt(user[0])} * |expected|")
     judge = _Judge(sub, sub_a2, u_t, user)
     per_row: list[tuple[str, np.ndarray]] = []
-    ratios: dict[str, float] = {}
-    matched, tried, raised = first_match(_candidates(judge, not note, shape), per_row, ratios)
-    if not matched and user is None and recurrence_applies(c):
-        # the angles may come from llama.cpp's float32 recurrence: the alternatives judged again with its phase
-        # bound, those that the wider bound could let through (it widens the phase term at most `wider` times)
-        wider = float(np.max(1.0 + recurrence_constants(c.r, c.base) / (c.cfreq + 1.0)))
-        near = [(label, thunk) for label, thunk in _candidates(_Judge(sub, sub_a2, u_t, user, recurrence=True),
-                                                               not note, shape) if ratios.get(label, 0.0) <= wider]
-        again, _, _ = first_match(near)
-        matched = [f"{m}, with the angles computed by the float32 recurrence (theta *= theta_scale, judged with "
-                   "its phase bound)" for m in again]
+    matched, tried, raised = first_match(_candidates(judge, not note, shape), per_row)
+    if not matched:
+        matched, more, more_raised = first_match(_candidates(judge, not note, shape, FALLBACK_GROUPS), per_row)
+        tried, raised = tried + more, raised + more_raised
     if not matched and len(shape) > 1:
         matched = _on_some_rows(judge, per_row, sub_rows, shape, c.given_pos, bool(note))
     lines += diagnosis_lines(matched, tried, raised, note=note)

@@ -80,7 +80,7 @@ def exact_summary(case: Any, a2: np.ndarray, u_t: float, user: tuple[float, floa
             truth = _core.rotate(x, cos[idx], sin[idx], layout, r, np, np.float64)
             if user is None:
                 tol = np.empty_like(x)
-                tol[:, :r] = pair_bounds(x[:, :r], k[idx], layout, r)
+                tol[:, :r] = pair_bounds(x[:, :r], k[idx], layout, r, u_t)
                 tol[:, r:] = u_t * np.abs(x[:, r:])
             else:
                 tol = user[1] + user[0] * np.abs(truth)

@@ -27,70 +27,141 @@ cos and sin (2 ulp), the attention factor, the rounding to ``T`` and the product
 A kernel is accepted this way only if its output agrees with the recurrence at that
 tightness for every element: a bug elsewhere (a wrong position, base, layout, factor)
 moves some element by far more, and the position's own rounding is part of the
-emulation. Recognised for single-axis RoPE with integer positions and no scaling,
-linear scaling (ggml's ``freq_scale``) or Llama 3's per-pair factors (the GGUF's
-``rope_freqs``), the configurations llama.cpp runs this way.
+emulation. The same holds for llama.cpp's GPU backends (CUDA, Vulkan, SYCL), which compute each
+angle as ``p * powf(theta_scale, i)``: the frequency :math:`s^i` carries :math:`i` times the
+rounding of :math:`s`, all of one sign. It is recognised the same way: the frequencies
+:math:`s^i` (for :math:`s` and its neighbours) are exact, and only ``powf``'s own error
+(2 ulp in CUDA's math library), the division by a frequency factor and the product with
+:math:`p` are left to the bound (``pair_scale`` with :math:`C_\theta = 4 + 2` per factor).
+
+Recognised for single-axis RoPE with integer positions and no scaling, linear scaling
+(ggml's ``freq_scale``) or Llama 3's per-pair factors (the GGUF's ``rope_freqs``). Not
+(yet) recognised: llama.cpp's YaRN (its ramp mixes the recurrence's angles), which the
+derived bound covers up to rotary dims of a few hundred.
+
+A bug on top of such a computation (positions shifted, the other layout, another base) is
+named by the diagnosis group ``variants``: the alternative's angles are computed by the
+same honest form, exactly, and judged with the same tight bound (never a widened one).
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from .._core.tolerance import C_ATTENTION, C_OUTPUT, C_TRIG, SAFETY, U32, U64
-from .tolerance import pair_bounds
+from .tolerance import pair_bounds, pair_scale
 
-__all__ = ["RECOGNISED", "recognised", "recurrence_applies"]
-
-#: The honest computations recognised by emulation, by the name a report uses.
-RECOGNISED = ("the float32 recurrence of the angles (llama.cpp's CPU kernel, theta *= theta_scale)",)
+__all__ = ["FORMS", "recognised", "recurrence_applies", "variants"]
 
 #: Rows checked first (the worst of the failed comparison): a bug is refused on them.
 _FIRST_ROWS = 16
+#: CUDA's powf: within 2 ulp (4 u32) relative; a division by a frequency factor and the product by freq_scale: 1 each.
+_C_GPU_POW = 4.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Form:
+    """An honest way to compute the angles that the derived bound does not cover."""
+
+    name: str
+    #: ``phases(pos, s, ff, fs, r)``: float64 angles ``(P, r/2)`` for the float32 step ``s``
+    phases: Callable[..., np.ndarray]
+    #: whether the phases are exact (the emulation reproduces every rounding) or carry a bounded error
+    exact: bool
+
+
+def _recurrence(pos: np.ndarray, s: np.float32, ff: np.ndarray | None, fs: float, r: int) -> np.ndarray:
+    from .. import pipelines
+
+    return pipelines._recurrence_phases(pos, s, r // 2, ff, fs).astype(np.float64)
+
+
+def _gpu_freq(s: np.float32, ff: np.ndarray | None, fs: float, r: int) -> np.ndarray:
+    f = np.float64(s) ** np.arange(r // 2, dtype=np.float64)
+    if ff is not None:
+        f = f / np.asarray(ff, dtype=np.float64)
+    return f * fs
+
+
+def _gpu_pow(pos: np.ndarray, s: np.float32, ff: np.ndarray | None, fs: float, r: int) -> np.ndarray:
+    return pos[:, None] * _gpu_freq(s, ff, fs, r)[None, :]
+
+
+#: The honest computations recognised by emulation.
+FORMS = (
+    Form("the float32 recurrence of the angles (llama.cpp's CPU kernel, theta *= theta_scale)", _recurrence, True),
+    Form("the angles p * powf(theta_scale, i) (llama.cpp's GPU kernels)", _gpu_pow, False),
+)
 
 
 def _neighbours(s: np.float32) -> tuple[np.float32, ...]:
     return (s, np.nextafter(s, np.float32(0.0)), np.nextafter(s, np.float32(1.0)))
 
 
-def _recurrence_setup(case: Any) -> tuple[np.float32, np.ndarray | None, float] | None:
-    """``(theta_scale, freq_factors, freq_scale)`` for a case llama.cpp computes by the recurrence, or None."""
+def _setup(spec: Any, r: int) -> tuple[np.float32, np.ndarray | None, float] | None:
+    """``(theta_scale, freq_factors, freq_scale)`` for a spec llama.cpp runs this way, or None."""
     from .. import pipelines
 
-    spec = case.spec
     if spec.is_multi_axis or spec.out_layout is not None or spec.inv_freq is not None:
         return None
-    if not np.all(case.pos == np.round(case.pos)) or np.any(np.abs(case.pos) >= 2**31):
-        return None  # ggml's positions are int32
     try:
-        ff, fs = pipelines._ggml_factors(spec, case.r)
-        s = pipelines._theta_scale_f32(spec.base, case.r)
+        ff, fs = pipelines._ggml_factors(spec, r)
+        s = pipelines._theta_scale_f32(spec.base, r)
     except (ValueError, TypeError, OverflowError):
         return None
     return s, ff, fs
 
 
+def _integral(pos: np.ndarray) -> bool:
+    return bool(np.all(pos == np.round(pos)) and not np.any(np.abs(pos) >= 2**31))  # ggml's positions are int32
+
+
 def recurrence_applies(case: Any) -> bool:
-    """Whether llama.cpp's recurrence is a way to compute this case (single axis, integer positions, ...)."""
-    return _recurrence_setup(case) is not None
+    """Whether llama.cpp computes this case one of the ways of ``FORMS`` (single axis, integer positions, ...)."""
+    return _integral(case.pos) and _setup(case.spec, case.r) is not None
+
+
+def _tables(form: Form, pos: np.ndarray, s: np.float32, ff: Any, fs: float, r: int, factor: float,
+            u_t: float) -> tuple[np.ndarray, ...]:
+    """``(inverse, cos, sin, k)`` per distinct position: the form's angles and the bound per unit of S."""
+    distinct, inverse = np.unique(pos, return_inverse=True)
+    phase = form.phases(distinct, s, ff, fs, r)
+    if form.exact:
+        c_abs = (C_TRIG + (C_ATTENTION if factor != 1.0 else 0.0)) * U32 + C_OUTPUT * u_t
+        k = SAFETY * abs(factor) * (c_abs + U64 * (np.abs(phase) + 8.0))
+    else:
+        c = np.full(r // 2, _C_GPU_POW + (1.0 if ff is not None else 0.0) + (1.0 if fs != 1.0 else 0.0))
+        c[0] = 0.0 if ff is None and fs == 1.0 else c[0]  # powf(s, 0) = 1 exactly
+        k = pair_scale(distinct, _gpu_freq(s, ff, fs, r), c, factor, u_t)
+    return inverse.reshape(-1), np.cos(phase) * factor, np.sin(phase) * factor, k
 
 
 def _judge(case: Any, a2: np.ndarray, rows: np.ndarray, inverse: np.ndarray, cos: np.ndarray, sin: np.ndarray,
-           k: np.ndarray, u_t: float) -> bool:
-    """Whether every element of ``rows`` is within ``tau_rec`` of the rotation by the given table."""
+           k: np.ndarray, u_t: float, layout: str | None = None) -> bool:
+    """Whether every element of ``rows`` is within the form's bound of the rotation by the given tables."""
     from ...rope import _core
 
-    r, layout = case.r, case.layout
+    r, layout = case.r, layout or case.layout
     x = case.x2[rows].astype(np.float64)
     a = a2[rows].astype(np.float64)
     idx = inverse[rows]
     truth = _core.rotate(x, cos[idx], sin[idx], layout, r, np, np.float64)
     tol = np.empty_like(x)
-    tol[:, :r] = pair_bounds(x[:, :r], k[idx], layout, r)
+    tol[:, :r] = pair_bounds(x[:, :r], k[idx], layout, r, u_t)
     tol[:, r:] = u_t * np.abs(x[:, r:])
     with np.errstate(invalid="ignore"):
         return bool(np.all(np.abs(a - truth) <= tol))
+
+
+def _scatter(n: int, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """An index array of length ``n`` holding ``values`` at ``rows`` (0 elsewhere)."""
+    out = np.zeros(n, dtype=np.int64)
+    out[rows] = values
+    return out
 
 
 def recognised(case: Any, a2: np.ndarray, u_t: float, row_ratio: np.ndarray) -> str | None:
@@ -100,39 +171,61 @@ def recognised(case: Any, a2: np.ndarray, u_t: float, row_ratio: np.ndarray) -> 
     largest error / tolerance) orders the rows so that a bug is refused on its worst rows
     first.
     """
-    from .. import pipelines
-
-    setup = _recurrence_setup(case)
-    if setup is None or not np.all(np.isfinite(a2)):
+    if not recurrence_applies(case) or not np.all(np.isfinite(a2)):
         return None
-    s0, ff, fs = setup
+    s0, ff, fs = _setup(case.spec, case.r)
     n = case.x2.shape[0]
     order = np.argsort(-np.nan_to_num(row_ratio, nan=np.inf), kind="stable")
     first, rest = order[:_FIRST_ROWS], order[_FIRST_ROWS:]
-    factor = case.factor
-    c_abs = (C_TRIG + (C_ATTENTION if factor != 1.0 else 0.0)) * U32 + C_OUTPUT * u_t
-
-    def table(pos: np.ndarray, s: np.float32) -> tuple[np.ndarray, ...]:
-        distinct, inverse = np.unique(pos, return_inverse=True)
-        phase = pipelines._recurrence_phases(distinct, s, case.r // 2, ff, fs).astype(np.float64)
-        k = SAFETY * abs(factor) * (c_abs + U64 * (np.abs(phase) + 8.0))
-        return inverse.reshape(-1), np.cos(phase) * factor, np.sin(phase) * factor, k
-
-    for s in _neighbours(s0):
-        inv, cos, sin, k = table(case.pos[first], s)  # the worst rows first: a bug is refused there, cheaply
-        if not _judge(case, a2, first, _scatter(n, first, inv),
-                      cos, sin, k, u_t):
-            continue
-        if rest.size == 0:
-            return RECOGNISED[0]
-        inv, cos, sin, k = table(case.pos, s)
-        if all(_judge(case, a2, rest[i:i + 4096], inv, cos, sin, k, u_t) for i in range(0, rest.size, 4096)):
-            return RECOGNISED[0]
+    for form in FORMS:
+        for s in _neighbours(s0):
+            inv, cos, sin, k = _tables(form, case.pos[first], s, ff, fs, case.r, case.factor, u_t)
+            if not _judge(case, a2, first, _scatter(n, first, inv), cos, sin, k, u_t):
+                continue  # the worst rows first: a bug is refused there, cheaply
+            if rest.size == 0:
+                return form.name
+            inv, cos, sin, k = _tables(form, case.pos, s, ff, fs, case.r, case.factor, u_t)
+            if all(_judge(case, a2, rest[i:i + 4096], inv, cos, sin, k, u_t) for i in range(0, rest.size, 4096)):
+                return form.name
     return None
 
 
-def _scatter(n: int, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """An index array of length ``n`` holding ``values`` at ``rows`` (0 elsewhere)."""
-    out = np.zeros(n, dtype=np.int64)
-    out[rows] = values
-    return out
+def variants(j: Any, bases: tuple[float, ...]) -> Iterator[tuple[str, Callable[[], Any]]]:
+    """Bugs on top of an honest form (a diagnosis group): positions shifted by one, the other layout, another of
+    ``bases``, each computed by the form exactly and judged with its tight bound."""
+    c = j.case
+    if j.user is not None or not recurrence_applies(c):
+        return
+    other = "half" if c.layout == "interleaved" else "interleaved"
+    changes = [("positions shifted by +1 (positions counted from 1)", c.pos + 1, c.spec, c.layout),
+               ("positions shifted by -1", c.pos - 1, c.spec, c.layout),
+               (f"the other layout: layout={other!r}", c.pos, c.spec, other)]
+    changes += [(f"base={b:g} instead of {c.base:g}", c.pos, c.spec.replace(base=b), c.layout)
+                for b in bases if b != c.base]
+    for form in FORMS:
+        for words, pos, spec, layout in changes:
+            def thunk(form=form, pos=pos, spec=spec, layout=layout) -> Any:
+                from ...rope import _core
+
+                setup = _setup(spec, c.r)
+                if setup is None or not _integral(pos):
+                    return None
+                s, ff, fs = setup
+                inv, cos, sin, k = _tables(form, pos, s, ff, fs, c.r, c.factor, j.u_t)
+                expected = np.asarray(_core.rotate(c.x2, cos[inv], sin[inv], layout, c.r, np, np.float64))
+                key = ("honest right output", form.name)
+                if key not in j.memo:  # the form's right output, computed once per form
+                    s0, ff0, fs0 = _setup(c.spec, c.r)
+                    inv0, cos0, sin0, _ = _tables(form, c.pos, s0, ff0, fs0, c.r, c.factor, j.u_t)
+                    j.memo[key] = np.asarray(_core.rotate(c.x2, cos0[inv0], sin0[inv0], c.layout, c.r, np,
+                                                          np.float64))
+                right = j.memo[key]
+
+                def bound() -> np.ndarray:
+                    out = j.u_t * np.abs(c.x2)
+                    out[:, :c.r] = pair_bounds(c.x2[:, :c.r], k[inv], layout, c.r, j.u_t)
+                    return out
+
+                return j.judge(expected, bound, reference=right)  # told apart from the form's right output
+
+            yield f"{words}, with {form.name}", thunk

@@ -108,7 +108,7 @@ def multi_bound(x2: np.ndarray, pos: np.ndarray, blocks: list[Block], factor: fl
         for c in np.unique(b.comp):
             idx = b.comp == c
             k[:, idx] = pair_scale(pos[c], b.freq[idx], b.cfreq[idx], factor, u_t)
-        out[:, b.start:b.start + b.r] = pair_bounds(x2[:, b.start:b.start + b.r], k, b.layout, b.r)
+        out[:, b.start:b.start + b.r] = pair_bounds(x2[:, b.start:b.start + b.r], k, b.layout, b.r, u_t)
     return out
 
 

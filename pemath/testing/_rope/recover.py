@@ -342,12 +342,21 @@ def measure(rec: RopeRecovery, pos: np.ndarray, spec: Any, freq: np.ndarray, fac
 
 
 def find_pairing(a2: np.ndarray, x2: np.ndarray, r: int, rows: int = 64) -> np.ndarray | None:
+    """Each rotated feature's partner, found from the output (see ``_find_pairing``); a cheap pass first on every
+    8th of the rows the full search reads: when no consistent pairing shows there, the output is not searched
+    further (a measurement, never a verdict: the report then has no pairing line)."""
+    take = np.linspace(0, a2.shape[0] - 1, min(rows, a2.shape[0])).astype(np.int64)
+    if take.size > 8 and _find_pairing(a2, x2, r, take[::8]) is None:
+        return None
+    return _find_pairing(a2, x2, r, take)
+
+
+def _find_pairing(a2: np.ndarray, x2: np.ndarray, r: int, take: np.ndarray) -> np.ndarray | None:
     """Each rotated feature's partner, found from the output: a rotation keeps ``y_j^2 + y_k^2`` a fixed multiple
     of ``x_j^2 + x_k^2`` in every row. None when no consistent pairing of the first ``r`` features exists.
 
-    ``rows`` rows, evenly spread, and blocks of features keep the work at ``rows * r^2`` and the memory at
-    ``rows * 2^16`` numbers."""
-    take = np.linspace(0, a2.shape[0] - 1, min(rows, a2.shape[0])).astype(np.int64)
+    The rows ``take`` (evenly spread) and blocks of features keep the work at ``len(take) * r^2`` and the memory
+    at ``len(take) * 2^16`` numbers."""
     y2, xx = a2[take, :r] ** 2, x2[take, :r] ** 2
     spread = np.empty((r, r))
     step = max(1, (1 << 16) // max(r, 1))

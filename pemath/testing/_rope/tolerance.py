@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.tolerance import C_ATTENTION, C_OUTPUT, C_TRIG, SAFETY, U32, phase_error, unit_roundoff
+from .._core.tolerance import C_ATTENTION, C_OUTPUT, C_TRIG, SAFETY, U32, output_floor, phase_error, unit_roundoff
 
 __all__ = ["element_bound", "pair_scale", "pair_bounds", "rope_bound", "rope_tolerance"]
 
@@ -45,9 +45,10 @@ def pair_scale(pos: np.ndarray, freq: np.ndarray, cfreq: np.ndarray, factor: flo
     return SAFETY * abs(factor) * (dphi + c_abs)
 
 
-def pair_bounds(x_rot: np.ndarray, k: np.ndarray, layout: str, r: int) -> np.ndarray:
+def pair_bounds(x_rot: np.ndarray, k: np.ndarray, layout: str, r: int, u_t: float | None = None) -> np.ndarray:
     """The bound of each rotated element ``(N, r)``: its pair's ``S = |x_a| + |x_b|`` times ``k`` ``(N, r/2)``,
-    the bound per unit of ``S`` (``pair_scale``), written in ``layout``; a zero pair's bound is 0."""
+    the bound per unit of ``S`` (``pair_scale``), written in ``layout``; a zero pair's bound is 0. With ``u_t``,
+    plus the output rounding's absolute part (``_core.tolerance.output_floor``: subnormal outputs)."""
     from ...rope import _core
 
     xa, xb = _core.split_pairs(x_rot, layout, r)
@@ -57,6 +58,10 @@ def pair_bounds(x_rot: np.ndarray, k: np.ndarray, layout: str, r: int) -> np.nda
         if not np.all(np.isfinite(k)):  # a zero pair at an infinite phase error: it stays zero, bound 0
             k = np.where(b == 0, 0.0, k)
         b *= k
+    if u_t is not None:
+        floor = output_floor(u_t)
+        if floor:  # a zero pair stays exactly zero: no floor there
+            b = np.where(b > 0, b + floor, b)
     return _core.merge_pairs(b, b, layout, np)
 
 
@@ -79,7 +84,7 @@ def rope_bound(
     """
     k = _by_position(pos, lambda p: pair_scale(p, freq, cfreq, factor, u_t))  # (N, r/2): per pair, then per element
     out = np.empty(x2.shape, dtype=np.float64)
-    out[:, start : start + r] = pair_bounds(x2[:, start : start + r], k, layout, r)
+    out[:, start : start + r] = pair_bounds(x2[:, start : start + r], k, layout, r, u_t)
     rest = np.ones(x2.shape[1], dtype=bool)
     rest[start : start + r] = False
     if rest.any():

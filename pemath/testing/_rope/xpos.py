@@ -106,7 +106,7 @@ class _Xpos:
         k = SAFETY * g * (phase_error(pos, c.freq, c.cfreq) + (C_TRIG + c_g) * U32 + moved + C_OUTPUT * u_t
                           + U64 * (np.abs(e)[:, None] * lnz[None, :] + 8.0))
         out = np.empty(x2.shape, dtype=np.float64)
-        out[:, : c.r] = pair_bounds(x2[:, : c.r], k, over.get("layout", c.layout), c.r)
+        out[:, : c.r] = pair_bounds(x2[:, : c.r], k, over.get("layout", c.layout), c.r, u_t)
         out[:, c.r:] = u_t * np.abs(x2[:, c.r:])
         return out
 
