@@ -86,7 +86,7 @@ def test_llama_cpp_recurrence_accepted_at_every_dim_up_to_1024():
     assert not rejected, rejected
 
 
-@pytest.mark.parametrize("scaling", [None, sc.Linear(4.0), sc.Llama3(8.0, 8192)], ids=repr)
+@pytest.mark.parametrize("scaling", [None, sc.Linear(4.0), sc.Llama3(8.0, 8192), sc.YaRN(4.0, 4096)], ids=repr)
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 @pytest.mark.parametrize("layout", ["half", "interleaved"])
 def test_llama_cpp_recurrence_accepted_in_its_configurations(scaling, dtype, layout):
@@ -274,3 +274,15 @@ def test_no_name_that_the_right_output_would_also_match():
         assert_rope_close(y, x, pos, layout="half")
     diagnosis = str(info.value).split("Diagnosis:")[1]
     assert "shifted by" not in diagnosis and "stored in" not in diagnosis, diagnosis
+
+
+def test_llama_cpp_yarn_is_recognised_at_large_rotary_dims():
+    """ggml's YaRN mixes the recurrence's angles with its ramp: rejected at r = 576..992 before it was emulated."""
+    y = sc.YaRN(4.0, 4096)
+    rejected = []
+    for r in range(256, 1025, 32):
+        pos = np.arange(100_000, 100_016)
+        x = _x(pos.size, r)
+        if not _accepts(pipelines.llama_cpp(x, pos, layout="half", scaling=y), x, pos, layout="half", scaling=y):
+            rejected.append(r)
+    assert not rejected, rejected

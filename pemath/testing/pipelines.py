@@ -710,14 +710,17 @@ def _theta_scale_f32(base: float, rotary_dim: int) -> np.float32:
 
 
 def _recurrence_phases(pos: np.ndarray, theta_scale: np.float32, n_pairs: int,
-                      freq_factors: np.ndarray | None = None, freq_scale: float = 1.0) -> np.ndarray:
-    r"""The phases of ggml's CPU RoPE cache (``ggml_rope_cache_init``, then ``rope_yarn`` without YaRN).
+                      freq_factors: np.ndarray | None = None, freq_scale: float = 1.0,
+                      yarn: tuple[np.float32, np.float32] | None = None) -> np.ndarray:
+    r"""The phases of ggml's CPU RoPE cache (``ggml_rope_cache_init``, then ``rope_yarn``).
 
     :math:`t_0 = \mathrm{fl}_{32}(p)`, :math:`t_{i+1} = \mathrm{fl}_{32}(t_i \cdot s)`: each pair's
     angle is the previous one times ``theta_scale`` :math:`s`, rounded to float32, so the
     relative error of pair :math:`i`'s phase grows with :math:`i` (up to :math:`i` roundings
     and :math:`i` times the error of :math:`s`). Pair :math:`i` then divides by its frequency
-    factor (``theta / ff``) and multiplies by ``freq_scale``, each in float32.
+    factor (``theta / ff``: the extrapolated angle) and multiplies by ``freq_scale`` (the
+    interpolated one), each in float32; with YaRN's ramp bounds ``yarn = (low, high)`` the two
+    are mixed by ``ramp_mix = 1 - clamp((i - low) / max(0.001, high - low), 0, 1)``, in float32.
     Returns float32 phases, ``pos.shape + (n_pairs,)``.
     """
     t = np.asarray(pos).astype(np.float32)
@@ -725,25 +728,56 @@ def _recurrence_phases(pos: np.ndarray, theta_scale: np.float32, n_pairs: int,
     fs = _F32(freq_scale)
     for i in range(n_pairs):
         ext = t / freq_factors[i] if freq_factors is not None else t
-        out[..., i] = fs * ext if fs != 1 else ext
+        interp = fs * ext if fs != 1 else ext
+        if yarn is None:
+            out[..., i] = interp
+        else:
+            mix = _yarn_mix(n_pairs, yarn)[i]
+            out[..., i] = interp * (_F32(1.0) - mix) + ext * mix
         t = t * theta_scale
     return out
 
 
-def _ggml_factors(spec: Any, r: int) -> tuple[np.ndarray | None, float]:
-    """``(freq_factors, freq_scale)`` with which llama.cpp runs a pemath scaling (refusing the others)."""
+def _yarn_mix(n_pairs: int, yarn: tuple[np.float32, np.float32]) -> np.ndarray:
+    """ggml's ``rope_yarn_ramp`` (times ext_factor 1) per pair, in float32: the weight of the extrapolated angle."""
+    low, high = yarn
+    i = np.arange(n_pairs, dtype=np.float32)
+    y = (i - low) / max(_F32(0.001), _F32(high - low))
+    return (_F32(1.0) - np.minimum(_F32(1.0), np.maximum(_F32(0.0), y))).astype(np.float32)
+
+
+def _ggml_yarn_dims(r: int, base: float, n_ctx_orig: int, beta_fast: float, beta_slow: float) -> tuple:
+    """ggml's ``ggml_rope_yarn_corr_dims``, in float32: the ramp's (low, high), floored and ceiled, then clamped."""
+    def corr_dim(beta: float) -> np.float32:
+        return (_F32(r) * np.log(_F32(n_ctx_orig) / (_F32(beta) * _F32(2.0) * _F32(math.pi)))
+                / (_F32(2.0) * np.log(_F32(base))))
+
+    low = max(_F32(0.0), np.floor(corr_dim(beta_fast)))
+    high = min(_F32(r - 1), np.ceil(corr_dim(beta_slow)))
+    return _F32(low), _F32(high)
+
+
+def _ggml_params(spec: Any, r: int) -> tuple[np.ndarray | None, float, tuple | None, np.float32]:
+    """``(freq_factors, freq_scale, yarn ramp bounds or None, amplitude)`` with which llama.cpp runs a pemath
+    scaling (refusing the others)."""
     s = spec.scaling
     if s is None:
-        return None, 1.0
+        return None, 1.0, None, _F32(1.0)
     if isinstance(s, Linear):
-        return None, 1.0 / s.factor
+        return None, 1.0 / s.factor, None, _F32(1.0)
     if isinstance(s, Llama3):
         plain, _ = _core.frequencies(r, spec.base, None, None)
         scaled, _ = _core.frequencies(r, spec.base, s, None)
-        return (plain / scaled).astype(np.float32), 1.0  # rope_freqs.weight: float64 factors stored as float32
+        return (plain / scaled).astype(np.float32), 1.0, None, _F32(1.0)  # rope_freqs: float64 factors, float32
+    if isinstance(s, YaRN) and s.ramp == "index" and s.truncate and s.factor > 1 and s.mscale is None \
+            and s.mscale_all_dim is None and s.attention_factor == 0.1 * math.log(s.factor) + 1.0:
+        fs = _F32(1.0) / _F32(s.factor)  # hparams.rope_freq_scale_train = 1.0f / ropescale
+        mscale = _F32(1.0) + _F32(0.1) * np.log(_F32(1.0) / fs)  # rope_yarn: mscale *= 1 + 0.1 logf(1/freq_scale)
+        dims = _ggml_yarn_dims(r, spec.base, s.original_max_position, s.beta_fast, s.beta_slow)
+        return None, float(fs), dims, _F32(mscale)
     raise ValueError(
-        f"pipelines.llama_cpp emulates llama.cpp without scaling, with linear scaling (freq_scale) and with Llama 3's "
-        f"per-pair frequency factors; got {s!r}"
+        f"pipelines.llama_cpp emulates llama.cpp without scaling, with linear scaling (freq_scale), Llama 3's "
+        f"per-pair frequency factors and YaRN (index ramp, truncated, its default attention factor); got {s!r}"
     )
 
 
@@ -775,10 +809,12 @@ def llama_cpp(
     ``layout="interleaved"`` is ``GGML_ROPE_TYPE_NORMAL``, ``"half"`` is
     ``GGML_ROPE_TYPE_NEOX``; features beyond ``rotary_dim`` (``n_dims``) pass through.
     Linear scaling is ``freq_scale`` :math:`= 1/\text{factor}`; Llama 3's are per-pair
-    frequency factors (the GGUF's ``rope_freqs.weight``, float32), divided in float32.
+    frequency factors (the GGUF's ``rope_freqs.weight``, float32), divided in float32; YaRN
+    (its index ramp, truncated, the default attention factor) mixes the extrapolated and
+    interpolated angles by ggml's ramp (bounds computed in float32) and multiplies cos and sin by
+    :math:`1 + 0.1 \ln(1/\text{freq\_scale})` in float32.
     powf, cosf and sinf are correctly rounded here (glibc's are within 1 ulp). Not
-    emulated: YaRN (``ext_factor``), M-RoPE (``ggml_rope_multi``), the GPU backends (they
-    call ``powf`` per pair).
+    emulated: M-RoPE (``ggml_rope_multi``), the GPU backends (they call ``powf`` per pair).
 
     Parameters
     ----------
@@ -808,11 +844,13 @@ def llama_cpp(
     if spec.is_multi_axis or spec.out_layout is not None or spec.inv_freq is not None:
         raise ValueError(f"pipelines.llama_cpp emulates one-layout RoPE with frequencies from a base; got {spec!r}")
     r = spec.rotary_dim_for(int(host.shape[-1]))
-    ff, fs = _ggml_factors(spec, r)
+    ff, fs, yarn, mscale = _ggml_params(spec, r)
     pos = _check_positions(positions, host)
-    phase = _recurrence_phases(pos, _theta_scale_f32(_check_base(spec.base), r), r // 2, ff, fs)
+    phase = _recurrence_phases(pos, _theta_scale_f32(_check_base(spec.base), r), r // 2, ff, fs, yarn)
     c = _Exact.cos(phase)
     s = _Exact.sin(phase)
+    if mscale != 1:
+        c, s = c * mscale, s * mscale
     x32 = host.astype(np.float32)
     xa, xb = _core.split_pairs(x32[..., :r], spec.layout, r)
     ya = xa * c - xb * s

@@ -430,7 +430,7 @@ LLAMA_CPP_PIPE = Spec(
         dtype=lambda b: st.sampled_from([maybe(None), valid("float32"), valid(np.float16)]
                                                 + [reject(d) for d in ("bfloat16", "float64", np.int32, "nope", 3)]),
                 scaling=lambda b: st.sampled_from([valid(None), valid(sc.Linear(2.0)), valid(sc.Llama3(8.0, 64)),
-                                                   reject(sc.YaRN(4.0, 64)), reject(sc.NTK(2.0)), reject("linear"),
+                                                   maybe(sc.YaRN(4.0, 64)), reject(sc.YaRN(4.0, 64, truncate=False)), reject(sc.NTK(2.0)), reject("linear"),
                                                    reject(3)])).items() if k != "libm"},
     _check_pipe, aliases={"x": ("x.shape", "dtype"), "rotary_dim": ("x.shape",), "dtype": ("x",)})
 META_PIPE = Spec(pipelines.meta, _pipe_base(), _pipe_kinds(scaling=lambda b: st.sampled_from(

@@ -35,9 +35,10 @@ rounding of :math:`s`, all of one sign. It is recognised the same way: the frequ
 :math:`p` are left to the bound (``pair_scale`` with :math:`C_\theta = 4 + 2` per factor).
 
 Recognised for single-axis RoPE with integer positions and no scaling, linear scaling
-(ggml's ``freq_scale``) or Llama 3's per-pair factors (the GGUF's ``rope_freqs``). Not
-(yet) recognised: llama.cpp's YaRN (its ramp mixes the recurrence's angles), which the
-derived bound covers up to rotary dims of a few hundred.
+(ggml's ``freq_scale``), Llama 3's per-pair factors (the GGUF's ``rope_freqs``) or YaRN
+(the index ramp, truncated, its default attention factor: ggml mixes the extrapolated and
+interpolated angles with its ramp in float32, and multiplies cos and sin by its own float32
+amplitude, which the emulation reproduces).
 
 A bug on top of such a computation (positions shifted, the other layout, another base) is
 named by the diagnosis group ``variants``: the alternative's angles are computed by the
@@ -64,31 +65,52 @@ _C_GPU_POW = 4.0
 
 
 @dataclasses.dataclass(frozen=True)
+class Ggml:
+    """How llama.cpp runs a spec: ``theta_scale`` (float32), the frequency factors, ``freq_scale``, YaRN's ramp
+    bounds (None without YaRN) and the amplitude it multiplies cos and sin by (float32)."""
+
+    s: np.float32
+    ff: np.ndarray | None
+    fs: float
+    yarn: tuple | None
+    mscale: np.float32
+
+    def with_scale(self, s: np.float32) -> Ggml:
+        return dataclasses.replace(self, s=s)
+
+
+@dataclasses.dataclass(frozen=True)
 class Form:
     """An honest way to compute the angles that the derived bound does not cover."""
 
     name: str
-    #: ``phases(pos, s, ff, fs, r)``: float64 angles ``(P, r/2)`` for the float32 step ``s``
+    #: ``phases(pos, g, r)``: float64 angles ``(P, r/2)`` for llama.cpp's parameters ``g``
     phases: Callable[..., np.ndarray]
     #: whether the phases are exact (the emulation reproduces every rounding) or carry a bounded error
     exact: bool
 
 
-def _recurrence(pos: np.ndarray, s: np.float32, ff: np.ndarray | None, fs: float, r: int) -> np.ndarray:
+def _recurrence(pos: np.ndarray, g: Ggml, r: int) -> np.ndarray:
     from .. import pipelines
 
-    return pipelines._recurrence_phases(pos, s, r // 2, ff, fs).astype(np.float64)
+    return pipelines._recurrence_phases(pos, g.s, r // 2, g.ff, g.fs, g.yarn).astype(np.float64)
 
 
-def _gpu_freq(s: np.float32, ff: np.ndarray | None, fs: float, r: int) -> np.ndarray:
-    f = np.float64(s) ** np.arange(r // 2, dtype=np.float64)
-    if ff is not None:
-        f = f / np.asarray(ff, dtype=np.float64)
-    return f * fs
+def _gpu_freq(g: Ggml, r: int) -> np.ndarray:
+    """p * powf(s, i), divided by the factor, times freq_scale (YaRN: mixed with the extrapolated one), per unit p."""
+    from .. import pipelines
+
+    f = np.float64(g.s) ** np.arange(r // 2, dtype=np.float64)
+    if g.ff is not None:
+        f = f / np.asarray(g.ff, dtype=np.float64)
+    if g.yarn is None:
+        return f * g.fs
+    mix = pipelines._yarn_mix(r // 2, g.yarn).astype(np.float64)
+    return f * (g.fs * (1.0 - mix) + mix)
 
 
-def _gpu_pow(pos: np.ndarray, s: np.float32, ff: np.ndarray | None, fs: float, r: int) -> np.ndarray:
-    return pos[:, None] * _gpu_freq(s, ff, fs, r)[None, :]
+def _gpu_pow(pos: np.ndarray, g: Ggml, r: int) -> np.ndarray:
+    return pos[:, None] * _gpu_freq(g, r)[None, :]
 
 
 #: The honest computations recognised by emulation.
@@ -102,18 +124,18 @@ def _neighbours(s: np.float32) -> tuple[np.float32, ...]:
     return (s, np.nextafter(s, np.float32(0.0)), np.nextafter(s, np.float32(1.0)))
 
 
-def _setup(spec: Any, r: int) -> tuple[np.float32, np.ndarray | None, float] | None:
-    """``(theta_scale, freq_factors, freq_scale)`` for a spec llama.cpp runs this way, or None."""
+def _setup(spec: Any, r: int) -> Ggml | None:
+    """llama.cpp's parameters for a spec it runs this way, or None."""
     from .. import pipelines
 
     if spec.is_multi_axis or spec.out_layout is not None or spec.inv_freq is not None:
         return None
     try:
-        ff, fs = pipelines._ggml_factors(spec, r)
+        ff, fs, yarn, mscale = pipelines._ggml_params(spec, r)
         s = pipelines._theta_scale_f32(spec.base, r)
     except (ValueError, TypeError, OverflowError):
         return None
-    return s, ff, fs
+    return Ggml(s, ff, fs, yarn, mscale)
 
 
 def _integral(pos: np.ndarray) -> bool:
@@ -125,19 +147,20 @@ def recurrence_applies(case: Any) -> bool:
     return _integral(case.pos) and _setup(case.spec, case.r) is not None
 
 
-def _tables(form: Form, pos: np.ndarray, s: np.float32, ff: Any, fs: float, r: int, factor: float,
-            u_t: float) -> tuple[np.ndarray, ...]:
+def _tables(form: Form, pos: np.ndarray, g: Ggml, r: int, factor: float, u_t: float) -> tuple[np.ndarray, ...]:
     """``(inverse, cos, sin, k)`` per distinct position: the form's angles and the bound per unit of S."""
     distinct, inverse = np.unique(pos, return_inverse=True)
-    phase = form.phases(distinct, s, ff, fs, r)
+    phase = form.phases(distinct, g, r)
+    amp = float(g.mscale) if g.yarn is not None else factor  # llama.cpp's own float32 amplitude under YaRN
     if form.exact:
-        c_abs = (C_TRIG + (C_ATTENTION if factor != 1.0 else 0.0)) * U32 + C_OUTPUT * u_t
-        k = SAFETY * abs(factor) * (c_abs + U64 * (np.abs(phase) + 8.0))
+        c_abs = (C_TRIG + (C_ATTENTION if amp != 1.0 else 0.0)) * U32 + C_OUTPUT * u_t
+        k = SAFETY * abs(amp) * (c_abs + U64 * (np.abs(phase) + 8.0))
     else:
-        c = np.full(r // 2, _C_GPU_POW + (1.0 if ff is not None else 0.0) + (1.0 if fs != 1.0 else 0.0))
-        c[0] = 0.0 if ff is None and fs == 1.0 else c[0]  # powf(s, 0) = 1 exactly
-        k = pair_scale(distinct, _gpu_freq(s, ff, fs, r), c, factor, u_t)
-    return inverse.reshape(-1), np.cos(phase) * factor, np.sin(phase) * factor, k
+        extra = (1.0 if g.ff is not None else 0.0) + (1.0 if g.fs != 1.0 else 0.0) + (3.0 if g.yarn else 0.0)
+        c = np.full(r // 2, _C_GPU_POW + extra)
+        c[0] = 0.0 if extra == 0.0 else c[0]  # powf(s, 0) = 1 exactly
+        k = pair_scale(distinct, _gpu_freq(g, r), c, amp, u_t)
+    return inverse.reshape(-1), np.cos(phase) * amp, np.sin(phase) * amp, k
 
 
 def _judge(case: Any, a2: np.ndarray, rows: np.ndarray, inverse: np.ndarray, cos: np.ndarray, sin: np.ndarray,
@@ -173,18 +196,19 @@ def recognised(case: Any, a2: np.ndarray, u_t: float, row_ratio: np.ndarray) -> 
     """
     if not recurrence_applies(case) or not np.all(np.isfinite(a2)):
         return None
-    s0, ff, fs = _setup(case.spec, case.r)
+    g0 = _setup(case.spec, case.r)
     n = case.x2.shape[0]
     order = np.argsort(-np.nan_to_num(row_ratio, nan=np.inf), kind="stable")
     first, rest = order[:_FIRST_ROWS], order[_FIRST_ROWS:]
     for form in FORMS:
-        for s in _neighbours(s0):
-            inv, cos, sin, k = _tables(form, case.pos[first], s, ff, fs, case.r, case.factor, u_t)
+        for s in _neighbours(g0.s):
+            g = g0.with_scale(s)
+            inv, cos, sin, k = _tables(form, case.pos[first], g, case.r, case.factor, u_t)
             if not _judge(case, a2, first, _scatter(n, first, inv), cos, sin, k, u_t):
                 continue  # the worst rows first: a bug is refused there, cheaply
             if rest.size == 0:
                 return form.name
-            inv, cos, sin, k = _tables(form, case.pos, s, ff, fs, case.r, case.factor, u_t)
+            inv, cos, sin, k = _tables(form, case.pos, g, case.r, case.factor, u_t)
             if all(_judge(case, a2, rest[i:i + 4096], inv, cos, sin, k, u_t) for i in range(0, rest.size, 4096)):
                 return form.name
     return None
@@ -207,16 +231,14 @@ def variants(j: Any, bases: tuple[float, ...]) -> Iterator[tuple[str, Callable[[
             def thunk(form=form, pos=pos, spec=spec, layout=layout) -> Any:
                 from ...rope import _core
 
-                setup = _setup(spec, c.r)
-                if setup is None or not _integral(pos):
+                g = _setup(spec, c.r)
+                if g is None or not _integral(pos):
                     return None
-                s, ff, fs = setup
-                inv, cos, sin, k = _tables(form, pos, s, ff, fs, c.r, c.factor, j.u_t)
+                inv, cos, sin, k = _tables(form, pos, g, c.r, c.factor, j.u_t)
                 expected = np.asarray(_core.rotate(c.x2, cos[inv], sin[inv], layout, c.r, np, np.float64))
                 key = ("honest right output", form.name)
                 if key not in j.memo:  # the form's right output, computed once per form
-                    s0, ff0, fs0 = _setup(c.spec, c.r)
-                    inv0, cos0, sin0, _ = _tables(form, c.pos, s0, ff0, fs0, c.r, c.factor, j.u_t)
+                    inv0, cos0, sin0, _ = _tables(form, c.pos, _setup(c.spec, c.r), c.r, c.factor, j.u_t)
                     j.memo[key] = np.asarray(_core.rotate(c.x2, cos0[inv0], sin0[inv0], c.layout, c.r, np,
                                                           np.float64))
                 right = j.memo[key]
