@@ -170,6 +170,8 @@ def apply(
     if out is not None:
         _check_out(out, x, xp)
     r = spec.rotary_dim_for(int(x.shape[-1]))
+    if spec.rotary_offset:  # the rotated slice inside the head: rotate it, pass the rest through
+        return _apply_offset(x, positions, spec, r, seq_len, inverse, out, xp)
     device = _compat.device_of(x)
     check_not_traced(positions)
     if _compat.host_route(xp, device, x, positions):  # JAX without x64: float64 on the host, rounded once
@@ -186,6 +188,18 @@ def apply(
     wdt = _compat.working_dtype(xp, device)
     pos = as_positions(positions, xp, device, wdt, target_shape=tuple(x.shape[:-1]))
     return _kernel(x, xp, wdt, out)(x, pos, freq, factor, spec.layout, r, out)
+
+
+def _apply_offset(x: Any, positions: Any, spec: Spec, r: int, seq_len: Any, inverse: bool, out: Any, xp: Any) -> Any:
+    """``rope.apply`` with ``spec.rotary_offset``: features ``[o, o + r)`` rotated by the spec without offset."""
+    o = spec.rotary_offset
+    inner = spec.replace(rotary_offset=0, head_dim=None, rotary_dim=r)
+    mid = apply(x[..., o:o + r], positions, spec=inner, seq_len=seq_len, inverse=inverse)
+    y = xp.concat([x[..., :o], mid, x[..., o + r:]], axis=-1)
+    if out is None:
+        return y
+    out[...] = y
+    return out
 
 
 def _identity(x: Any, positions: Any, spec: NoRope, layout: Any, base: Any, rotary_dim: Any, scaling: Any,

@@ -69,9 +69,9 @@ def matrix(
     layout = spec.layout
     freq, factor = spec.frequencies(r, seq_len)
     R = np.eye(dim, dtype=np.float64)
-    h = r // 2
+    h, o = r // 2, spec.rotary_offset
     for i, theta in enumerate(freq.tolist()):
-        a, b = (i, i + h) if layout == "half" else (2 * i, 2 * i + 1)
+        a, b = (o + i, o + i + h) if layout == "half" else (o + 2 * i, o + 2 * i + 1)
         c, s = math.cos(position * theta), math.sin(position * theta)
         R[a, a] = R[b, b] = factor * c
         R[a, b] = -factor * s

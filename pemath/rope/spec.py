@@ -83,6 +83,12 @@ class Spec:
         :attr:`query_scaling_length` (:math:`L_0`).
     query_scaling_length : int, optional
         :math:`L_0` of ``query_scaling_beta``.
+    rotary_offset : int
+        Where the rotated slice starts in the head (default 0): features
+        ``[rotary_offset, rotary_offset + rotary_dim)`` rotate, the others pass through
+        (llama.cpp's ``ggml_rope_set_offset``, which rotates DeepSeek's last 64 features of a
+        head). Without ``rotary_dim`` the slice runs to the end of the head. Single-axis
+        RoPE in one layout only.
     provenance : str, optional
         Where the Spec comes from, where pemath measured it (the transformers version and
         classes run, :func:`pemath.rope.hf.measure`); not compared, not shown in the repr.
@@ -123,6 +129,7 @@ class Spec:
     softmax_scale: float = 1.0
     query_scaling_beta: float | None = None
     query_scaling_length: int | None = None
+    rotary_offset: int = 0
     provenance: str | None = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -147,6 +154,15 @@ class Spec:
             put("rotary_dim", 2 * len(freq))
         else:
             put("base", _DEFAULT_BASE if self.base is None else _core.check_base(self.base))
+        if isinstance(self.rotary_offset, bool) or not isinstance(self.rotary_offset, (int, np.integer)) \
+                or self.rotary_offset < 0:
+            raise TypeError(f"Spec.rotary_offset must be an integer >= 0, got {show(self.rotary_offset)}")
+        put("rotary_offset", int(self.rotary_offset))
+        offset = self.rotary_offset
+        if offset and self.head_dim is not None and self.rotary_dim is None:
+            if offset >= self.head_dim:
+                raise ValueError(f"Spec.rotary_offset {offset} leaves nothing to rotate in head_dim {self.head_dim}")
+            put("rotary_dim", self.head_dim - offset)  # the slice runs to the end of the head
         if self.rotary_dim is not None or self.head_dim is not None:
             if self.head_dim is None:  # checked against x.shape[-1] at each call
                 r = check_size("rotary_dim", self.rotary_dim, minimum=2)
@@ -154,6 +170,8 @@ class Spec:
                     raise ValueError(f"rotary_dim must be an even integer >= 2, got {r}")
             else:
                 r = check_rotary_dim(self.rotary_dim, self.head_dim, dim_name="Spec.head_dim")
+                if offset + r > self.head_dim:
+                    raise ValueError(f"Spec.rotary_offset {offset} + rotary_dim {r} exceeds head_dim {self.head_dim}")
             put("rotary_dim", r)
         if self.out_layout is not None:
             out = _core.check_layout(self.out_layout, "Spec.out_layout")
@@ -183,6 +201,9 @@ class Spec:
                                  "layout; convert the output with rope.convert_layout")
         elif self.axial_grouping != "features" or self.axial_frequencies != "per_axis":
             raise ValueError("Spec.axial_grouping and Spec.axial_frequencies need Spec.axial_dims")
+        if offset and (self.mrope_section is not None or self.axial_dims is not None or self.out_layout is not None):
+            raise ValueError("Spec.rotary_offset is for single-axis RoPE in one layout (the rotated slice of a head); "
+                             "it excludes mrope_section, axial_dims and out_layout")
         if self.provenance is not None and not isinstance(self.provenance, str):
             raise TypeError(f"Spec.provenance must be a string or None, got {show(self.provenance)}")
         put("softmax_scale", check_real("Spec.softmax_scale", self.softmax_scale, positive=True))
@@ -220,7 +241,14 @@ class Spec:
         """The rotated slice for a feature axis of length ``d`` (checked against ``head_dim``)."""
         if self.head_dim is not None and d != self.head_dim:
             raise ValueError(f"{name} is {d}, but the spec is for head_dim {self.head_dim}: {self!r}")
-        return check_rotary_dim(self.rotary_dim, d, dim_name=name)
+        o = self.rotary_offset
+        if not o:
+            return check_rotary_dim(self.rotary_dim, d, dim_name=name)
+        if o >= d:
+            raise ValueError(f"{name} is {d}: the spec's rotary_offset {o} leaves nothing to rotate: {self!r}")
+        r = check_rotary_dim(self.rotary_dim if self.rotary_dim is not None else d - o, d - o,
+                             dim_name=f"{name} - rotary_offset")
+        return r
 
     def frequencies(self, dim: int | None = None, seq_len: int | None = None) -> tuple[np.ndarray, float]:
         """The float64 inverse frequencies over rotary dim ``dim`` and the attention factor."""

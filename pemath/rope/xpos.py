@@ -230,6 +230,12 @@ def apply(
     scale_base = check_real("scale_base", scale_base, positive=True)
     c = _check_center(center, seq_len)
     r = spec.rotary_dim_for(int(x.shape[-1]))
+    if spec.rotary_offset:  # the rotated slice inside the head: xPos on it, the rest passed through
+        o = spec.rotary_offset
+        inner = spec.replace(rotary_offset=0, head_dim=None, rotary_dim=r)
+        mid = apply(x[..., o:o + r], positions, role=role, gamma=gamma, scale_base=scale_base, center=center,
+                    seq_len=seq_len, inverse=inverse, spec=inner)
+        return xp.concat([x[..., :o], mid, x[..., o + r:]], axis=-1)
     freq, factor = spec.frequencies(r, seq_len)
     z = zeta(r, gamma=gamma)
 

@@ -563,8 +563,9 @@ def hf(
         check_rotary_dim(rotary_dim, int(host.shape[-1]), dim_name="x.shape[-1]")
     spec = resolve(spec, "pipelines.hf", layout="half" if spec is None and layout is None else layout, base=base,
                    rotary_dim=rotary_dim, scaling=scaling)
-    if spec.is_multi_axis or spec.out_layout is not None or spec.inv_freq is not None:
-        raise ValueError(f"pipelines.hf emulates one-layout RoPE with frequencies from a base; got {spec!r}")
+    if spec.is_multi_axis or spec.out_layout is not None or spec.inv_freq is not None or spec.rotary_offset:
+        raise ValueError(f"pipelines.hf emulates one-layout RoPE with frequencies from a base, rotating the head's "
+                         f"leading features (transformers has no rotary offset); got {spec!r}")
     layout, base, scaling = spec.layout, _check_base(spec.base), spec.scaling
     seq_len = check_seq_len(seq_len)
     lm = _libm(libm)
@@ -844,6 +845,11 @@ def llama_cpp(
     if spec.is_multi_axis or spec.out_layout is not None or spec.inv_freq is not None:
         raise ValueError(f"pipelines.llama_cpp emulates one-layout RoPE with frequencies from a base; got {spec!r}")
     r = spec.rotary_dim_for(int(host.shape[-1]))
+    if spec.rotary_offset:  # ggml_rope_set_offset: the rotated slice starts inside the head
+        o = spec.rotary_offset
+        mid = llama_cpp(host[..., o:o + r], positions, dtype=dt, spec=spec.replace(rotary_offset=0, head_dim=None,
+                                                                                  rotary_dim=r))
+        return np.concatenate([host[..., :o], mid, host[..., o + r:]], axis=-1)
     ff, fs, yarn, mscale = _ggml_params(spec, r)
     pos = _check_positions(positions, host)
     phase = _recurrence_phases(pos, _theta_scale_f32(_check_base(spec.base), r), r // 2, ff, fs, yarn)

@@ -21,6 +21,7 @@ from ._fuzz import (
     fuzz_settings,
     ints,
     loosen,
+    maybe,
     reals,
     reject,
     run_spec,
@@ -68,6 +69,14 @@ def _axial_kind(base: dict[str, Any]) -> st.SearchStrategy[H]:
     return st.one_of(st.sampled_from(out), _junk(True))
 
 
+def _offset_kind(base: dict[str, Any]) -> st.SearchStrategy[H]:
+    d, r = base["head_dim"], base["rotary_dim"]
+    out = [valid(0), maybe(2), reject(-1), reject(1.5), reject(True), reject("2"), reject(None)]
+    if d is not None:
+        out += [reject(d), maybe(d - (r or d))]
+    return st.one_of(st.sampled_from(out), _junk(False))
+
+
 def _check(spec: Any, kw: dict[str, Any]) -> None:
     assert isinstance(spec, rope.Spec)
     assert spec == spec.replace() and hash(spec) == hash(spec.replace())
@@ -79,6 +88,8 @@ def _check(spec: Any, kw: dict[str, Any]) -> None:
         assert freq.shape == (spec.rotary_dim // 2,) and np.all(np.isfinite(freq)) and factor > 0
     if spec.mrope_section is not None:
         assert 2 * sum(spec.mrope_section) == spec.rotary_dim
+    if spec.rotary_offset and spec.head_dim is not None:
+        assert spec.rotary_offset + spec.rotary_dim <= spec.head_dim
     assert repr(spec).startswith("Spec(layout=")
 
 
@@ -99,13 +110,14 @@ SPEC = Spec(
         "axial_dims": _axial_kind,
         "axial_grouping": lambda b: st.sampled_from([valid("features"), reject("pairs"), reject("rows"), reject(3)]),
         "axial_frequencies": lambda b: st.sampled_from([valid("per_axis"), reject("strided"), reject("x"), reject(1)]),
+        "rotary_offset": _offset_kind,
     },
     _check,
     aliases={"head_dim": ("rotary_dim",), "rotary_dim": ("head_dim",), "mrope_section": ("rotary_dim",),
              "mrope_interleaved": ("mrope_section",), "scaling": ("frequencies", "dim"),
              "axial_dims": ("rotary_dim", "head_dim", "axial"), "axial_grouping": ("axial",),
              "axial_frequencies": ("axial",),
-             "base": ("frequencies",)},
+             "base": ("frequencies",), "rotary_offset": ("rotary_dim", "head_dim")},
 )
 
 

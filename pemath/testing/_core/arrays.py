@@ -89,6 +89,26 @@ class RopeCase:
     freq: np.ndarray  # (r/2,)
     factor: float
     cfreq: np.ndarray  # (r/2,)
+    #: with a spec's rotary_offset: the order of x's features in ``x2`` (the rotated slice first, then the features
+    #: before it, then those after), and the offset; the case's spec is the same RoPE without the offset
+    perm: np.ndarray | None = None
+    offset: int = 0
+
+    def original_feature(self, j: int) -> int:
+        """x's feature index of column ``j`` of ``x2``."""
+        return int(self.perm[j]) if self.perm is not None else int(j)
+
+    def to_case_order(self, a2: np.ndarray) -> np.ndarray:
+        """``(N, d)`` rows in x's feature order, put in the case's (the rotated slice first)."""
+        return a2 if self.perm is None else a2[:, self.perm]
+
+    def to_x_order(self, b2: np.ndarray) -> np.ndarray:
+        """``(N, d)`` rows in the case's feature order, put back in x's."""
+        if self.perm is None:
+            return b2
+        out = np.empty_like(b2)
+        out[:, self.perm] = b2
+        return out
 
     @property
     def d(self) -> int:
@@ -148,12 +168,20 @@ def rope_case(
             "position component"
         )
     r = spec.rotary_dim_for(d)
+    x2 = host.reshape(-1, d)
+    perm, offset = None, spec.rotary_offset
+    if offset:  # the rotated slice moved to the front: the rest of the oracle works on a slice starting at 0
+        perm = np.concatenate([np.arange(offset, offset + r), np.arange(offset), np.arange(offset + r, d)])
+        x2 = x2[:, perm]
+        spec = spec.replace(rotary_offset=0, head_dim=d, rotary_dim=r)
     freq, factor = spec.frequencies(r, seq_len)
     given = given_positions(positions, tuple(host.shape[:-1]))
     pos = np.broadcast_to(given, tuple(host.shape[:-1])).reshape(-1).copy()
     return RopeCase(
+        perm=perm,
+        offset=offset,
         shape=tuple(host.shape),
-        x2=host.reshape(-1, d),
+        x2=x2,
         x_dtype=x_dtype,
         pos=pos,
         given_pos=given,

@@ -138,7 +138,7 @@ def assert_rope_close(
     case = rope_case(x, positions, seq_len=seq_len, spec=spec, where="assert_rope_close", widen=False)
     a, t_name = as_host("actual", actual, widen=False)
     check_shape(a, case.shape, "x")
-    a2 = a.reshape(case.x2.shape)
+    a2 = case.to_case_order(a.reshape(case.x2.shape))
     u_t = unit_roundoff(t_name)
     if user is None and rope_may_be_vacuous(case, u_t):  # whole arrays: the elements that cannot fail are named
         case = case.widened()

@@ -94,7 +94,7 @@ def _decide(actual: Any, x: Any, positions: Any, spec: Any, seq_len: Any) -> boo
     shape = tuple(x.shape)
     if t_name not in _EXACT32 or x_name not in _EXACT32 or tuple(actual.shape) != shape or not shape:
         return False
-    if math.prod(shape) == 0 or spec.is_multi_axis or spec.out_layout is not None:
+    if math.prod(shape) == 0 or spec.is_multi_axis or spec.out_layout is not None or spec.rotary_offset:
         return False
     xp = _compat.namespace(actual, x)
     d = shape[-1]

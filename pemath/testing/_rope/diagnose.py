@@ -221,6 +221,19 @@ def _low_phase(j: _Judge, low: str, variant: str) -> Verdict:
         return j.rotate(phase.astype(np.float64))
 
 
+def _slice_at(j: _Judge, at: int) -> Verdict:
+    """A spec with rotary_offset whose kernel rotated the slice starting at feature ``at`` instead."""
+    from ... import rope
+
+    c = j.case
+    x = c.to_x_order(c.x2).astype(np.float64)
+    inner = c.spec.replace(head_dim=None, rotary_dim=c.r)
+    expected = x.copy()
+    expected[:, at:at + c.r] = np.asarray(rope.apply(x[:, at:at + c.r], c.pos, spec=inner, seq_len=c.seq_len))
+    bound = rope_bound(x, c.pos, c.freq, c.factor, c.layout, c.r, j.u_t, c.cfreq, start=at)
+    return j.judge(c.to_case_order(expected), lambda: c.to_case_order(bound))
+
+
 def _wrong_slice(j: _Judge) -> Verdict:
     from ... import rope
 
@@ -378,6 +391,11 @@ def _listed(j: _Judge, full_rows: bool, shape: tuple[int, ...]) -> Iterator[Cand
     other = "half" if c.layout == "interleaved" else "interleaved"
     names = {"interleaved": "interleaved pairs (2i, 2i+1)", "half": "half-split pairs (i, i + r/2)"}
     yield f"the other layout: layout={other!r}, {names[other]}", lambda: j.apply(layout=other)
+    if c.offset:
+        for at in sorted({0, c.d - c.r} - {c.offset}):
+            yield (f"the rotated slice taken at features {at}..{at + c.r - 1} instead of {c.offset}.."
+                   f"{c.offset + c.r - 1} (rotary_offset={c.offset} " + ("ignored)" if at == 0 else "misplaced)"),
+                   lambda at=at: _slice_at(j, at))
     yield "positions shifted by +1 (positions counted from 1)", lambda: j.apply(pos=c.pos + 1)
     yield "positions shifted by -1", lambda: j.apply(pos=c.pos - 1)
     yield "the inverse rotation (angle -pθ: the sign of sin flipped)", lambda: j.apply(inverse=True)
@@ -495,15 +513,17 @@ def _candidates(j: _Judge, full_rows: bool, shape: tuple[int, ...], groups: Any 
 
 
 def _feature(c: RopeCase, jf: int) -> tuple[int | None, str]:
-    """(pair index, description) of feature ``jf``."""
+    """(pair index, description) of column ``jf`` of the case (described by x's feature index)."""
+    name = c.original_feature(jf)
     if jf >= c.r:
-        return None, f"feature {jf}: beyond rotary_dim={c.r}, passed through"
+        return None, f"feature {name}: outside the rotated slice, passed through"
+    jf_shown = name
     h = c.r // 2
     if c.layout == "interleaved":
         i, member = jf // 2, "a (first of the pair)" if jf % 2 == 0 else "b (second of the pair)"
     else:
         i, member = jf % h, "a (first of the pair)" if jf < h else "b (second of the pair)"
-    return i, f"feature {jf}: pair {i} (frequency index {i}), member {member}"
+    return i, f"feature {jf_shown}: pair {i} (frequency index {i}), member {member}"
 
 
 def _subset(case: RopeCase, a2: np.ndarray,
@@ -568,10 +588,16 @@ def rope_message(
     """The failure message of :func:`pemath.testing.assert_rope_close` (``summary``: ``_exact.Summary``)."""
     c = case
     shape = c.shape
-    config = (f"spec={c.spec!r}" if c.spec.head_dim is not None or c.spec.inv_freq is not None else
+    shown = c.spec.replace(rotary_offset=c.offset) if c.offset else c.spec
+    config = (f"spec={shown!r}" if c.spec.head_dim is not None or c.spec.inv_freq is not None else
               f"layout={c.layout!r}, base={fmt(c.base)}, rotary_dim={c.r}, scaling={c.scaling!r}")
     config += f", seq_len={c.seq_len}" if c.seq_len is not None else ""
     lines = [f"RoPE output differs from pemath.rope.apply(x, positions, {config}) beyond the tolerance."]
+    if c.offset:
+        lines[0] = lines[0].replace("beyond the tolerance.", f"beyond the tolerance (features {c.offset}.."
+                                                             f"{c.offset + c.r - 1} rotated, the others passed "
+                                                             "through; the measurements below read the rotated slice "
+                                                             "first).")
     sub, sub_a2, note, sub_rows = _subset(c, a2, summary.row_ratio)  # large inputs: measured and diagnosed on rows
     lines += [f"Measured from the output: {m}" for m in _measured(sub, sub_a2, u_t, t_name)]
     n, m = summary.mismatches, summary.size
@@ -582,6 +608,7 @@ def rope_message(
     w = summary.worst
     row, jf = divmod(w, c.d)
     pair, where = _feature(c, jf)
+    w = row * c.d + c.original_feature(jf)  # the index in x's own feature order
     got, want, err, tol = summary.worst_values
     lines.append(
         f"Worst element (largest error / tolerance) at index {index_of(w, shape)}: actual {fmt(got)}, "

@@ -155,6 +155,6 @@ def rope_tolerance(
     )
     u_t = unit_roundoff(case.x_dtype if dtype is None else dtype)
     tol = rope_bound(case.x2, case.pos, case.freq, case.factor, case.layout, case.r, u_t, case.cfreq)
-    return tol.reshape(case.shape)
+    return case.to_x_order(tol).reshape(case.shape)
 
 

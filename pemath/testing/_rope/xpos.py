@@ -174,7 +174,7 @@ def xpos_tolerance(
     xc, _ = _xpos_case(x, positions, role=role, layout=layout, base=base, gamma=gamma, scale_base=scale_base,
                        center=center, seq_len=seq_len, rotary_dim=rotary_dim, spec=spec, where="xpos_tolerance")
     u_t = unit_roundoff(xc.case.x_dtype if dtype is None else dtype)
-    return xc.bound(xc.case.x2, xc.case.pos, u_t).reshape(xc.case.shape)
+    return xc.case.to_x_order(xc.bound(xc.case.x2, xc.case.pos, u_t)).reshape(xc.case.shape)
 
 
 # --------------------------------------------------------------------------- measurement and diagnosis
@@ -356,7 +356,7 @@ def assert_xpos_close(
     a, t_name = as_host("actual", actual)
     if tuple(a.shape) != c.shape:
         raise ValueError(f"actual has shape {tuple(a.shape)}, but x has shape {c.shape}")
-    a2 = a.reshape(c.x2.shape).astype(np.float64)
+    a2 = c.to_case_order(a.reshape(c.x2.shape)).astype(np.float64)
     u_t = unit_roundoff(t_name)
 
     def tol_of(expected: np.ndarray, x2: np.ndarray, pos: np.ndarray, **over: Any) -> np.ndarray:
