@@ -271,7 +271,7 @@ def _check_scale(scale: Any, xp: Any) -> None:
     ok = xp.isfinite(scale) & (scale > 0)
     if not bool(xp.all(ok)):
         raise ValueError(
-            "the xPos scale zeta**(+-(n - c)/scale_base) overflows or underflows float64 at some of "
-            "the positions: |n - c| / scale_base is too large; pass center= near the positions "
-            "(the centre cancels in the q·k score)"
+            "the xPos scale zeta**(+-(n - c)/scale_base), zeta_i = (2i/d + gamma)/(1 + gamma), overflows or "
+            "underflows float64 at some of the positions: |n - c| / scale_base is too large for this gamma; pass "
+            "center= near the positions (the centre cancels in the q·k score), or a larger scale_base or gamma"
         )

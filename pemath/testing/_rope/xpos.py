@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -192,8 +193,10 @@ def _measured_exponents(xc: _Xpos, a2: np.ndarray, gamma: float | None = None) -
         lnz = np.log(xpos.zeta(c.r, gamma=gamma or xc.gamma))
         ratio = np.log(np.hypot(ya, yb) / np.hypot(xa, xb) / abs(c.factor)) / lnz[None, :]
         ratio = np.where(np.isfinite(ratio) & (np.hypot(xa, xb) > 1e-6), ratio, np.nan)
-        e = np.nanmedian(ratio, axis=1)
-        spread = np.nanmax(np.abs(ratio - e[:, None]), axis=1)
+        with warnings.catch_warnings():  # a row with no readable pair (zero x) has no reading: NaN, no warning
+            warnings.simplefilter("ignore", RuntimeWarning)
+            e = np.nanmedian(ratio, axis=1)
+            spread = np.nanmax(np.abs(ratio - e[:, None]), axis=1)
     return e, spread <= 1e-3 * np.maximum(1.0, np.abs(e)) + 1e-4
 
 
