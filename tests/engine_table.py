@@ -17,7 +17,7 @@ from pemath import models, rope
 from pemath.testing import assert_rope_close
 
 PEERS = Path(__file__).resolve().parent / "fixtures" / "peers"
-ENGINES = ("llama.cpp", "mlx-lm", "rotary-embedding-torch")
+ENGINES = ("llama.cpp", "mlx-lm", "rotary-embedding-torch", "torchtune", "onnxruntime")
 
 
 @functools.lru_cache(maxsize=1)
@@ -91,7 +91,7 @@ def _cell(model: str, engine: str) -> str:
 def render() -> str:
     """The docs page's table (reStructuredText list-table body)."""
     meta, _ = recordings()
-    lines = [".. list-table::", "   :header-rows: 1", "   :widths: 16 28 28 28", "",
+    lines = [".. list-table::", "   :header-rows: 1", "   :widths: 16 21 21 14 14 14", "",
              "   * - model", *[f"     - {e}" for e in ENGINES]]
     for model in sorted(meta["models"]):
         if "error" in meta["models"][model]:
