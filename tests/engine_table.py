@@ -68,9 +68,10 @@ def verdicts() -> dict[tuple[str, str, str], str]:
 CAUSES = {
     ("gpt-oss-20b", "mlx-lm"): "mlx-lm's initialize_rope forwards YaRN's beta_fast, beta_slow, mscale and "
                                "mscale_all_dim but not truncate, so gpt-oss's truncate=false is lost (the class of "
-                               "vLLM #27722)",
+                               "vLLM #27722; no mlx-lm issue found)",
     ("internlm3-8b-instruct", "llama.cpp"): "llama.cpp has no dynamic NTK: past the original context it keeps the "
-                                            "base (the converter writes no scaling for rope_type dynamic)",
+                                            "base (the converter writes no scaling for rope_type dynamic; "
+                                            "ggml-org/llama.cpp #8361, closed as stale)",
 }
 
 

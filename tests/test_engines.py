@@ -46,5 +46,5 @@ def test_engine_figures():
     print("\nengines against the models' own RoPE (" + ", ".join(f"{k} {v}" for k, v in meta["versions"].items())
           + "): " + "; ".join(f"{e}: {n['agrees']} agree, {n['differs']} differ, {n['not recorded']} not recorded"
                               for e, n in c.items()))
-    assert c["llama.cpp"]["agrees"] >= 30 and c["mlx-lm"]["agrees"] >= 30 and c["onnxruntime"]["agrees"] >= 40
+    assert c["llama.cpp"]["agrees"] >= 30 and c["mlx-lm"]["agrees"] >= 15 and c["onnxruntime"]["agrees"] >= 40
     assert c["torchtune"]["agrees"] >= 10
