@@ -1,4 +1,4 @@
-"""The engines' recordings (tests/fixtures/peers/engines.*) judged by the oracle against each model's config.
+"""The engines' recordings (tests/fixtures/engines/engines.*) judged by the oracle against each model's config.
 
 Shared by tests/test_engines.py and the docs' table check: ``verdicts()`` gives, per model, regime and engine, one of
 ``agrees``, ``differs: <the oracle's finding>`` or ``not supported: <reason>``.
@@ -16,7 +16,7 @@ import numpy as np
 from pemath import models, rope
 from pemath.testing import assert_rope_close
 
-PEERS = Path(__file__).resolve().parent / "fixtures" / "peers"
+PEERS = Path(__file__).resolve().parent / "fixtures" / "engines"
 ENGINES = ("llama.cpp", "mlx-lm", "rotary-embedding-torch", "torchtune", "onnxruntime")
 
 

@@ -48,3 +48,10 @@ def test_engine_figures():
                               for e, n in c.items()))
     assert c["llama.cpp"]["agrees"] >= 30 and c["mlx-lm"]["agrees"] >= 15 and c["onnxruntime"]["agrees"] >= 40
     assert c["torchtune"]["agrees"] >= 10
+
+
+def test_the_recordings_stay_small():
+    from tests.engine_table import PEERS
+
+    total = sum(p.stat().st_size for p in PEERS.glob("engines.*"))
+    assert total < 2**20, f"the engine recordings take {total} bytes; keep them under 1 MiB"
