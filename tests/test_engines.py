@@ -1,13 +1,13 @@
-"""The engines' recorded RoPE (llama.cpp's CPU kernel, mlx-lm, rotary-embedding-torch, torchtune, ONNX Runtime) judged
-against each model's
-config: the departures are exactly the ones docs/engines.rst names, with their cause, and the page's table is the
-one these recordings give (tests/engine_table.py; recorded by tests/fixtures/make_engine_fixtures.py)."""
+"""The engines' recorded RoPE (llama.cpp's CPU kernel, vLLM, mlx-lm, rotary-embedding-torch, torchtune, ONNX Runtime)
+judged against each model's config: the departures are exactly the ones docs/engines.rst names, with their cause, and
+the page's table is the one these recordings give (tests/engine_table.py; recorded by
+tests/fixtures/make_engine_fixtures.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tests.engine_table import CAUSES, counts, recordings, render, verdicts
+from tests.engine_table import CAUSES, counts, counts_text, departures, recordings, render, verdicts
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "engines.rst"
 
@@ -23,6 +23,29 @@ def test_the_departures_are_the_mechanisms_the_causes_say():
         v[("gpt-oss-20b", "short", "mlx-lm")]
     assert v[("internlm3-8b-instruct", "short", "llama.cpp")] == "agrees"  # within the original context
     assert "the scaling left out (plain RoPE instead of DynamicNTK" in v[("internlm3-8b-instruct", "long", "llama.cpp")]
+    # Qwen3-VL in llama.cpp: pairs 61 and 62 measured as never rotated, the rest as the spec's components
+    qwen3vl = v[("qwen3-vl-8b-instruct", "long", "llama.cpp")]
+    pattern = qwen3vl.split("0..127: ")[1].split(" ")[0]
+    assert pattern[61:63] == "00" and "0" not in pattern[:61] and v[("qwen3-vl-8b-instruct", "short", "llama.cpp")] == "agrees"
+
+
+def test_vllm_and_llama_cpp_run_m_rope_at_an_images_positions():
+    meta, arrays = recordings()
+    v = verdicts()
+    for model in ("qwen2-vl-7b-instruct", "qwen2.5-vl-7b-instruct", "qwen3-vl-8b-instruct"):
+        pos = arrays[f"{model}/long/positions"]
+        assert pos.shape == (3, 4) and len({tuple(row) for row in pos}) == 3  # t, h, w all differ
+        assert v[(model, "short", "vLLM")] == v[(model, "long", "vLLM")] == "agrees", model
+    assert v[("qwen2-vl-7b-instruct", "long", "llama.cpp")] == "agrees"
+
+
+def test_vllm_past_its_cache_is_said_not_guessed():
+    v = verdicts()
+    # vLLM derives max_model_len 32768 x 6 for InternLM3's dynamic NTK but sizes the cache to 32768 rows
+    assert "PR #55910" in v[("internlm3-8b-instruct", "long", "vLLM")]
+    assert "VLLM_ALLOW_LONG_MAX_MODEL_LEN" in v[("llama-2-7b", "long", "vLLM")]
+    assert v[("phi-3-mini-128k-instruct", "short", "vLLM")] == v[("phi-3-mini-128k-instruct", "long", "vLLM")] \
+        == "agrees"  # LongRoPE's factors picked by max_model_len, here the regime's length
 
 
 def test_llama_cpp_agrees_on_the_families_it_runs():
@@ -33,25 +56,22 @@ def test_llama_cpp_agrees_on_the_families_it_runs():
 
 
 def test_the_docs_table_is_the_recordings():
-    assert render() in PAGE.read_text()
-    c = counts()
-    text = " ".join(PAGE.read_text().split())
-    for e, n in c.items():
-        assert f"{e} {n['agrees']} agree, {n['differs']} differ, {n['not recorded']} not recorded" in text
+    page = PAGE.read_text()
+    assert render() in page and departures() in page
+    assert counts_text() in " ".join(page.split())
 
 
 def test_engine_figures():
     meta, _ = recordings()
     c = counts()
     print("\nengines against the models' own RoPE (" + ", ".join(f"{k} {v}" for k, v in meta["versions"].items())
-          + "): " + "; ".join(f"{e}: {n['agrees']} agree, {n['differs']} differ, {n['not recorded']} not recorded"
-                              for e, n in c.items()))
+          + "): " + counts_text())
     assert c["llama.cpp"]["agrees"] >= 30 and c["mlx-lm"]["agrees"] >= 15 and c["onnxruntime"]["agrees"] >= 40
-    assert c["torchtune"]["agrees"] >= 10
+    assert c["torchtune"]["agrees"] >= 10 and c["vLLM"]["agrees"] + c["vLLM"]["short only"] >= 40
 
 
 def test_the_recordings_stay_small():
     from tests.engine_table import PEERS
 
     total = sum(p.stat().st_size for p in PEERS.glob("engines.*"))
-    assert total < 2**20, f"the engine recordings take {total} bytes; keep them under 1 MiB"
+    assert total < 1.5 * 2**20, f"the engine recordings take {total} bytes; keep them under 1.5 MiB"

@@ -112,3 +112,18 @@ def test_torch_inputs_for_multi_axis_and_out_layout_specs(model):
     assert_rope_close(y, x, pos, spec=spec)
     with pytest.raises(AssertionError):
         assert_rope_close(y, x, pos + 1, spec=spec)
+
+
+def test_pairs_left_unrotated_are_measured_as_such():
+    # llama.cpp's IMROPE gives Qwen3-VL's pairs 61 and 62 a fourth position stream that holds 0: never rotated
+    spec = rope.from_hf_config(models.get("qwen3-vl-8b-instruct").config)
+    x = RNG.standard_normal((4, 128)).astype(np.float32)
+    i = np.arange(4)
+    pos = np.stack([np.full(4, 100_000), 100_000 + i // 2, 100_000 + i % 2])
+    y = np.asarray(rope.apply(x.astype(np.float64), pos, spec=spec))
+    y[:, [61, 62, 125, 126]] = x[:, [61, 62, 125, 126]]
+    msg = _message(y.astype(np.float32), x, pos, spec=spec)
+    line = next(ln for ln in msg.splitlines() if ln.startswith("Measured from the output"))
+    pattern = line.split(": ")[2].split(" ")[0]
+    assert pattern[61:63] == "00" and "0" not in pattern[:61] + pattern[63:], line
+    assert "0 not rotated" in line

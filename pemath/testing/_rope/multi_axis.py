@@ -127,7 +127,8 @@ def bound_for(spec: Any, x2: np.ndarray, pos: np.ndarray, seq_len: Any, u_t: flo
 def measured_components(a2: np.ndarray, x2: np.ndarray, pos: np.ndarray, block: Block, factor: float,
                         u_t: float) -> np.ndarray:
     """Per pair of ``block``: the component whose positions explain every angle the kernel applied
-    (-1: none does; -2: several do, e.g. equal components)."""
+    (-1: none does; -2: several do, e.g. equal components; -3: none does, but the pair is not rotated at all, as
+    position 0 for every row would leave it, e.g. a kernel that reads a fourth position stream holding 0)."""
     from .._core.measure import wrap as _wrap
     from .recover import _slack, recover_host
 
@@ -144,11 +145,15 @@ def measured_components(a2: np.ndarray, x2: np.ndarray, pos: np.ndarray, block: 
     count = fits.sum(axis=0)
     out[count == 1] = np.argmax(fits, axis=0)[count == 1]
     out[count > 1] = -2
+    zero = np.zeros_like(pos[0])
+    still = np.abs(_wrap(np.nan_to_num(rec.angle, nan=0.0)))
+    unrotated = np.all((still <= _slack(rec, zero, block.freq)) | ~np.isfinite(rec.angle), axis=0)
+    out[(count == 0) & unrotated] = -3
     return out
 
 
 def _pattern(comp: np.ndarray, names: str) -> str:
-    return "".join(names[c] if c >= 0 else ("?" if c == -1 else "*") for c in comp)
+    return "".join(names[c] if c >= 0 else {-1: "?", -2: "*", -3: "0"}[int(c)] for c in comp)
 
 
 def assert_multi_axis(actual: Any, x: Any, positions: Any, spec: Any, seq_len: Any, user: Any) -> None:
@@ -192,7 +197,7 @@ def assert_multi_axis(actual: Any, x: Any, positions: Any, spec: Any, seq_len: A
             if not np.array_equal(got, b.comp):
                 lines.append(f"Measured from the output: the component driving each pair of features {b.start}.."
                              f"{b.start + b.r - 1}: {_pattern(got, names)} (the spec: {_pattern(b.comp, names)}; "
-                             "? none fits, * several do)")
+                             "? none fits, * several do, 0 not rotated)")
     lines += [mismatch_line(verdict),
               f"Worst element at index {index_of(w, tuple(xh.shape))}: actual {fmt(a2.flat[w])}, expected "
               f"{fmt(expected.flat[w])}, abs error {fmt(verdict.err.flat[w])}, tolerance {fmt(tol.flat[w])}",
