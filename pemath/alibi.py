@@ -1,7 +1,7 @@
 r"""ALiBi: attention with linear biases (Press, Smith and Lewis, 2022).
 
-Each head ``h`` adds :math:`-m_h \cdot (i - j)` to the attention logit of query ``i``
-and key ``j``; the slopes :math:`m_h` are a fixed geometric sequence. Projects write the
+Each head ``a`` adds :math:`-m_a \cdot (i - j)` to the attention logit of query ``i``
+and key ``j``; the slopes :math:`m_a` are a fixed geometric sequence. Projects write the
 same bias three ways, which agree after the softmax but not before it:
 
 ``"causal"``

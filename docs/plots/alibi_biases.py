@@ -12,7 +12,7 @@ b = alibi.bias(n_heads, L, L, form="causal")  # (heads, query, key), -inf above 
 fig, axes = plt.subplots(1, 3, figsize=(9.0, 3.0), layout="constrained")
 axes[0].semilogy(np.arange(1, n_heads + 1), m, "o-")
 axes[0].set_xlabel("head h")
-axes[0].set_ylabel("slope $m_h$")
+axes[0].set_ylabel("slope $m_a$")
 axes[0].set_title("slopes $2^{-8h/n}$, n = 8 heads")
 
 im = axes[1].imshow(np.ma.masked_invalid(b[0]), cmap="viridis", interpolation="nearest")

@@ -219,7 +219,7 @@ register(
     Claim(
         id="t5.exact_below_max_exact",
         name="T5 gives each small distance its own bucket",
-        title="T5's bucket is the distance itself below max_exact = h // 2, where the log buckets start",
+        title="T5's bucket is the distance itself below max_exact = n_b // 2, where the log buckets start",
         kind="theorem",
         family="t5",
         statement=_exact_statement,
@@ -238,7 +238,7 @@ def _count_proof() -> Verdict:
     d = sym.bucket_count()
     d.steps.extend(sym.every_log_bucket_reached().steps)
     d.remark("Reading: with the exact buckets 0..M-1 at the distances 0..M-1 (t5.exact_below_max_exact), the "
-             "buckets used one way are 0..h-1, h of them; both ways 2h - 1, h = floor(num_buckets / 2). The "
+             "buckets used one way are 0..n_b-1, n_b of them; both ways 2 n_b - 1, n_b = floor(num_buckets / 2). The "
              "enumerations above count them bucket by bucket for pemath.t5.bucket's configurations.")
     return Verdict(d)
 
@@ -271,7 +271,7 @@ register(
         id="t5.bucket_count",
         name="How many buckets T5 uses",
         title="Where E <= M ln(D/M) (E log buckets, max_exact M, max_distance D), for every configuration: every "
-              "logarithmic bucket M..h-1 is reached (a witness distance each) and none beyond h-1; so T5 takes "
+              "logarithmic bucket M..n_b-1 is reached (a witness distance each) and none beyond n_b-1; so T5 takes "
               "num_buckets values one way, 2 floor(num_buckets/2) - 1 both ways (bucket floor(num_buckets/2) "
               "unused), counted bucket by bucket for T5's configurations and 33/128; the condition is sufficient, "
               "not necessary",

@@ -1,7 +1,7 @@
 r"""T5's relative position buckets (Raffel et al. 2020, section 2.1): structure, monotonicity, counts.
 
-With :math:`h` buckets per direction, :math:`M = \lfloor h/2 \rfloor` (``max_exact``),
-:math:`E = h - M` logarithmic buckets and :math:`D` = ``max_distance``, a distance
+With :math:`n_b` buckets per direction, :math:`M = \lfloor n_b/2 \rfloor` (``max_exact``),
+:math:`E = n_b - M` logarithmic buckets and :math:`D` = ``max_distance``, a distance
 :math:`n \ge 0` goes to
 
 .. math::
@@ -11,7 +11,7 @@ With :math:`h` buckets per direction, :math:`M = \lfloor h/2 \rfloor` (``max_exa
         K(n) = \left\lfloor E \dfrac{\ln(n/M)}{\ln(D/M)} \right\rfloor & n \ge M
     \end{cases}
 
-and a relative position :math:`r` = key - query to :math:`b(|r|) + h[r > 0]`
+and a relative position :math:`r` = key - query to :math:`b(|r|) + n_b[r > 0]`
 (bidirectional) or :math:`b(\max(-r, 0))` (unidirectional). Symbolically
 :math:`D = M(1 + \sigma)` with :math:`\sigma > 0` (so :math:`\ln(D/M) > 0`).
 
@@ -64,7 +64,7 @@ STANDARD: tuple[tuple[int, int, bool], ...] = (
 )
 
 M = sp.Symbol("M", integer=True, positive=True)  # max_exact
-E = sp.Symbol("E", integer=True, positive=True)  # number of logarithmic buckets, h - M
+E = sp.Symbol("E", integer=True, positive=True)  # number of logarithmic buckets, n_b - M
 SIGMA = sp.Symbol("sigma", positive=True)  # D = M (1 + sigma) > M
 D = M * (1 + SIGMA)
 
@@ -107,7 +107,7 @@ def formula(n: sp.Expr) -> sp.Expr:
 
 
 def max_exact(h: int) -> int:
-    """T5's max_exact for h buckets per direction: h // 2."""
+    """T5's max_exact for n_b buckets per direction: n_b // 2."""
     return h // 2
 
 
@@ -218,7 +218,7 @@ def exact_below_max_exact(configs: Sequence[tuple[int, int, bool]] = STANDARD + 
     d = Derivation("T5 buckets are exact below max_exact")
     t = sp.Symbol("t", integer=True, nonnegative=True)
     u = sp.Symbol("u", nonnegative=True)
-    d.define("T5's bucket of a distance n, with M = max_exact, E = h - M log buckets and D = M (1 + sigma):",
+    d.define("T5's bucket of a distance n, with M = max_exact, E = n_b - M log buckets and D = M (1 + sigma):",
           formula(sp.Symbol("n", integer=True, nonnegative=True)))
     cut, ex, _ = _branches_in(d, M - 1 - t)
     d.true("every n = M - 1 - t (t >= 0) is below M, in the exact branch", unevaluated(lambda: sp.Lt(M - 1 - t, cut)))
@@ -270,7 +270,7 @@ def monotone() -> Derivation:
     _, e2, _ = _branches_in(d, t + 1)
     d.zero("and the exact branch steps by one: b(n + 1) - b(n) = 1 for n + 1 < M",
         unevaluated(lambda: e2 - e1 - 1), methods=("expand",))
-    d.remark("With the direction: bidirectional r > 0 adds h to b(r) (increasing in r), r < 0 uses b(-r) "
+    d.remark("With the direction: bidirectional r > 0 adds n_b to b(r) (increasing in r), r < 0 uses b(-r) "
           "(non-decreasing in |r|); unidirectional keys after the query (r >= 0) are all bucket 0.")
     return d
 
@@ -289,11 +289,11 @@ def bucket_count(configs: Sequence[tuple[int, int, bool]] = STANDARD + ODD, *,
     d = Derivation("how many T5 buckets are used")
     tt = sp.Symbol("t", nonnegative=True)
     _, _, at_d = _branches_in(d, D)
-    d.zero("at n = D: K(D) = floor(E log(D/M) / log(D/M)) = E, capped: bucket M + E - 1 = h - 1, the last",
+    d.zero("at n = D: K(D) = floor(E log(D/M) / log(D/M)) = E, capped: bucket M + E - 1 = n_b - 1, the last",
            unevaluated(lambda: at_d - (M + E - 1)), methods=("expand",))
     k_beyond = sp.expand(log_index(D * (1 + tt)))
     d.true("beyond D, n = D (1 + t): K(n) = E + floor(E log(1 + t)/log(1 + sigma)) >= E, capped at E - 1: "
-           "every n >= D is in bucket h - 1", unevaluated(lambda: sp.Ge(k_beyond - E, 0)))
+           "every n >= D is in bucket n_b - 1", unevaluated(lambda: sp.Ge(k_beyond - E, 0)))
     x = sp.Symbol("x", nonnegative=True)
     gp = sp.diff(x - sp.log(1 + x), x)
     d.equal("log(1 + x) <= x for x >= 0: (x - log(1 + x))' = x/(1 + x) ...", gp, x / (1 + x), methods=("simplify",))
@@ -308,7 +308,7 @@ def bucket_count(configs: Sequence[tuple[int, int, bool]] = STANDARD + ODD, *,
     d.assumed("which is at most E/(n log(1 + sigma)) (log(1 + x) <= x, x = 1/n, above) and that at most "
               "E/(M log(1 + sigma)), as n >= M: E/(M log(1 + sigma)) - E/(n log(1 + sigma)) >= 0",
               sp.factor(E / (M * sp.log(1 + SIGMA)) - E / (nn * sp.log(1 + SIGMA))), "nonnegative")
-    d.hypothesis("Hypothesis of the count: E <= M log(D/M); under it every logarithmic bucket M..h-1 is reached "
+    d.hypothesis("Hypothesis of the count: E <= M log(D/M); under it every logarithmic bucket M..n_b-1 is reached "
                  "(decided below for every configuration, with a witness distance per bucket). It is sufficient, "
                  "not necessary: some configurations that violate it skip buckets, others still use them all "
                  "(decided below).")
@@ -328,10 +328,10 @@ def bucket_count(configs: Sequence[tuple[int, int, bool]] = STANDARD + ODD, *,
     d.true("every distance n >= 1 has bucket >= 1: n in the exact branch ...", unevaluated(lambda: sp.Ge(ex, 1)))
     d.true("... and bucket >= M >= 1 in the logarithmic branch",
         unevaluated(lambda: sp.And(sp.Ge(lg - M, 0), sp.Ge(M, 1))))
-    d.remark("Hence unidirectional: r >= 0 gives bucket 0 and r < 0 gives 1..h-1: h = num_buckets buckets. "
-          "Bidirectional: r <= 0 gives 0..h-1, r > 0 gives h + (1..h-1): bucket h is never produced, "
-          "2h - 1 buckets, h = floor(num_buckets / 2): num_buckets - 1 for an even count, num_buckets - 2 for an odd "
-          "one (33/128 both ways uses 31).")
+    d.remark("Hence unidirectional: r >= 0 gives bucket 0 and r < 0 gives 1..n_b-1: n_b = num_buckets buckets. "
+          "Bidirectional: r <= 0 gives 0..n_b-1, r > 0 gives n_b + (1..n_b-1): bucket n_b is never produced, "
+          "2 n_b - 1 buckets, n_b = floor(num_buckets / 2): num_buckets - 1 for an even count, num_buckets - 2 "
+          "for an odd one (33/128 both ways uses 31).")
     counts = {}
     for nb, md, bi in configs:
         h = nb // 2 if bi else nb

@@ -894,14 +894,14 @@ def _alibi_mask(attention_mask: Any) -> np.ndarray:
 def falcon_alibi(heads: int, attention_mask: Any, *, libm: str = "exact") -> np.ndarray:
     r"""Falcon's ``build_alibi_tensor``: the ALiBi bias in bfloat16, as transformers builds it for Falcon.
 
-    Slopes :math:`m_h = \mathrm{pow}(b, h + 1)` in float32 with :math:`b = 2^{-8/c}` for the
+    Slopes :math:`m_a = \mathrm{pow}(\beta, a + 1)` of head :math:`a`, in float32 with :math:`\beta = 2^{-8/c}` for the
     largest power of two :math:`c \le` ``heads`` (then every other power of
     :math:`2^{-4/c}` for the remaining heads, Press et al.'s interleaving), rounded to
     bfloat16 (``slopes[..., None].bfloat16()``); key indices
     :math:`j = (\mathrm{cumsum}(\text{mask}) - 1)\cdot\text{mask}` rounded to bfloat16 (exact
     only up to 256) by the product's type promotion; their product rounded to bfloat16:
 
-    .. math:: B_{b,h,j} = \mathrm{bf16}\big(\mathrm{bf16}(m_h)\,\mathrm{bf16}(j)\big)
+    .. math:: B_{b,a,j} = \mathrm{bf16}\big(\mathrm{bf16}(m_a)\,\mathrm{bf16}(j)\big)
 
     the bias ``m * j`` of every query (pemath's ``form="shifted"``; the causal mask is
     added separately), shape ``(batch, heads, 1, k_len)`` as Falcon views it. BLOOM's
@@ -947,7 +947,7 @@ def bloom_alibi(heads: int, attention_mask: Any, *, dtype: Any = None, libm: str
     :math:`j = (\mathrm{cumsum}(\text{mask}) - 1)\cdot\text{mask}` (int64, exact in float32 up to
     :math:`2^{24}`), one float32 product, then ``.to(dtype)``:
 
-    .. math:: B_{b,h,j} = \mathrm{fl}_{d}\big(\mathrm{fl}_{32}(m_h\, j)\big)
+    .. math:: B_{b,a,j} = \mathrm{fl}_{d}\big(\mathrm{fl}_{32}(m_a\, j)\big)
 
     so BLOOM's bias is within one rounding to ``dtype`` of the exact one (an honest
     computation), where Falcon's rounds the slopes and the indices to bfloat16 first
