@@ -70,6 +70,9 @@ CAUSES = {
     ("gpt-oss-20b", "mlx-lm"): "mlx-lm's initialize_rope forwards YaRN's beta_fast, beta_slow, mscale and "
                                "mscale_all_dim but not truncate, so gpt-oss's truncate=false is lost (the class of "
                                "vLLM #27722; no mlx-lm issue found)",
+    ("gpt-oss-20b", "llama.cpp"): "llama.cpp's YaRN always rounds the ramp bounds (ggml_rope_yarn_corr_dims: "
+                                  "floor and ceil) and a GGUF has no key for truncate, so gpt-oss's truncate=false is "
+                                  "lost (the class of vLLM #27722; no llama.cpp issue found)",
     ("internlm3-8b-instruct", "llama.cpp"): "llama.cpp has no dynamic NTK: past the original context it keeps the "
                                             "base (the converter writes no scaling for rope_type dynamic; "
                                             "ggml-org/llama.cpp #8361, closed as stale)",

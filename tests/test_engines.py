@@ -19,8 +19,10 @@ def test_every_departure_found_is_named_with_its_cause():
 
 def test_the_departures_are_the_mechanisms_the_causes_say():
     v = verdicts()
-    assert "YaRN's ramp bounds rounded to integers (truncate=True; the spec has truncate=False)" in \
-        v[("gpt-oss-20b", "short", "mlx-lm")]
+    for engine in ("mlx-lm", "llama.cpp"):
+        assert "YaRN's ramp bounds rounded to integers (truncate=True; the spec has truncate=False)" in \
+            v[("gpt-oss-20b", "short", engine)]
+    assert v[("gpt-oss-20b", "short", "vLLM")] == "agrees"  # vLLM passes truncate since PR #28244
     assert v[("internlm3-8b-instruct", "short", "llama.cpp")] == "agrees"  # within the original context
     assert "the scaling left out (plain RoPE instead of DynamicNTK" in v[("internlm3-8b-instruct", "long", "llama.cpp")]
     # Qwen3-VL in llama.cpp: pairs 61 and 62 measured as never rotated, the rest as the spec's components
@@ -51,7 +53,7 @@ def test_vllm_past_its_cache_is_said_not_guessed():
 def test_llama_cpp_agrees_on_the_families_it_runs():
     v = verdicts()
     for model in ("llama-3.1-8b", "qwen2.5-7b-instruct-yarn", "phi-3-mini-128k-instruct", "gemma-3-4b-it",
-                  "gpt-neox-20b", "falcon-7b", "c4ai-command-r-v01"):
+                  "gpt-neox-20b", "falcon-7b", "c4ai-command-r-v01", "gemma-2-9b", "olmo-2-1124-7b", "modernbert-base"):
         assert v[(model, "short", "llama.cpp")] == v[(model, "long", "llama.cpp")] == "agrees", model
 
 

@@ -117,6 +117,45 @@ def test_gemma3_sliding_window_layers_have_their_own_base(tmp_path):
     assert [rope.from_gguf(path, layer=i).base for i in range(12)] == [10000.0] * 5 + [1e6] + [10000.0] * 5 + [1e6]
 
 
+def test_gemma2_and_gpt_oss_sliding_layers_keep_the_global_rope_unless_the_file_says(tmp_path):
+    # load_swa_pattern(ml, 2) with the sliding base and scale defaulting to the global ones
+    kv = {"embedding_length": 3584, "attention.head_count": 16, "attention.key_length": 256, "block_count": 42,
+          "rope.freq_base": 10000.0}
+    path = write(tmp_path, "gemma2", kv)
+    assert rope.from_gguf(path) == rope.from_gguf(path, layer=0) == rope.from_gguf(path, layer=1)
+    path = write(tmp_path, "gemma2", {**kv, "rope.freq_base_swa": 5000.0}, name="swa.gguf")
+    with pytest.raises(TypeError, match="pass layer="):
+        rope.from_gguf(path)
+    assert [rope.from_gguf(path, layer=i).base for i in range(4)] == [5000.0, 10000.0, 5000.0, 10000.0]
+    oss = {"embedding_length": 2880, "attention.head_count": 64, "attention.key_length": 64, "block_count": 24,
+           "rope.freq_base": 150000.0, "attention.sliding_window": 128, "rope.scaling.type": "yarn",
+           "rope.scaling.factor": 32.0, "rope.scaling.original_context_length": 4096}
+    path = write(tmp_path, "gpt-oss", oss, name="oss.gguf")
+    assert rope.from_gguf(path, layer=0) == rope.from_gguf(path, layer=1) == rope.from_gguf(path)
+    assert isinstance(rope.from_gguf(path).scaling, sc.YaRN)
+
+
+def test_olmo3_sliding_layers_are_plain_and_modernbert_is_dense_first(tmp_path):
+    # OLMo 2's graph: sliding layers (pattern 4) take freq_scale 1, ext_factor 0, attn_factor 1: plain RoPE
+    kv = {"embedding_length": 4096, "attention.head_count": 32, "block_count": 32, "rope.freq_base": 500000.0,
+          "attention.sliding_window": 4096, "rope.scaling.type": "yarn", "rope.scaling.factor": 8.0,
+          "rope.scaling.original_context_length": 8192, "rope.freq_base_swa": 1.0}  # the graph ignores this key
+    path = write(tmp_path, "olmo2", kv)
+    with pytest.raises(TypeError, match="no scaling"):
+        rope.from_gguf(path)
+    specs = [rope.from_gguf(path, layer=i) for i in range(4)]
+    assert [s.scaling is None for s in specs] == [True, True, True, False]
+    assert {s.base for s in specs} == {500000.0}
+    olmo2 = write(tmp_path, "olmo2", {k: v for k, v in kv.items() if k != "attention.sliding_window"}, name="o2.gguf")
+    assert isinstance(rope.from_gguf(olmo2).scaling, sc.YaRN)  # no window: every layer the global call
+    # ModernBERT: load_swa_pattern(ml, 3, dense_first=true): layers 0, 3, 6 global, the others sliding
+    bert = {"embedding_length": 768, "attention.head_count": 12, "block_count": 22, "rope.freq_base": 160000.0,
+            "rope.freq_base_swa": 10000.0, "attention.sliding_window": 128}
+    path = write(tmp_path, "modern-bert", bert, name="bert.gguf")
+    assert [rope.from_gguf(path, layer=i).base for i in range(7)] == [160000.0] + [10000.0] * 2 + [160000.0] + \
+        [10000.0] * 2 + [160000.0]
+
+
 def test_mrope_sections(tmp_path):
     kv = {"embedding_length": 3584, "attention.head_count": 28, "rope.freq_base": 1000000.0,
           "rope.dimension_sections": [16, 24, 24, 0]}

@@ -53,16 +53,37 @@ __all__ = ["from_gguf", "gguf_differences", "gguf_architectures", "LLAMA_CPP"]
 
 _TABLE = Path(__file__).with_name("gguf_archs.json")
 
+#: How the architectures whose sliding-window layers take their own RoPE parameters set them, read from their
+#: model file (``src/models/<file>.cpp``: ``load_hparams`` and the graph) at :data:`LLAMA_CPP`'s commit:
+#:
+#: * ``pattern``, ``dense_first``: ``load_swa_pattern(ml, pattern, dense_first)``, used unless the file's
+#:   ``attention.sliding_window_pattern`` says otherwise (a layer is sliding when ``layer % pattern < pattern - 1``,
+#:   or with ``dense_first`` when ``layer % pattern != 0``);
+#: * ``needs_window``: sliding layers only where the file has a non-zero ``attention.sliding_window``;
+#: * ``base``: the sliding layers' base where the file has no ``rope.freq_base_swa``: ``"global"`` (the file's
+#:   ``rope.freq_base``) or a number (llama_hparams' default); ``graph_base`` when the graph passes the global base
+#:   to the sliding layers whatever that key says (OLMo 2's);
+#: * ``scaling``: ``"global"`` (the sliding layers keep the file's scaling) or ``"none"`` (``freq_scale`` 1:
+#:   plain frequencies, with the file's ``attn_factor`` unless ``plain``: OLMo 2's graph passes 1 and no YaRN).
+_SWA = {
+    "gemma2": dict(pattern=2, dense_first=False, needs_window=False, base="global", scaling="global"),
+    "gemma3": dict(pattern=6, dense_first=False, needs_window=True, base=10000.0, scaling="none"),
+    "gpt-oss": dict(pattern=2, dense_first=False, needs_window=False, base="global", scaling="global"),
+    "olmo2": dict(pattern=4, dense_first=False, needs_window=True, base="global", scaling="none", graph_base=True,
+                  plain=True),
+    "modern-bert": dict(pattern=3, dense_first=True, needs_window=True, base=10000.0, scaling="none"),
+}
+
 #: Architectures whose special handling (in ``gguf_archs.json``'s ``special``) pemath models, by reading
-#: their model file: M-RoPE sections, and Gemma 3's sliding-window layers with their own base.
+#: their model file: M-RoPE sections, and the sliding-window layers of :data:`_SWA`.
 _HANDLED_SPECIAL = {
     "M-RoPE sections": ("qwen2vl", "qwen3vl", "qwen3vlmoe", "glm4", "glm4moe"),
-    "a per-layer base and scale (sliding-window layers)": ("gemma3",),
-    "sliding-window layers with their own base": ("gemma3",),
+    "a per-layer base and scale (sliding-window layers)": tuple(_SWA),
+    "sliding-window layers with their own base": tuple(_SWA),
 }
 
 #: Architectures whose RoPE calls take per-layer parameters that pemath models (read from their model file).
-_HANDLED_PER_LAYER = ("gemma3",)
+_HANDLED_PER_LAYER = tuple(_SWA)
 
 #: llama.cpp refuses n_rot other than the head dim for these (``load_hparams``).
 _N_ROT_IS_HEAD_DIM = ("llama", "deci", "falcon", "llama-embed")
@@ -151,7 +172,8 @@ def from_gguf(path: Any, *, n_ctx: int | None = None, layer: int | None = None) 
         The context llama.cpp runs with: it chooses LongRoPE's long factors when ``n_ctx``
         exceeds the file's original context. Required for such files.
     layer : int, optional
-        The layer, for architectures whose layers differ (Gemma 3's sliding-window layers).
+        The layer, for architectures whose layers differ (the sliding-window layers of Gemma 2 and 3, gpt-oss,
+        OLMo 2/3 and ModernBERT, where they take their own base or no scaling).
 
     Returns
     -------
@@ -241,8 +263,13 @@ def from_gguf(path: Any, *, n_ctx: int | None = None, layer: int | None = None) 
     freq_scale = 1.0 if factor == 0.0 or kind == "none" else 1.0 / factor
     attn = float(k("rope.scaling.attn_factor", 1.0))
     n_ctx_orig = k("rope.scaling.original_context_length", k("context_length"))
-    if arch == "gemma3" and _is_swa(kv, arch, layer):
-        base, freq_scale, kind = float(k("rope.freq_base_swa", 10000.0)), 1.0, "linear"  # get_rope_freq_base/_scale
+    if arch in _SWA and _is_swa(kv, arch, layer):  # get_rope_freq_base / get_rope_freq_scale, or the graph's own
+        rule = _SWA[arch]
+        if not rule.get("graph_base"):
+            base = float(k("rope.freq_base_swa", base if rule["base"] == "global" else rule["base"]))
+        if rule["scaling"] == "none":
+            freq_scale, kind = 1.0, "linear"
+            attn = 1.0 if rule.get("plain") else attn
     factors = _factors(reader, entry, arch, n_rot, n_ctx, n_ctx_orig)
     scaling = _scaling(kind, freq_scale, attn, factors, n_rot, n_ctx_orig, arch)
     layout = "interleaved" if rope_type == "norm" else "half"
@@ -274,20 +301,29 @@ def _head_dim(kv: dict[str, Any], arch: str, layer: int | None) -> int:
 
 
 def _is_swa(kv: dict[str, Any], arch: str, layer: int | None) -> bool:
-    """Gemma 3's sliding-window layers (``load_swa_pattern(ml, 6)``: every layer but each 6th)."""
-    if not kv.get(f"{arch}.attention.sliding_window"):
+    """Whether llama.cpp rotates ``layer`` as a sliding-window layer of :data:`_SWA` (``hparams.is_swa``); with no
+    layer, refuses where the two kinds of layer differ."""
+    rule = _SWA[arch]
+    if rule["needs_window"] and not kv.get(f"{arch}.attention.sliding_window"):
         return False
-    pattern = kv.get(f"{arch}.attention.sliding_window_pattern", 6)
-    base, swa_base = kv.get(f"{arch}.rope.freq_base", 10000.0), kv.get(f"{arch}.rope.freq_base_swa", 10000.0)
-    scaled = kv.get(f"{arch}.rope.scaling.factor") not in (None, 0.0, 1.0)
+    pattern = kv.get(f"{arch}.attention.sliding_window_pattern", rule["pattern"])
     if layer is None:
+        base = kv.get(f"{arch}.rope.freq_base", 10000.0)
+        swa_base = base if rule.get("graph_base") else kv.get(
+            f"{arch}.rope.freq_base_swa", base if rule["base"] == "global" else rule["base"])
+        scaled = rule["scaling"] == "none" and (
+            kv.get(f"{arch}.rope.scaling.factor") not in (None, 0.0, 1.0)
+            or bool(rule.get("plain")) and kv.get(f"{arch}.rope.scaling.attn_factor") not in (None, 1.0))
         if base != swa_base or scaled:
-            raise TypeError(f"{arch}: llama.cpp rotates sliding-window layers with base {swa_base} and no scaling, the "
-                            f"others with base {base}" + (" and the file's scaling" if scaled else "") + ": pass layer=")
+            raise TypeError(f"{arch}: llama.cpp rotates sliding-window layers with base {swa_base}"
+                            + (" and no scaling" if rule["scaling"] == "none" else "") + f", the others with base "
+                            f"{base}" + (" and the file's scaling" if scaled else "") + ": pass layer=")
         return False
     if isinstance(pattern, (list, tuple)):
         return bool(pattern[layer])
     n = int(pattern)
+    if rule["dense_first"]:
+        return n == 0 or layer % n != 0
     return n == 0 or layer % n < n - 1
 
 
