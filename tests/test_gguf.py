@@ -239,3 +239,30 @@ def test_a_gguf_reader_is_accepted(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         rope.from_gguf(reader)
+
+
+def test_llama4_and_smollm3_skip_rope_on_every_fourth_layer(tmp_path):
+    kv = {"embedding_length": 2048, "attention.head_count": 16, "block_count": 36, "rope.freq_base": 5000000.0}
+    path = write(tmp_path, "smollm3", kv)
+    with pytest.raises(TypeError, match=r"\(il \+ 1\) % 4 == 0"):
+        rope.from_gguf(path)
+    kinds = [type(rope.from_gguf(path, layer=i)).__name__ for i in range(8)]
+    assert kinds == ["Spec"] * 3 + ["NoRope"] + ["Spec"] * 3 + ["NoRope"]
+    assert "skips RoPE on layer 3" in rope.from_gguf(path, layer=3).reason
+    # Llama 4 with attention.sliding_window = 0: llama.cpp's "always use rope" step is the layer count, so only
+    # the last layer has none
+    llama4 = {"embedding_length": 5120, "attention.head_count": 40, "attention.key_length": 128, "block_count": 48,
+              "rope.freq_base": 500000.0, "attention.sliding_window": 0}
+    path = write(tmp_path, "llama4", llama4, name="l4.gguf")
+    assert [isinstance(rope.from_gguf(path, layer=i), rope.NoRope) for i in (3, 46, 47)] == [False, False, True]
+
+
+def test_ministral3_reads_yarns_beta_and_log_multiplier_keys(tmp_path):
+    kv = {"embedding_length": 3072, "attention.head_count": 32, "attention.key_length": 128, "block_count": 26,
+          "rope.freq_base": 1000000.0, "rope.scaling.type": "yarn", "rope.scaling.factor": 16.0,
+          "rope.scaling.original_context_length": 16384, "rope.scaling.yarn_beta_fast": 16.0,
+          "rope.scaling.yarn_beta_slow": 2.0, "rope.scaling.yarn_log_multiplier": 0.5}
+    s = rope.from_gguf(write(tmp_path, "mistral3", kv)).scaling
+    assert (s.beta_fast, s.beta_slow) == (16.0, 2.0)
+    # llama_context: get_mscale(16, 1) / get_mscale(16, 0.5), and ggml's (1 + 0.1 ln s) cancels its division
+    assert s.attention_factor == pytest.approx((1 + 0.1 * math.log(16)) / (1 + 0.05 * math.log(16)), rel=1e-12)

@@ -31,9 +31,6 @@ RECORDS = json.loads(FIXTURE.read_text())
 #: pemath does not model).
 REFUSED = {
     "deepseek-v2-lite": "YaRN's log multiplier", "deepseek-v3": "YaRN's log multiplier",
-    "llama-4-scout-17b-16e": "layers without RoPE",
-    "ministral-3-3b-instruct-2512": "YaRN's beta_fast", "ministral-3-8b-2512": "YaRN's beta_fast",
-    "smollm3-3b": "layers without RoPE",
 }
 #: Models whose converted GGUF llama.cpp reads as other RoPE than the config's, with the difference and its cause.
 EXPECTED_DIFFERENCES: dict[str, tuple[str, str]] = {
@@ -77,8 +74,8 @@ def verdict(tmp_path: Path, name: str) -> tuple[str, list[str]]:
     path = write(tmp_path, name, record)
     config = models.get(name).config
     layers = [None]
-    if record["gguf_arch"] in ("gemma2", "gemma3", "gpt-oss", "olmo2", "modern-bert"):
-        layers = list(range(6))  # sliding-window layers and global ones, whatever the pattern (2, 3, 4 or 6)
+    if record["gguf_arch"] in ("gemma2", "gemma3", "gpt-oss", "olmo2", "modern-bert", "llama4", "smollm3"):
+        layers = list(range(8))  # sliding-window and global layers, with and without RoPE, whatever the pattern
     out: list[str] = []
     for layer in layers:
         try:

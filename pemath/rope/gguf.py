@@ -72,7 +72,13 @@ _SWA = {
     "olmo2": dict(pattern=4, dense_first=False, needs_window=True, base="global", scaling="none", graph_base=True,
                   plain=True),
     "modern-bert": dict(pattern=3, dense_first=True, needs_window=True, base=10000.0, scaling="none"),
+    # chunked attention unless the file has attention.sliding_window = 0 (then no sliding layers)
+    "llama4": dict(pattern=4, dense_first=False, needs_window="unless zero", base="global", scaling="global"),
 }
+
+#: Architectures whose graph skips RoPE on every n-th layer (``use_rope = (il + 1) % n_no_rope_layer_step != 0``):
+#: the step, and for Llama 4 the file's ``attention.sliding_window = 0`` setting it to the layer count.
+_NOPE_STEP = {"llama4": 4, "smollm3": 4}
 
 #: Architectures whose special handling (in ``gguf_archs.json``'s ``special``) pemath models, by reading
 #: their model file: M-RoPE sections, and the sliding-window layers of :data:`_SWA`.
@@ -80,10 +86,16 @@ _HANDLED_SPECIAL = {
     "M-RoPE sections": ("qwen2vl", "qwen3vl", "qwen3vlmoe", "glm4", "glm4moe"),
     "a per-layer base and scale (sliding-window layers)": tuple(_SWA),
     "sliding-window layers with their own base": tuple(_SWA),
+    "layers without RoPE": tuple(_NOPE_STEP),
+    "layers without RoPE (every n-th)": tuple(_NOPE_STEP),
+    # mistral3's load_hparams reads rope.scaling.yarn_beta_fast/_slow and yarn_log_multiplier (llama_context then
+    # sets the amplitude to get_mscale(s, 1) / get_mscale(s, log_mul) times rope.scaling.attn_factor)
+    "YaRN's beta_fast and beta_slow read from the file": ("mistral3",),
+    "YaRN's log multiplier (DeepSeek's mscale_all_dim)": ("mistral3",),
 }
 
 #: Architectures whose RoPE calls take per-layer parameters that pemath models (read from their model file).
-_HANDLED_PER_LAYER = tuple(_SWA)
+_HANDLED_PER_LAYER = tuple(_SWA) + tuple(_NOPE_STEP)
 
 #: llama.cpp refuses n_rot other than the head dim for these (``load_hparams``).
 _N_ROT_IS_HEAD_DIM = ("llama", "deci", "falcon", "llama-embed")
@@ -173,7 +185,8 @@ def from_gguf(path: Any, *, n_ctx: int | None = None, layer: int | None = None) 
         exceeds the file's original context. Required for such files.
     layer : int, optional
         The layer, for architectures whose layers differ (the sliding-window layers of Gemma 2 and 3, gpt-oss,
-        OLMo 2/3 and ModernBERT, where they take their own base or no scaling).
+        OLMo 2/3, ModernBERT and Llama 4, where they take their own base or no scaling; the layers without RoPE
+        of Llama 4 and SmolLM3, a ``NoRope``).
 
     Returns
     -------
@@ -251,6 +264,16 @@ def from_gguf(path: Any, *, n_ctx: int | None = None, layer: int | None = None) 
         raise ValueError(f"{arch!r}: llama.cpp's graph ({entry.get('file')}) has RoPE handling pemath does not model "
                          f"({what}); refused rather than guessed")
     head_dim = _head_dim(kv, arch, layer)
+    if arch in _NOPE_STEP:
+        step = _NOPE_STEP[arch]
+        if arch == "llama4" and k("attention.sliding_window") == 0:
+            step = int(n_layer or 0)  # llama.cpp's "always use rope": every layer but the last
+        if layer is None and n_layer and int(n_layer) >= step > 0:
+            raise TypeError(f"{arch}: llama.cpp's graph skips RoPE on every layer il with (il + 1) % {step} == 0 "
+                            "(n_no_rope_layer_step) and rotates the others: pass layer=")
+        if layer is not None and step > 0 and (layer + 1) % step == 0:
+            return NoRope(head_dim=head_dim, reason=f"llama.cpp's {arch!r} graph skips RoPE on layer {layer} "
+                          f"(({layer} + 1) % n_no_rope_layer_step {step} == 0)", provenance=provenance)
     n_rot = int(_per_layer(k("rope.dimension_count", head_dim), layer, f"{arch}.rope.dimension_count"))
     if arch in _N_ROT_IS_HEAD_DIM and n_rot != head_dim:
         raise ValueError(f"{arch}.rope.dimension_count = {n_rot} but the head dim is {head_dim}: llama.cpp refuses "
@@ -271,7 +294,12 @@ def from_gguf(path: Any, *, n_ctx: int | None = None, layer: int | None = None) 
             freq_scale, kind = 1.0, "linear"
             attn = 1.0 if rule.get("plain") else attn
     factors = _factors(reader, entry, arch, n_rot, n_ctx, n_ctx_orig)
-    scaling = _scaling(kind, freq_scale, attn, factors, n_rot, n_ctx_orig, arch)
+    yarn = {}
+    if arch in _HANDLED_SPECIAL["YaRN's beta_fast and beta_slow read from the file"]:
+        yarn = {"beta_fast": float(k("rope.scaling.yarn_beta_fast", 32.0)),
+                "beta_slow": float(k("rope.scaling.yarn_beta_slow", 1.0)),
+                "log_mul": float(k("rope.scaling.yarn_log_multiplier", 0.0))}
+    scaling = _scaling(kind, freq_scale, attn, factors, n_rot, n_ctx_orig, arch, **yarn)
     layout = "interleaved" if rope_type == "norm" else "half"
     spec_kw: dict[str, Any] = {}
     if any(sections) and rope_type not in ("mrope", "imrope"):
@@ -304,7 +332,11 @@ def _is_swa(kv: dict[str, Any], arch: str, layer: int | None) -> bool:
     """Whether llama.cpp rotates ``layer`` as a sliding-window layer of :data:`_SWA` (``hparams.is_swa``); with no
     layer, refuses where the two kinds of layer differ."""
     rule = _SWA[arch]
-    if rule["needs_window"] and not kv.get(f"{arch}.attention.sliding_window"):
+    window = kv.get(f"{arch}.attention.sliding_window")
+    if rule["needs_window"] == "unless zero":
+        if window == 0:
+            return False
+    elif rule["needs_window"] and not window:
         return False
     pattern = kv.get(f"{arch}.attention.sliding_window_pattern", rule["pattern"])
     if layer is None:
@@ -354,7 +386,7 @@ def _factors(reader: Any, entry: dict[str, Any], arch: str, n_rot: int, n_ctx: i
 
 
 def _scaling(kind: str, freq_scale: float, attn: float, factors: np.ndarray | None, n_rot: int, n_ctx_orig: Any,
-             arch: str) -> Any:
+             arch: str, beta_fast: float = 32.0, beta_slow: float = 1.0, log_mul: float = 0.0) -> Any:
     from ..scaling import Linear, LongRoPE, YaRN
 
     if kind not in ("none", "linear", "yarn", "longrope"):
@@ -369,8 +401,11 @@ def _scaling(kind: str, freq_scale: float, attn: float, factors: np.ndarray | No
         s = 1.0 / freq_scale
         if not s > 1.0 or n_ctx_orig is None:
             raise ValueError(f"{arch}: YaRN with factor {s} and original context {n_ctx_orig} is not modelled")
-        return YaRN(s, int(n_ctx_orig), beta_fast=32.0, beta_slow=1.0, truncate=True,
-                    attention_factor=attn * (1.0 + 0.1 * math.log(s)))
+        # llama_context: yarn_attn_factor = get_mscale(s, 1) [/ get_mscale(s, log_mul)] / (1 + 0.1 ln s) * attn,
+        # and ggml's rope_yarn multiplies it by 1 + 0.1 ln s again
+        amplitude = (1.0 + 0.1 * math.log(s)) / ((1.0 + 0.1 * log_mul * math.log(s)) if log_mul else 1.0)
+        return YaRN(s, int(n_ctx_orig), beta_fast=beta_fast, beta_slow=beta_slow, truncate=True,
+                    attention_factor=attn * amplitude)
     if attn != 1.0:
         raise ValueError(f"{arch}.rope.scaling.attn_factor = {attn} without YaRN or frequency factors: not modelled")
     if freq_scale != 1.0:
