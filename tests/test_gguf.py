@@ -66,7 +66,8 @@ def test_qwen2_is_neox_and_yarn_follows_llama_cpps_rules(tmp_path):
     kv = {"embedding_length": 3584, "attention.head_count": 28, "rope.freq_base": 1000000.0,
           "rope.scaling.type": "yarn", "rope.scaling.factor": 4.0, "rope.scaling.original_context_length": 32768,
           "rope.scaling.yarn_beta_fast": 8.0}  # the betas in the file are not read by qwen2's graph
-    spec = rope.from_gguf(write(tmp_path, "qwen2", kv))
+    with pytest.warns(GGUFWarning, match="qwen2.rope.scaling.yarn_beta_fast = 8, but llama.cpp does not read it"):
+        spec = rope.from_gguf(write(tmp_path, "qwen2", kv))
     assert spec.layout == "half" and spec.head_dim == 128
     y = spec.scaling
     assert isinstance(y, sc.YaRN) and (y.factor, y.original_max_position, y.beta_fast, y.beta_slow) == \
@@ -188,8 +189,8 @@ def test_factors_an_architecture_ignores_are_warned_about(tmp_path):
      "llama.cpp refuses this file"),
     ("notanarch", {"embedding_length": 256, "rope.freq_base": 5.0}, None, ValueError,
      r"'notanarch' is not in llama.cpp's table .* RoPE keys found: \['notanarch.rope.freq_base'\]"),
-    ("deepseek2", {"embedding_length": 256, "attention.head_count": 4}, None, ValueError,
-     "RoPE handling pemath does not model"),
+    ("grok", {"embedding_length": 256, "attention.head_count": 4}, None, ValueError,
+     r"RoPE handling pemath does not model \(.*YaRN's ext_factor read from the file"),
     ("llama", {"embedding_length": 256, "attention.head_count": 4, "rope.scaling.type": "ntk"}, None, ValueError,
      "llama.cpp knows none, linear, yarn, longrope"),
     ("llama", {"embedding_length": 256, "attention.head_count": 4, "rope.dimension_sections": [1, 2]}, None,
@@ -266,3 +267,24 @@ def test_ministral3_reads_yarns_beta_and_log_multiplier_keys(tmp_path):
     assert (s.beta_fast, s.beta_slow) == (16.0, 2.0)
     # llama_context: get_mscale(16, 1) / get_mscale(16, 0.5), and ggml's (1 + 0.1 ln s) cancels its division
     assert s.attention_factor == pytest.approx((1 + 0.1 * math.log(16)) / (1 + 0.05 * math.log(16)), rel=1e-12)
+
+
+def test_deepseek2_rotates_the_trailing_slice_with_its_yarn_multiplier(tmp_path):
+    # DeepSeek-V2-Lite as llama.cpp's converter writes it: yarn_log_multiplier = 0.1 * mscale_all_dim
+    kv = {"embedding_length": 2048, "attention.head_count": 16, "attention.key_length": 576,
+          "attention.key_length_mla": 192, "block_count": 27, "rope.dimension_count": 64, "rope.freq_base": 10000.0,
+          "rope.scaling.type": "yarn", "rope.scaling.factor": 40.0, "rope.scaling.original_context_length": 4096,
+          "rope.scaling.yarn_log_multiplier": 0.0707}
+    spec = rope.from_gguf(write(tmp_path, "deepseek2", kv))
+    assert (spec.layout, spec.head_dim, spec.rotary_dim, spec.rotary_offset) == ("interleaved", 192, 64, 128)
+    assert spec.scaling.attention_factor == pytest.approx(1.0, rel=1e-7)  # get_mscale(s, 0.707) / itself
+    # kq_scale: mscale = 1 * (1 + 0.1 * 0.707 * ln 40), squared; the config's softmax_scale
+    assert spec.softmax_scale == pytest.approx((1 + 0.0707 * math.log(40)) ** 2, rel=1e-6)
+    from pemath import models
+
+    assert rope.gguf_differences(write(tmp_path, "deepseek2", kv, name="b.gguf"),
+                                 models.get("deepseek-v2-lite").config) == []
+    # YaRN's betas are not read for deepseek2: a file that holds others is warned about, and they are not used
+    with pytest.warns(GGUFWarning, match="yarn_beta_fast = 16, but llama.cpp does not read it"):
+        spec = rope.from_gguf(write(tmp_path, "deepseek2", {**kv, "rope.scaling.yarn_beta_fast": 16.0}, name="c.gguf"))
+    assert spec.scaling.beta_fast == 32.0

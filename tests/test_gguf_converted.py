@@ -29,9 +29,7 @@ RECORDS = json.loads(FIXTURE.read_text())
 
 #: Models whose converted GGUF from_gguf refuses, with the reason's words (architectures whose RoPE handling
 #: pemath does not model).
-REFUSED = {
-    "deepseek-v2-lite": "YaRN's log multiplier", "deepseek-v3": "YaRN's log multiplier",
-}
+REFUSED: dict[str, str] = {}
 #: Models whose converted GGUF llama.cpp reads as other RoPE than the config's, with the difference and its cause.
 EXPECTED_DIFFERENCES: dict[str, tuple[str, str]] = {
     "gpt-oss-20b": ("pairs 9..17 of 32 differ", "llama.cpp's YaRN always rounds the ramp bounds "

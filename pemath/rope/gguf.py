@@ -91,11 +91,18 @@ _HANDLED_SPECIAL = {
     # mistral3's load_hparams reads rope.scaling.yarn_beta_fast/_slow and yarn_log_multiplier (llama_context then
     # sets the amplitude to get_mscale(s, 1) / get_mscale(s, log_mul) times rope.scaling.attn_factor)
     "YaRN's beta_fast and beta_slow read from the file": ("mistral3",),
-    "YaRN's log multiplier (DeepSeek's mscale_all_dim)": ("mistral3",),
+    "YaRN's log multiplier (DeepSeek's mscale_all_dim)": ("mistral3", "deepseek2"),
 }
 
+#: Architectures whose graph has several RoPE calls, all with the global parameters, on a slice of the head:
+#: DeepSeek-2's q_pe and k_pe, the last ``rope.dimension_count`` features of a ``key_length_mla`` head
+#: (``ggml_rope_set_offset(Qcur, n_embd_head_qk_nope)`` in src/models/deepseek2.cpp), its YaRN log multiplier
+#: stored times 0.1 by the converter (``rope_yarn_log_mul /= 0.1f`` at load) and its softmax scale
+#: ``mscale * mscale / sqrt(n_embd_head_k)`` with ``mscale = attn_factor_org * (1 + 0.1 log_mul ln s)``.
+_TRAILING_SLICE = ("deepseek2",)
+
 #: Architectures whose RoPE calls take per-layer parameters that pemath models (read from their model file).
-_HANDLED_PER_LAYER = tuple(_SWA) + tuple(_NOPE_STEP)
+_HANDLED_PER_LAYER = tuple(_SWA) + tuple(_NOPE_STEP) + _TRAILING_SLICE
 
 #: llama.cpp refuses n_rot other than the head dim for these (``load_hparams``).
 _N_ROT_IS_HEAD_DIM = ("llama", "deci", "falcon", "llama-embed")
@@ -212,8 +219,9 @@ def from_gguf(path: Any, *, n_ctx: int | None = None, layer: int | None = None) 
     Warns
     -----
     pemath.GGUFWarning
-        When the file holds frequency factors that the architecture's graph does not read
-        (llama.cpp ignores them; so does the returned Spec).
+        When the file holds data that changes the numbers but that the architecture's graph does
+        not read: frequency factors, M-RoPE sections on a NORM/NEOX architecture, YaRN betas other
+        than llama.cpp's 32 and 1 (llama.cpp ignores them; so does the returned Spec).
 
     Examples
     --------
@@ -294,11 +302,23 @@ def from_gguf(path: Any, *, n_ctx: int | None = None, layer: int | None = None) 
             freq_scale, kind = 1.0, "linear"
             attn = 1.0 if rule.get("plain") else attn
     factors = _factors(reader, entry, arch, n_rot, n_ctx, n_ctx_orig)
-    yarn = {}
+    yarn: dict[str, float] = {}
     if arch in _HANDLED_SPECIAL["YaRN's beta_fast and beta_slow read from the file"]:
         yarn = {"beta_fast": float(k("rope.scaling.yarn_beta_fast", 32.0)),
-                "beta_slow": float(k("rope.scaling.yarn_beta_slow", 1.0)),
-                "log_mul": float(k("rope.scaling.yarn_log_multiplier", 0.0))}
+                "beta_slow": float(k("rope.scaling.yarn_beta_slow", 1.0))}
+    else:
+        for key, used in (("yarn_beta_fast", 32.0), ("yarn_beta_slow", 1.0)):
+            if k(f"rope.scaling.{key}") not in (None, used):
+                warnings.warn(f"the file holds {arch}.rope.scaling.{key} = {k(f'rope.scaling.{key}'):g}, but llama.cpp "
+                              f"does not read it for {arch!r} and uses {used:g}: ignored, as llama.cpp ignores it",
+                              GGUFWarning, stacklevel=2)
+    if arch in _HANDLED_SPECIAL["YaRN's log multiplier (DeepSeek's mscale_all_dim)"]:
+        log_mul = np.float32(k("rope.scaling.yarn_log_multiplier", 0.0))
+        if arch == "deepseek2" and log_mul != 0:
+            log_mul = log_mul / np.float32(0.1)  # [TAG_DEEPSEEK2_YARN_LOG_MUL_FIX]: the converter's 0.1 cancelled
+        yarn["log_mul"] = float(log_mul)
+        # llama_context: mscale = log_mul for DeepSeek-2 where log_mul != 1, else 1
+        yarn["mscale"] = float(log_mul) if arch == "deepseek2" and log_mul not in (0.0, 1.0) else 1.0
     scaling = _scaling(kind, freq_scale, attn, factors, n_rot, n_ctx_orig, arch, **yarn)
     layout = "interleaved" if rope_type == "norm" else "half"
     spec_kw: dict[str, Any] = {}
@@ -312,6 +332,13 @@ def from_gguf(path: Any, *, n_ctx: int | None = None, layer: int | None = None) 
             raise ValueError(f"{arch}.rope.dimension_sections = {sections}: M-RoPE needs sections summing to "
                              f"n_rot/2 = {n_rot // 2}")
         spec_kw = {"mrope_section": tuple(used), "mrope_interleaved": rope_type == "imrope"}
+    if arch in _TRAILING_SLICE:
+        s = 1.0 / freq_scale
+        # the graph's attn_factor_org = cparams.yarn_attn_factor * (1 + 0.1 ln s), whatever the scaling type: YaRN's
+        # amplitude, or attn_factor * (1 + 0.1 ln s) under linear scaling; then mscale and kq_scale
+        org = scaling.attention_factor if kind == "yarn" and scaling is not None else attn * (1.0 + 0.1 * math.log(s))
+        kq = org * (1.0 + 0.1 * yarn.get("log_mul", 0.0) * math.log(s))
+        spec_kw = {"rotary_offset": head_dim - n_rot, "softmax_scale": kq * kq}
     return Spec(layout, base=base, head_dim=head_dim, rotary_dim=n_rot, scaling=scaling, provenance=provenance,
                 **spec_kw)
 
@@ -320,6 +347,8 @@ def _head_dim(kv: dict[str, Any], arch: str, layer: int | None) -> int:
     n_embd = kv.get(f"{arch}.embedding_length")
     n_head = _per_layer(kv.get(f"{arch}.attention.head_count"), layer, f"{arch}.attention.head_count")
     key_length = kv.get(f"{arch}.attention.key_length")
+    if arch in _TRAILING_SLICE and kv.get(f"{arch}.attention.key_length_mla") is not None:
+        return int(kv[f"{arch}.attention.key_length_mla"])  # MLA: the decompressed head (n_embd_head_k_mla)
     if key_length is not None:
         return int(key_length)
     if n_embd is None or not n_head:
@@ -386,7 +415,8 @@ def _factors(reader: Any, entry: dict[str, Any], arch: str, n_rot: int, n_ctx: i
 
 
 def _scaling(kind: str, freq_scale: float, attn: float, factors: np.ndarray | None, n_rot: int, n_ctx_orig: Any,
-             arch: str, beta_fast: float = 32.0, beta_slow: float = 1.0, log_mul: float = 0.0) -> Any:
+             arch: str, beta_fast: float = 32.0, beta_slow: float = 1.0, log_mul: float = 0.0,
+             mscale: float = 1.0) -> Any:
     from ..scaling import Linear, LongRoPE, YaRN
 
     if kind not in ("none", "linear", "yarn", "longrope"):
@@ -403,7 +433,7 @@ def _scaling(kind: str, freq_scale: float, attn: float, factors: np.ndarray | No
             raise ValueError(f"{arch}: YaRN with factor {s} and original context {n_ctx_orig} is not modelled")
         # llama_context: yarn_attn_factor = get_mscale(s, 1) [/ get_mscale(s, log_mul)] / (1 + 0.1 ln s) * attn,
         # and ggml's rope_yarn multiplies it by 1 + 0.1 ln s again
-        amplitude = (1.0 + 0.1 * math.log(s)) / ((1.0 + 0.1 * log_mul * math.log(s)) if log_mul else 1.0)
+        amplitude = (1.0 + 0.1 * mscale * math.log(s)) / ((1.0 + 0.1 * log_mul * math.log(s)) if log_mul else 1.0)
         return YaRN(s, int(n_ctx_orig), beta_fast=beta_fast, beta_slow=beta_slow, truncate=True,
                     attention_factor=attn * amplitude)
     if attn != 1.0:
@@ -428,8 +458,11 @@ def gguf_differences(path: Any, config: Any, *, n_ctx: int | None = None, layer:
     llama.cpp's converter permutes the q/k rows of the architecture (recorded in the table,
     ``converter_permutes_qk``), its NORM pairs on those rows are the config's half layout on the
     original weights. The config side is :func:`pemath.rope.from_hf_config`. Compared: the pairing,
-    the head dim and rotary dim, the base, every pair's frequency (the frequency factors included),
-    the attention factor, the M-RoPE sections. An empty list means they agree.
+    the head dim, rotary dim and rotary offset (a config Spec of the rotated slice alone, as DeepSeek's
+    ``q_pe``, is compared with the GGUF's slice), the base, every pair's frequency (the frequency
+    factors included), the attention factor, the softmax scale, the M-RoPE sections. Not compared: an
+    ``out_layout``, a reordering of the rotated features shared by q and k that leaves every score as it
+    is. An empty list means they agree.
 
     Parameters
     ----------
@@ -485,9 +518,16 @@ def gguf_differences(path: Any, config: Any, *, n_ctx: int | None = None, layer:
         out.append(f"pairing: the GGUF is rotated with {how}; the config's model rotates {h.layout!r} pairs"
                    + ("" if permutes is not None or g.layout == "half" else
                       f" (whether llama.cpp's converter permutes q/k for {arch!r} is not recorded)"))
+    if g.rotary_offset and h.head_dim == g.rotary_dim and not h.rotary_offset:
+        # the config's Spec is of the rotated slice alone (DeepSeek's q_pe), the GGUF's of the whole head with the
+        # slice at its end: compare the slices
+        g = g.replace(head_dim=g.rotary_dim, rotary_offset=0)
     hd = h.head_dim or g.head_dim
     if h.head_dim is not None and g.head_dim != h.head_dim:
         out.append(f"head dim: the GGUF's is {g.head_dim}, the config's {h.head_dim}")
+    if g.rotary_offset != h.rotary_offset:
+        out.append(f"rotary offset: the GGUF rotates features from {g.rotary_offset}, the config from "
+                   f"{h.rotary_offset}")
     r_g, r_h = g.rotary_dim_for(g.head_dim), h.rotary_dim_for(hd)
     if r_g != r_h:
         out.append(f"rotary dims: the GGUF rotates {r_g} ({arch}.rope.dimension_count), the config {r_h}")
@@ -507,6 +547,9 @@ def gguf_differences(path: Any, config: Any, *, n_ctx: int | None = None, layer:
                    f"{_describe_scaling(h.scaling)}" + _missing_factors(g, h))
     if not math.isclose(a_g, a_h, rel_tol=2e-6):
         out.append(f"attention factor: the GGUF's is {a_g:.6g}, the config's {a_h:.6g}")
+    if not math.isclose(g.softmax_scale, h.softmax_scale, rel_tol=2e-6):
+        out.append(f"softmax scale (times 1/sqrt(head dim)): the GGUF's is {g.softmax_scale:.6g}, the config's "
+                   f"{h.softmax_scale:.6g}")
     if (g.mrope_section, g.mrope_interleaved) != (h.mrope_section, h.mrope_interleaved):
         out.append(f"M-RoPE sections: the GGUF's {g.mrope_section} (interleaved {g.mrope_interleaved}), the config's "
                    f"{h.mrope_section} (interleaved {h.mrope_interleaved})")
