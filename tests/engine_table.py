@@ -80,9 +80,10 @@ CAUSES = {
                                            "the pairs past the h and w sections that are not t's own (61 and 62 of "
                                            "64 for sections 24/20/20) the fourth position stream, which llama.cpp "
                                            "fills with 0 for text and image tokens (llama-graph.cpp, mtmd); Hugging "
-                                           "Face's Qwen3-VL gives them t. Those two lowest-frequency pairs are never "
-                                           "rotated: 0.041 and 0.032 rad missing at position 100003, below the "
-                                           "tolerance at the short regime's positions (no llama.cpp issue found)",
+                                           "Face's Qwen3-VL (and vLLM) give them t. Those two lowest-frequency pairs "
+                                           "are never rotated: 0.041 and 0.032 rad missing at t = 100000; in the "
+                                           "short regime t = 0 and both leave them unrotated (no llama.cpp issue "
+                                           "found)",
 }
 
 

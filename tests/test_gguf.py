@@ -142,7 +142,7 @@ def test_olmo3_sliding_layers_are_plain_and_modernbert_is_dense_first(tmp_path):
           "attention.sliding_window": 4096, "rope.scaling.type": "yarn", "rope.scaling.factor": 8.0,
           "rope.scaling.original_context_length": 8192, "rope.freq_base_swa": 1.0}  # the graph ignores this key
     path = write(tmp_path, "olmo2", kv)
-    with pytest.raises(TypeError, match="no scaling"):
+    with pytest.raises(TypeError, match="scale differently"):
         rope.from_gguf(path)
     specs = [rope.from_gguf(path, layer=i) for i in range(4)]
     assert [s.scaling is None for s in specs] == [True, True, True, False]
@@ -288,3 +288,35 @@ def test_deepseek2_rotates_the_trailing_slice_with_its_yarn_multiplier(tmp_path)
     with pytest.warns(GGUFWarning, match="yarn_beta_fast = 16, but llama.cpp does not read it"):
         spec = rope.from_gguf(write(tmp_path, "deepseek2", {**kv, "rope.scaling.yarn_beta_fast": 16.0}, name="c.gguf"))
     assert spec.scaling.beta_fast == 32.0
+
+
+def test_sliding_window_edge_cases_read_as_llama_cpp_reads_them(tmp_path):
+    g2 = {"embedding_length": 3584, "attention.head_count": 16, "attention.key_length": 256, "block_count": 42,
+          "rope.freq_base": 10000.0}
+    # type "none" resets only the global layers' freq_scale: the sliding ones keep 1 / factor as read
+    path = write(tmp_path, "gemma2", {**g2, "rope.scaling.type": "none", "rope.scaling.factor": 8.0})
+    assert (rope.from_gguf(path, layer=0).scaling, rope.from_gguf(path, layer=1).scaling) == (sc.Linear(8.0), None)
+    with pytest.raises(TypeError, match="scale differently"):
+        rope.from_gguf(path)
+    # gemma3 under type "none": no layer scales, so no layer= is needed
+    g3 = {"embedding_length": 2560, "attention.head_count": 8, "attention.key_length": 256, "block_count": 34,
+          "rope.freq_base": 10000.0, "rope.scaling.type": "none", "rope.scaling.factor": 8.0,
+          "attention.sliding_window": 1024}
+    assert rope.from_gguf(write(tmp_path, "gemma3", g3, name="g3.gguf")).scaling is None
+    # the sliding layers' own dims are not modelled: refused
+    with pytest.raises(ValueError, match="dimension_count_swa"):
+        rope.from_gguf(write(tmp_path, "gemma3", {**g3, "rope.dimension_count_swa": 128}, name="d.gguf"), layer=0)
+    # a pattern array shorter than the layers: the rest are dense; an all-false array needs no layer=
+    arr = {**g3, "rope.scaling.type": "linear", "attention.sliding_window_pattern": [True, True]}
+    path = write(tmp_path, "gemma3", arr, name="a.gguf")
+    assert [rope.from_gguf(path, layer=i).base for i in (0, 1, 2, 5)] == [10000.0, 10000.0, 10000.0, 10000.0]
+    assert [rope.from_gguf(path, layer=i).scaling for i in (1, 2)] == [None, sc.Linear(8.0)]
+    flat = write(tmp_path, "gemma3", {**g3, "attention.sliding_window_pattern": [False, False]}, name="f.gguf")
+    assert rope.from_gguf(flat).scaling is None
+    with pytest.raises(ValueError, match="llama.cpp reads a bool array"):
+        rope.from_gguf(write(tmp_path, "gemma3", {**g3, "attention.sliding_window_pattern": [1.0, 0.0]},
+                             name="x.gguf"), layer=0)
+    # gpt-oss: llama.cpp requires attention.sliding_window
+    oss = {"embedding_length": 2880, "attention.head_count": 64, "attention.key_length": 64, "block_count": 24}
+    with pytest.raises(ValueError, match="requires"):
+        rope.from_gguf(write(tmp_path, "gpt-oss", oss, name="o.gguf"))

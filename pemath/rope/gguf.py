@@ -20,8 +20,11 @@ llama.cpp's rules, as applied here (``src/llama-model.cpp``, ``src/llama-context
   old ``rope.scale_linear``), ``freq_scale = 1 / factor`` (1 when absent); type ``"none"``
   never scales;
 * YaRN (type ``"yarn"``): ext_factor 1, beta_fast 32 and beta_slow 1 (llama.cpp's defaults:
-  the generic architectures do not read the file's betas), the ramp bounds floored and ceiled
-  (``truncate``), the amplitude :math:`(1 + 0.1 \ln s)` times ``rope.scaling.attn_factor``;
+  only Mistral 3 and Grok read the file's betas; a file whose other betas would be ignored is
+  warned about), the ramp bounds floored and ceiled (``truncate``), the amplitude
+  :math:`(1 + 0.1 \ln s)` times ``rope.scaling.attn_factor``, or with a YaRN log multiplier
+  :math:`m` (Mistral 3, DeepSeek-2) :math:`(1 + 0.1\,\mu \ln s) / (1 + 0.1\,m \ln s)` times it
+  (:math:`\mu = m` for DeepSeek-2 where :math:`m \ne 1`, else 1);
 * otherwise the amplitude is ``rope.scaling.attn_factor`` (default 1);
 * frequency factors: ``rope_freqs.weight`` when present, else ``rope_factors_long`` when the
   context ``n_ctx`` exceeds ``original_context_length``, else ``rope_factors_short``; each
@@ -63,12 +66,13 @@ _TABLE = Path(__file__).with_name("gguf_archs.json")
 #: * ``base``: the sliding layers' base where the file has no ``rope.freq_base_swa``: ``"global"`` (the file's
 #:   ``rope.freq_base``) or a number (llama_hparams' default); ``graph_base`` when the graph passes the global base
 #:   to the sliding layers whatever that key says (OLMo 2's);
-#: * ``scaling``: ``"global"`` (the sliding layers keep the file's scaling) or ``"none"`` (``freq_scale`` 1:
+#: * ``scaling``: ``"global"`` (the sliding layers keep the file's ``freq_scale``: ``1 / rope.scaling.factor`` as
+#:   read, even under type ``"none"``, which resets only the global layers') or ``"none"`` (``freq_scale`` 1:
 #:   plain frequencies, with the file's ``attn_factor`` unless ``plain``: OLMo 2's graph passes 1 and no YaRN).
 _SWA = {
     "gemma2": dict(pattern=2, dense_first=False, needs_window=False, base="global", scaling="global"),
     "gemma3": dict(pattern=6, dense_first=False, needs_window=True, base=10000.0, scaling="none"),
-    "gpt-oss": dict(pattern=2, dense_first=False, needs_window=False, base="global", scaling="global"),
+    "gpt-oss": dict(pattern=2, dense_first=False, needs_window="required", base="global", scaling="global"),
     "olmo2": dict(pattern=4, dense_first=False, needs_window=True, base="global", scaling="none", graph_base=True,
                   plain=True),
     "modern-bert": dict(pattern=3, dense_first=True, needs_window=True, base=10000.0, scaling="none"),
@@ -294,8 +298,17 @@ def from_gguf(path: Any, *, n_ctx: int | None = None, layer: int | None = None) 
     freq_scale = 1.0 if factor == 0.0 or kind == "none" else 1.0 / factor
     attn = float(k("rope.scaling.attn_factor", 1.0))
     n_ctx_orig = k("rope.scaling.original_context_length", k("context_length"))
+    if arch in _SWA:
+        for key in ("rope.dimension_count_swa", "attention.key_length_swa"):
+            if k(key) is not None:
+                raise ValueError(f"the file holds {arch}.{key} = {k(key)}: llama.cpp then rotates with the sliding "
+                                 "layers' dims (hparams.n_rot(0)); not modelled by from_gguf, refused")
+        if _SWA[arch]["needs_window"] == "required" and k("attention.sliding_window") is None:
+            raise ValueError(f"the file has no {arch}.attention.sliding_window, which llama.cpp requires for {arch!r}")
     if arch in _SWA and _is_swa(kv, arch, layer):  # get_rope_freq_base / get_rope_freq_scale, or the graph's own
         rule = _SWA[arch]
+        if rule["scaling"] == "global" and kind == "none" and factor not in (0.0, 1.0):
+            freq_scale, kind = 1.0 / factor, "linear"  # rope_freq_scale_train_swa took the factor as read
         if not rule.get("graph_base"):
             base = float(k("rope.freq_base_swa", base if rule["base"] == "global" else rule["base"]))
         if rule["scaling"] == "none":
@@ -365,27 +378,41 @@ def _is_swa(kv: dict[str, Any], arch: str, layer: int | None) -> bool:
     if rule["needs_window"] == "unless zero":
         if window == 0:
             return False
-    elif rule["needs_window"] and not window:
+    elif rule["needs_window"] is True and not window:
         return False
     pattern = kv.get(f"{arch}.attention.sliding_window_pattern", rule["pattern"])
+    if isinstance(pattern, (list, tuple)):
+        if not all(isinstance(v, (bool, np.bool_)) for v in pattern):
+            raise ValueError(f"{arch}.attention.sliding_window_pattern holds {list(pattern)[:4]}...: llama.cpp reads "
+                             "a bool array (or an integer) and refuses this file")
+        flags = [bool(v) for v in pattern]  # layers past the array's end are dense (llama.cpp fills with false)
+        is_swa = (lambda i: i < len(flags) and flags[i])
+        any_swa = any(flags)
+    else:
+        n = int(pattern)
+        is_swa = ((lambda i: n == 0 or i % n != 0) if rule["dense_first"] else (lambda i: n == 0 or i % n < n - 1))
+        any_swa = n != 1
     if layer is None:
+        if not any_swa:
+            return False
         base = kv.get(f"{arch}.rope.freq_base", 10000.0)
         swa_base = base if rule.get("graph_base") else kv.get(
             f"{arch}.rope.freq_base_swa", base if rule["base"] == "global" else rule["base"])
-        scaled = rule["scaling"] == "none" and (
-            kv.get(f"{arch}.rope.scaling.factor") not in (None, 0.0, 1.0)
-            or bool(rule.get("plain")) and kv.get(f"{arch}.rope.scaling.attn_factor") not in (None, 1.0))
-        if base != swa_base or scaled:
-            raise TypeError(f"{arch}: llama.cpp rotates sliding-window layers with base {swa_base}"
-                            + (" and no scaling" if rule["scaling"] == "none" else "") + f", the others with base "
-                            f"{base}" + (" and the file's scaling" if scaled else "") + ": pass layer=")
+        kind = kv.get(f"{arch}.rope.scaling.type", "linear")
+        factor = kv.get(f"{arch}.rope.scaling.factor") or kv.get(f"{arch}.rope.scale_linear")
+        factor_in_use = factor not in (None, 0.0, 1.0)
+        differ = (
+            # the global layers scaled, the sliding ones not
+            (rule["scaling"] == "none" and factor_in_use and kind != "none")
+            or (rule.get("plain") and kv.get(f"{arch}.rope.scaling.attn_factor") not in (None, 1.0))
+            # the sliding layers scaled by the factor as read, the global ones not (type "none")
+            or (rule["scaling"] == "global" and factor_in_use and kind == "none"))
+        if base != swa_base or differ:
+            raise TypeError(f"{arch}: llama.cpp rotates sliding-window layers with base {swa_base}, the others with "
+                            f"base {base}" + (", and the two kinds of layer scale differently" if differ else "")
+                            + ": pass layer=")
         return False
-    if isinstance(pattern, (list, tuple)):
-        return bool(pattern[layer])
-    n = int(pattern)
-    if rule["dense_first"]:
-        return n == 0 or layer % n != 0
-    return n == 0 or layer % n < n - 1
+    return is_swa(layer)
 
 
 def _factors(reader: Any, entry: dict[str, Any], arch: str, n_rot: int, n_ctx: int | None,
