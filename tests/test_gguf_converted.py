@@ -17,10 +17,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from pemath import models, rope
+from tests.gguf_records import write_record
 
 gguf = pytest.importorskip("gguf", reason="gguf is optional (pip install 'pemath[gguf]')")
 
@@ -40,25 +40,7 @@ EXPECTED_DIFFERENCES: dict[str, tuple[str, str]] = {
 
 
 def write(tmp_path: Path, name: str, record: dict) -> str:
-    path = str(tmp_path / f"{name}.gguf")
-    w = gguf.GGUFWriter(path, record["gguf_arch"])
-    for key, (kind, value) in record["kv"].items():
-        if key == "general.architecture":
-            continue
-        vt = gguf.GGUFValueType[kind]
-        if vt == gguf.GGUFValueType.ARRAY:
-            w.add_array(key, value)
-        else:
-            if "INT" in kind and isinstance(value, float):  # a placeholder recorded as a float
-                value = int(value)
-            w.add_key_value(key, value, vt)
-    for tname, data in record["tensors"].items():
-        w.add_tensor(tname, np.asarray(data, dtype=np.float32))
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
-    return path
+    return write_record(tmp_path / f"{name}.gguf", record)
 
 
 def _n_ctx(record: dict) -> int | None:
