@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["PrecisionWarning", "InexactPositionsWarning", "TablePrecisionWarning", "VacuousToleranceWarning"]
+__all__ = ["PrecisionWarning", "InexactPositionsWarning", "TablePrecisionWarning", "VacuousToleranceWarning", "GGUFWarning"]
 
 
 class PrecisionWarning(UserWarning):

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 import pytest
 
-from pemath import rope
+from pemath import VacuousToleranceWarning, rope
 from pemath import scaling as sc
 from pemath.testing import assert_rope_close, pipelines, rope_tolerance
 from pemath.testing._rope.honest import recognised
@@ -270,7 +270,8 @@ def test_no_name_that_the_right_output_would_also_match():
     phase = pos.astype(np.float32)[:, None] * inv
     c, s = np.cos(phase), np.sin(phase)
     y = np.concatenate([x[:, :256] * c - x[:, 256:] * s, x[:, :256] * s + x[:, 256:] * c], -1)
-    with pytest.raises(AssertionError) as info:
+    # at p = 2^22 the lowest pairs' phases are so uncertain in float32 that some elements cannot fail: warned
+    with pytest.raises(AssertionError) as info, pytest.warns(VacuousToleranceWarning, match="cannot fail"):
         assert_rope_close(y, x, pos, layout="half")
     diagnosis = str(info.value).split("Diagnosis:")[1]
     assert "shifted by" not in diagnosis and "stored in" not in diagnosis, diagnosis
