@@ -120,23 +120,44 @@ def _run_gguf(args: argparse.Namespace) -> int:
         raise InputError("--gguf compares a GGUF with a config; it takes no arrays")
     if not (args.config or args.model):
         raise InputError("--gguf needs the model's config: --config CONFIG.json or --model NAME")
+    unused = [flag for flag, value in (("--base", args.base), ("--rotary-dim", args.rotary_dim),
+                                       ("--layer-type", args.layer_type), ("--seq-len", args.seq_len),
+                                       ("--dtype", args.dtype)) if value is not None]
+    if unused or args.seq_axis != -2:
+        raise InputError(f"--gguf reads the RoPE from the file and the config; {', '.join(unused or ['--seq-axis'])} "
+                         "would not be used: leave it out (--layer, --n-ctx and --layout apply)")
     try:
         config = models.get(args.model).config if args.model else args.config
-        lines = rope.gguf_differences(args.gguf, config, n_ctx=args.n_ctx, layer=args.layer)
+        lines = rope.gguf_differences(args.gguf, config, n_ctx=args.n_ctx, layer=args.layer, layout=args.layout)
         g = rope.from_gguf(args.gguf, n_ctx=args.n_ctx, layer=args.layer)
     except ImportError as exc:
         raise InputError(str(exc)) from exc
     except (TypeError, ValueError, KeyError, OSError) as exc:
         raise InputError(as_flags(str(exc).splitlines()[0]).replace("n_ctx", "--n-ctx")) from exc
     print(f"pemath diagnose: {args.gguf} against {args.model or args.config}")
-    print(f"the GGUF, as llama.cpp {rope.LLAMA_CPP['commit'][:12]} reads it: {g!r}")
+    print(f"the GGUF, as llama.cpp {rope.LLAMA_CPP['commit'][:12]} reads it: {_short(g)}")
     if not lines:
         print("AGREE: the GGUF's RoPE is the config's (pairing, dims, base, every frequency, attention factor, "
-              "sections)")
+              "softmax scale, sections" + ("" if args.n_ctx is not None else
+                                           "; at the original context and, where the config's RoPE depends on the "
+                                           "length, at its extended one") + ")")
         return 0
     for line in lines:
         print(f"DIFFERS: {line}")
     return 1
+
+
+def _short(spec: Any) -> str:
+    """A Spec as the report shows it: per-pair frequency factors summarised, not listed."""
+    from .scaling import LongRoPE
+
+    s = getattr(spec, "scaling", None)
+    if isinstance(s, LongRoPE) and np.array_equal(np.asarray(s.short_factor), np.asarray(s.long_factor)):
+        f = np.asarray(s.short_factor)
+        what = (f"per-pair frequency factors from the file ({f.size} values, {f.min():g} to {f.max():g}; "
+                f"llama.cpp divides each pair's angle by its factor)")
+        return repr(spec.replace(scaling=None)).rstrip(")") + f", scaling={what})"
+    return repr(spec)
 
 
 # --------------------------------------------------------------------------- reading the arrays

@@ -341,10 +341,18 @@ def _check_broadcast(shape: tuple[int, ...], target_shape: tuple[int, ...] | Non
     except ValueError:
         got = None
     if got != tuple(target_shape):
+        hint = ""
+        t = tuple(target_shape)
+        if len(shape) == 1 and len(t) >= 2 and shape[0] in t[:-1]:
+            # a (seq,) vector for x of (..., seq, heads, dim): the sequence axis is not the last one before features
+            axis = max(i for i, n in enumerate(t) if n == shape[0])
+            hint = (f"; if axis {axis} of {owner} is the sequence, pass {name} with shape "
+                    f"{tuple(n if i == axis else 1 for i, n in enumerate(t))[axis:]} "
+                    f"(e.g. {name}[:{', None' * (len(t) - 1 - axis)}])")
         raise ValueError(
             f"{name} of shape {shape} does not broadcast against {owner}.shape[:-1] = "
-            f"{tuple(target_shape)} (the last axis of {owner} is the feature axis; positions must "
-            "broadcast to the other axes without enlarging them)"
+            f"{t} (the last axis of {owner} is the feature axis; positions must "
+            "broadcast to the other axes without enlarging them)" + hint
         )
 
 

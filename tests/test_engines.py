@@ -77,3 +77,23 @@ def test_the_recordings_stay_small():
 
     total = sum(p.stat().st_size for p in PEERS.glob("engines.*"))
     assert total < 1.5 * 2**20, f"the engine recordings take {total} bytes; keep them under 1.5 MiB"
+
+
+def test_the_gpt_oss_figures_the_page_gives():
+    """The size of the truncate departure, from the model's Spec and the same Spec with its ramp bounds rounded."""
+    import numpy as np
+
+    from pemath import models, rope
+    from tests.engine_table import _GPT_OSS
+
+    h = rope.from_hf_config(models.get("gpt-oss-20b").config)
+    y = h.scaling
+    t = h.replace(scaling=type(y)(y.factor, y.original_max_position, beta_fast=y.beta_fast, beta_slow=y.beta_slow,
+                                  attention_factor=y.attention_factor, truncate=True))
+    f_h, f_t = (np.asarray(s.frequencies(64, None)[0]) for s in (h, t))
+    rel = np.abs(f_t - f_h) / f_h
+    bad = np.nonzero(rel > 1e-12)[0]
+    assert (bad[0], bad[-1], int(np.argmax(rel))) == (9, 17, 17)
+    assert f"by up to {100 * rel.max():.0f}% (pair 17)" in _GPT_OSS
+    assert f"{7 * np.max(np.abs(f_t - f_h)):.2g} rad at position 7" in _GPT_OSS
+    assert f"{100003 * np.max(np.abs(f_t - f_h)):.2g} rad (unrelated phases)" in _GPT_OSS

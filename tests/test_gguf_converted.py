@@ -32,6 +32,9 @@ RECORDS = json.loads(FIXTURE.read_text())
 REFUSED: dict[str, str] = {}
 #: Models whose converted GGUF llama.cpp reads as other RoPE than the config's, with the difference and its cause.
 EXPECTED_DIFFERENCES: dict[str, tuple[str, str]] = {
+    "internlm3-8b-instruct": ("at a context of 196608 tokens (n_ctx=196608): frequencies: pairs 1..63 of 64 differ",
+                              "llama.cpp has no dynamic NTK: the converter writes no scaling for rope_type dynamic, "
+                              "so past the original context llama.cpp keeps the base (ggml-org/llama.cpp #8361)"),
     "gpt-oss-20b": ("pairs 9..17 of 32 differ", "llama.cpp's YaRN always rounds the ramp bounds "
                     "(ggml_rope_yarn_corr_dims: floor and ceil), and a GGUF has no key for truncate; gpt-oss has "
                     "truncate=false (the class of vllm-project/vllm #27722 and sgl-project/sglang PR #14270; no "
@@ -177,3 +180,40 @@ def test_the_command_runs_as_a_program(tmp_path):
     res = subprocess.run([sys.executable, "-m", "pemath.cli", "diagnose", "--gguf", path, "--model", "qwen3-8b"],
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0 and "AGREE" in res.stdout, res.stdout + res.stderr
+
+
+def test_every_difference_is_listed_not_only_the_first(tmp_path):
+    """A base off by 100x and no rope_freqs: both said; rotary dims and base: both said."""
+    rec = _with(RECORDS["models"]["llama-3.1-8b"], tensors=False, kv={"llama.rope.freq_base": ["FLOAT32", 5000.0]})
+    code, out = _cli("--gguf", write(tmp_path, "two", rec), "--model", "llama-3.1-8b")
+    assert code == 1 and "DIFFERS: base: the GGUF has 5000" in out, out
+    assert "frequencies (beside the base)" in out and "the GGUF has no frequency factors" in out, out
+    rec = _with(RECORDS["models"]["qwen2-7b-instruct"], kv={"qwen2.rope.dimension_count": ["UINT32", 64],
+                                                            "qwen2.rope.freq_base": ["FLOAT32", 10000.0]})
+    lines = rope.gguf_differences(write(tmp_path, "dims", rec), models.get("qwen2-7b-instruct").config)
+    assert [ln.split(":")[0] for ln in lines] == ["rotary dims", "base"], lines
+
+
+def test_a_length_dependent_config_is_compared_past_its_original_context(tmp_path):
+    """InternLM3 (dynamic NTK): the GGUF agrees at 32768 tokens, not at 196608 (llama.cpp has no dynamic NTK)."""
+    path = write(tmp_path, "internlm3", RECORDS["models"]["internlm3-8b-instruct"])
+    config = models.get("internlm3-8b-instruct").config
+    assert rope.gguf_differences(path, config, n_ctx=32768) == []
+    lines = rope.gguf_differences(path, config)
+    assert len(lines) == 1 and lines[0].startswith("at a context of 196608 tokens (n_ctx=196608): frequencies"), lines
+
+
+def test_the_command_line_refuses_flags_it_would_not_use_and_passes_layout(tmp_path):
+    path = write(tmp_path, "llama-3.1-8b", RECORDS["models"]["llama-3.1-8b"])
+    code, out = _cli("--gguf", path, "--model", "llama-3.1-8b", "--base", "5")
+    assert code == 2 and "--base would not be used" in out, out
+    code, out = _cli("--gguf", path, "--model", "llama-3.1-8b")
+    assert "per-pair frequency factors from the file (64 values, 1 to 8" in out and "LongRoPE" not in out, out
+    config = {k: v for k, v in models.get("llama-3.1-8b").config.items()}
+    config["model_type"] = "my_llama"  # a model type pemath has not checked: read generically with --layout
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps(config))
+    code, out = _cli("--gguf", path, "--config", str(cfg))
+    assert code == 2 and "--layout" in out, out
+    code, out = _cli("--gguf", path, "--config", str(cfg), "--layout", "half")
+    assert code == 0 and "AGREE" in out, out

@@ -135,3 +135,21 @@ def test_a_grouped_query_k_permuted_with_the_query_head_count_is_refused():
     for bad in (0, 1, 2.0, "4"):
         with pytest.raises((TypeError, ValueError), match="head_dim"):
             rope.permute_qk_weight(np.arange(8), n_heads=2, head_dim=bad)
+
+
+def test_a_spec_passed_as_dim_says_spec_is_a_keyword():
+    from pemath import rope
+
+    with pytest.raises(TypeError, match=r"pass a Spec as spec= \(keyword\)"):
+        rope.inv_freq(rope.Spec("half", rotary_dim=8))
+
+
+def test_positions_along_seq_of_a_heads_layout_say_how_to_reshape():
+    import numpy as np
+
+    from pemath.testing import assert_rope_close
+
+    x = np.zeros((1, 64, 2, 8), np.float32)  # (batch, seq, heads, dim)
+    with pytest.raises(ValueError, match=r"if axis 1 of x is the sequence, pass positions with shape \(64, 1\) "
+                                         r"\(e\.g\. positions\[:, None\]\)"):
+        assert_rope_close(x, x, np.arange(64), layout="half")

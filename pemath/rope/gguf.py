@@ -478,18 +478,25 @@ def _describe_scaling(s: Any) -> str:
 
 
 def gguf_differences(path: Any, config: Any, *, n_ctx: int | None = None, layer: int | None = None,
-                     seq_len: int | None = None) -> list[str]:
+                     seq_len: int | None = None, layout: str | None = None) -> list[str]:
     r"""How the RoPE a GGUF implies differs from the RoPE of the model's Hugging Face config, in words.
 
     The GGUF side is :func:`from_gguf` (llama.cpp's rules) on the file's q/k weights; where
     llama.cpp's converter permutes the q/k rows of the architecture (recorded in the table,
     ``converter_permutes_qk``), its NORM pairs on those rows are the config's half layout on the
-    original weights. The config side is :func:`pemath.rope.from_hf_config`. Compared: the pairing,
+    original weights. The config side is :func:`pemath.rope.from_hf_config`. Every difference is
+    listed, not only the first: the pairing,
     the head dim, rotary dim and rotary offset (a config Spec of the rotated slice alone, as DeepSeek's
     ``q_pe``, is compared with the GGUF's slice), the base, every pair's frequency (the frequency
     factors included), the attention factor, the softmax scale, the M-RoPE sections. Not compared: an
     ``out_layout``, a reordering of the rotated features shared by q and k that leaves every score as it
-    is. An empty list means they agree.
+    is. A frequency difference the base alone explains is said once, as the base.
+
+    Where the config's RoPE depends on the sequence length (dynamic NTK, LongRoPE) and no
+    ``n_ctx`` is given, the frequencies are compared at the original context and again at a
+    long one (the config's extended context: ``original × factor``, or its
+    ``max_position_embeddings``), and a difference there is said with that context: llama.cpp
+    has no dynamic NTK, for one. An empty list means they agree at every context compared.
 
     Parameters
     ----------
@@ -499,6 +506,9 @@ def gguf_differences(path: Any, config: Any, *, n_ctx: int | None = None, layer:
         The Hugging Face config (a dict or a ``config.json`` path).
     n_ctx, layer
         As :func:`from_gguf` (``layer`` also picks the config's layer).
+    layout : {"half", "interleaved"}, optional
+        As :func:`pemath.rope.from_hf_config`: the pairing of the model's code, for a model type
+        pemath has not checked.
     seq_len : int, optional
         The length for the config's length-dependent scalings (default: ``n_ctx``).
 
@@ -527,53 +537,91 @@ def gguf_differences(path: Any, config: Any, *, n_ctx: int | None = None, layer:
     reader = _reader(path)
     g = from_gguf(reader, n_ctx=n_ctx, layer=layer)
     arch = _metadata(reader).get("general.architecture")
-    h = from_hf_config(config, layer=layer) if layer is not None else from_hf_config(config)
-    seq_len = seq_len if seq_len is not None else n_ctx
-    out: list[str] = []
+    h = from_hf_config(config, layer=layer, layout=layout)
     if isinstance(g, NoRope) or isinstance(h, NoRope):
         if isinstance(g, NoRope) != isinstance(h, NoRope):
-            out.append(f"RoPE: the GGUF's {'has none' if isinstance(g, NoRope) else 'is ' + repr(g)}, the config's "
-                       f"{'has none' if isinstance(h, NoRope) else 'is ' + repr(h)}")
-        return out
-    permutes = _table()["archs"].get(arch, {}).get("converter_permutes_qk")
-    layout = g.layout
-    if g.layout == "interleaved" and permutes:
-        layout = "half"
-    if layout != h.layout:
-        how = ("llama.cpp's NORM pairs (2i, 2i+1) on q/k rows the converter did not permute" if g.layout == "interleaved"
-               else "llama.cpp's NEOX pairs (i, i + n_rot/2)")
-        out.append(f"pairing: the GGUF is rotated with {how}; the config's model rotates {h.layout!r} pairs"
-                   + ("" if permutes is not None or g.layout == "half" else
-                      f" (whether llama.cpp's converter permutes q/k for {arch!r} is not recorded)"))
+            return [f"RoPE: the GGUF's {'has none' if isinstance(g, NoRope) else 'is ' + repr(g)}, the config's "
+                    f"{'has none' if isinstance(h, NoRope) else 'is ' + repr(h)}"]
+        return []
+    seq_len = seq_len if seq_len is not None else n_ctx
+    out = _compare(g, h, arch, seq_len)
+    long = _long_context(h) if seq_len is None else None
+    if long is not None:
+        at = f"at a context of {long} tokens (n_ctx={long}): "
+        out += [at + line for line in _compare(g, h, arch, long, frequencies_only=True)]
+    return out
+
+
+def _long_context(h: Spec) -> int | None:
+    """A context where a length-dependent config RoPE (dynamic NTK, LongRoPE) has left its original regime, or
+    None where the config's frequencies do not depend on the length."""
+    s = h.scaling
+    orig = getattr(s, "original_max_position", None)
+    if not orig:
+        return None
+    factor = getattr(s, "factor", None) or 1.0
+    long = int(max(orig * factor, orig + 1))
+    if h.head_dim is None:
+        return None
+    r = h.rotary_dim_for(h.head_dim)
+    f0, a0 = h.frequencies(r, orig)
+    f1, a1 = h.frequencies(r, long)
+    if np.array_equal(np.asarray(f0), np.asarray(f1)) and a0 == a1:
+        return None
+    return long
+
+
+def _compare(g: Spec, h: Spec, arch: Any, seq_len: int | None, frequencies_only: bool = False) -> list[str]:
+    """Every difference between the GGUF's Spec and the config's, at one sequence length."""
+    out: list[str] = []
     if g.rotary_offset and h.head_dim == g.rotary_dim and not h.rotary_offset:
         # the config's Spec is of the rotated slice alone (DeepSeek's q_pe), the GGUF's of the whole head with the
         # slice at its end: compare the slices
         g = g.replace(head_dim=g.rotary_dim, rotary_offset=0)
     hd = h.head_dim or g.head_dim
-    if h.head_dim is not None and g.head_dim != h.head_dim:
-        out.append(f"head dim: the GGUF's is {g.head_dim}, the config's {h.head_dim}")
-    if g.rotary_offset != h.rotary_offset:
-        out.append(f"rotary offset: the GGUF rotates features from {g.rotary_offset}, the config from "
-                   f"{h.rotary_offset}")
     r_g, r_h = g.rotary_dim_for(g.head_dim), h.rotary_dim_for(hd)
-    if r_g != r_h:
-        out.append(f"rotary dims: the GGUF rotates {r_g} ({arch}.rope.dimension_count), the config {r_h}")
+    if not frequencies_only:
+        permutes = _table()["archs"].get(arch, {}).get("converter_permutes_qk")
+        layout = "half" if g.layout == "interleaved" and permutes else g.layout
+        if layout != h.layout:
+            how = ("llama.cpp's NORM pairs (2i, 2i+1) on q/k rows the converter did not permute"
+                   if g.layout == "interleaved" else "llama.cpp's NEOX pairs (i, i + n_rot/2)")
+            out.append(f"pairing: the GGUF is rotated with {how}; the config's model rotates {h.layout!r} pairs"
+                       + ("" if permutes is not None or g.layout == "half" else
+                          f" (whether llama.cpp's converter permutes q/k for {arch!r} is not recorded)"))
+        if h.head_dim is not None and g.head_dim != h.head_dim:
+            out.append(f"head dim: the GGUF's is {g.head_dim}, the config's {h.head_dim}")
+        if g.rotary_offset != h.rotary_offset:
+            out.append(f"rotary offset: the GGUF rotates features from {g.rotary_offset}, the config from "
+                       f"{h.rotary_offset}")
+        if r_g != r_h:
+            out.append(f"rotary dims: the GGUF rotates {r_g} ({arch}.rope.dimension_count), the config {r_h}")
+        if g.base != h.base and g.base is not None and h.base is not None:
+            ratio = h.base / g.base
+            words = f" ({_fmt_ratio(ratio)} the GGUF's)" if ratio >= 10 or ratio <= 0.1 else ""
+            out.append(f"base: the GGUF has {g.base:g} ({arch}.rope.freq_base), the config {h.base:g}{words}")
+    if r_g != r_h:  # no pair-by-pair comparison; the scaling in words
+        if type(g.scaling) is not type(h.scaling) or _missing_factors(g, h):
+            out.append(f"scaling: the GGUF's {_describe_scaling(g.scaling)}, the config's "
+                       f"{_describe_scaling(h.scaling)}" + _missing_factors(g, h))
         return out
-    if g.base != h.base and g.base is not None and h.base is not None:
-        ratio = h.base / g.base
-        words = f" ({_fmt_ratio(ratio)} the GGUF's)" if ratio >= 10 or ratio <= 0.1 else ""
-        out.append(f"base: the GGUF has {g.base:g} ({arch}.rope.freq_base), the config {h.base:g}{words}")
-    f_g, a_g = g.frequencies(r_g, seq_len)
     f_h, a_h = h.frequencies(r_h, seq_len)
-    f_g, f_h = np.asarray(f_g, dtype=np.float64), np.asarray(f_h, dtype=np.float64)
+    f_h = np.asarray(f_h, dtype=np.float64)
+    # the base said once: the frequencies compared as if the GGUF had the config's base
+    g_same = g.replace(base=h.base) if (g.base != h.base and g.base is not None and h.base is not None) else g
+    f_g, a_g = g_same.frequencies(r_g, seq_len)
+    f_g = np.asarray(f_g, dtype=np.float64)
     bad = np.nonzero(~np.isclose(f_g, f_h, rtol=2e-6, atol=0.0))[0]
-    if bad.size and not (g.base != h.base and bad.size >= r_g // 2 - 1):
+    if bad.size:
         lo, hi = int(bad[0]), int(bad[-1])
-        out.append(f"frequencies: pairs {lo}..{hi} of {r_g // 2} differ (pair {lo}: {f_g[lo]:.6g} in the GGUF, "
-                   f"{f_h[lo]:.6g} in the config); the GGUF's scaling {_describe_scaling(g.scaling)}, the config's "
-                   f"{_describe_scaling(h.scaling)}" + _missing_factors(g, h))
+        beside = " (beside the base)" if g_same is not g else ""
+        out.append(f"frequencies{beside}: pairs {lo}..{hi} of {r_g // 2} differ (pair {lo}: {f_g[lo]:.6g} in the "
+                   f"GGUF, {f_h[lo]:.6g} in the config); the GGUF's scaling {_describe_scaling(g.scaling)}, the "
+                   f"config's {_describe_scaling(h.scaling)}" + _missing_factors(g, h))
     if not math.isclose(a_g, a_h, rel_tol=2e-6):
         out.append(f"attention factor: the GGUF's is {a_g:.6g}, the config's {a_h:.6g}")
+    if frequencies_only:
+        return out
     if not math.isclose(g.softmax_scale, h.softmax_scale, rel_tol=2e-6):
         out.append(f"softmax scale (times 1/sqrt(head dim)): the GGUF's is {g.softmax_scale:.6g}, the config's "
                    f"{h.softmax_scale:.6g}")

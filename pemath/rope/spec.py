@@ -473,6 +473,8 @@ def frequencies_of(
     ``rotary_dim`` is accepted as another name for ``dim`` (so a spec's fields, or
     ``from_hf``'s, spread into any entry point); both given must agree.
     """
+    if isinstance(dim, (Spec, NoRope)) and spec is None:
+        raise TypeError(f"{where}: dim must be an integer, got {dim!r}; pass a Spec as spec= (keyword)")
     if rotary_dim is not None:
         if spec is not None:
             resolve(spec, where, rotary_dim=rotary_dim)  # raises: both
