@@ -234,9 +234,12 @@ def test_an_independent_audits_routes_are_refused(tmp_path):
         d.specialize("so 3 = 2", h, {x: 3})
     with pytest.raises(ProofFailure, match="function of the value"):
         d.apply("differentiate both sides", h, sp.Lambda(sp.Symbol("z"), sp.Derivative(sp.Symbol("z"), x)))
-    for left, right in ((1, 1 + sp.Rational(1, 10**20)), (sp.pi, sp.pi + sp.Rational(1, 10**25))):
+    one = sp.Add(sp.pi, 1 - sp.pi, evaluate=False)  # 1, as an expression the kernel encloses
+    for left, right in ((one, 1 + sp.Rational(1, 10**20)), (sp.pi, sp.pi + sp.Rational(1, 10**25))):
         with pytest.raises(ProofFailure, match="do not decide"):  # the enclosures' ends keep all their bits
             d.interval("a >= a + tiny", left, ">=", right, digits=30)
+    with pytest.raises(ProofFailure, match="computed outside the kernel"):  # two bare numbers decide nothing
+        d.interval("1 > 0", 1, ">", 0, digits=30)
     k = sp.Symbol("k", integer=True)
     d.equal("a reversed sum, SymPy's convention", sp.Sum(k, (k, 5, 1)), -9, methods=("doit",))
     with pytest.raises(ProofFailure):  # the enclosure follows the same convention
@@ -275,3 +278,88 @@ def test_the_recheck_refuses_records_that_run_code_or_forge_premises(tmp_path):
     record = json.loads(claims.to_json([claims.run_claim(claims.get("pi.theorem_2_1"), checks=False)]))
     record[0]["status"] = "proved"  # a verdict that its counterexample contradicts
     assert not recheck(record).ok
+
+
+def test_a_third_audits_routes_are_refused():
+    """A third adversarial audit (after issue 22 landed): each route to a false decided step, refused."""
+    from pemath.symbolic._decide import unevaluated
+
+    d = Derivation("third audit")
+    # 1. a bound variable whose declared assumptions its range contradicts (j positive, summed over -2..2: 6)
+    j = sp.Symbol("j", positive=True)
+    s = unevaluated(lambda: sp.Sum(sp.sqrt(j**2) - j, (j, -2, 2)))
+    with pytest.raises(ProofFailure):
+        d.zero("sum is 0", s)
+    with pytest.raises(ProofFailure):
+        d.zero("integral is 0", unevaluated(lambda: sp.Integral(sp.sqrt(j**2) - j, (j, -1, 0))))
+    d.equal("the sum is 6", s, 6, methods=("doit",))  # what it is, with the index made from its range
+    # 2. a sum from a half-integer: the index is no integer ((-1)^(2j) is -1 at j = 1/2, 3/2, 5/2)
+    i, h = sp.Symbol("i"), sp.Rational(1, 2)
+    with pytest.raises(ProofFailure):
+        d.equal("half", sp.Sum((-1) ** (2 * i), (i, h, 5 * h)), sp.Sum(1, (i, h, 5 * h)), methods=("sums",))
+    # 3. an induction whose base lies outside its variable's domain; a variable n -> n + 1 does not keep
+    n = sp.Symbol("n", integer=True, positive=True)
+    with pytest.raises(ProofFailure, match="the base -2 is not known to be"):
+        d.induction("|n| = n + 4", lambda v: unevaluated(lambda: sp.Abs(v)), lambda v: v + 4, n, -2)
+    e = sp.Symbol("e", integer=True, even=True)
+    with pytest.raises(ProofFailure, match="declared even"):
+        d.induction("even", lambda v: v, lambda v: v, e, 0)
+    # 4. an enclosure with an infinite end (1/z^2 for z an exact zero SymPy does not evaluate)
+    z = sp.sin(1) ** 2 + sp.cos(1) ** 2 - 1
+    with pytest.raises(ProofFailure, match="unbounded"):
+        d.interval("1/z^2 > 10^50", 1 / z**2, ">", 10**50)
+    # 5. floats anywhere in a formula: a specialisation's value, an enumeration's domain, an instance's Lambda
+    y, t, g = sp.Symbol("y"), sp.Symbol("t"), sp.Function("g")
+    c = sp.Eq(unevaluated(lambda: y + 1 - y), 1, evaluate=False)
+    d.equal("y + 1 - y = 1", c.lhs, c.rhs)
+    with pytest.raises((ProofFailure, TypeError), match="floating-point"):
+        d.specialize("at 1e20", c, {y: sp.Float(1e20)})
+    with pytest.raises((ProofFailure, TypeError), match="floating-point"):
+        d.enumerated("over 1e20", y, [sp.Float(1e20)], sp.Eq(unevaluated(lambda: y + 1 - y), 1, evaluate=False))
+    lemma = sp.Eq(unevaluated(lambda: g(t) + 1 - g(t)), 1, evaluate=False)
+    d.equal("g(t) + 1 - g(t) = 1", lemma.lhs, lemma.rhs)
+    with pytest.raises((ProofFailure, TypeError), match="floating-point"):
+        d.instance("g := t + 1e20", lemma, g, sp.Lambda(t, t + sp.Float(1e20)))
+    # 6. solution sets with a parameter where it degenerates the equation (a = 0: every x solves a x = a)
+    x, a = sp.Symbol("x", real=True), sp.Symbol("a", real=True)
+    for eq, sol in ((sp.Eq(a * x, a), [1]), (sp.Eq(a * x, 0), [0])):
+        with pytest.raises(ProofFailure, match="leading coefficient"):
+            d.solved("generic", eq, x, sol)
+    with pytest.raises(ProofFailure, match="non-integer exponent"):
+        d.solved("cube root", sp.Eq(x ** sp.Rational(1, 3), -1), x, [-1])
+    d.solved("a nonzero leading coefficient: one root whatever the parameter", sp.Eq(x - a, 1), x, [a + 1])
+    # 7. a replacement captured by the lemma's sum
+    k, u = sp.Symbol("k", integer=True), sp.Symbol("u")
+    cap = sp.Eq(sp.Sum(g(n), (k, 1, 2)), 2 * g(n), evaluate=False)
+    d.equal("Sum_{k=1}^{2} g(n) = 2 g(n)", cap.lhs, cap.rhs, methods=("doit",))
+    with pytest.raises(ProofFailure, match="captured"):
+        d.instance("g := k", cap, g, sp.Lambda(u, k))
+    # 8. a rewrite under a binder with an equation about one value of the bound variable
+    t3 = sp.Eq(sp.Sum(g(k), (k, 1, 3)), g(1) + g(2) + g(3), evaluate=False)
+    d.equal("Sum_{k=1}^{3} g(k)", t3.lhs, t3.rhs, methods=("doit",))
+    one = d.hypothesis("g(k) = 0 for this one k", sp.Eq(g(k), 0))
+    with pytest.raises(ProofFailure, match="bound inside the premise"):
+        d.rewrite_with("under the sum", t3, one)
+    # 9. derivatives where none exists: SymPy's conventions sign(0) = 0, Heaviside(0) = 1/2
+    w = sp.Symbol("w", real=True)
+    for expr in (sp.Abs(w), sp.Max(w, 0)):
+        with pytest.raises(ProofFailure, match="not differentiable everywhere"):
+            d.equal("kink", sp.Subs(sp.Derivative(expr, w), w, 0), 0)
+    # and the smaller ones: an undefined side, a variable named twice, bare numbers in an interval
+    with pytest.raises(ProofFailure, match="undefined"):
+        d.true("1/0 = 2/0", sp.Eq(sp.Pow(0, -1, evaluate=False), sp.Mul(2, sp.Pow(0, -1, evaluate=False),
+                                                                     evaluate=False), evaluate=False))
+    with pytest.raises(ProofFailure, match="each variable once"):
+        d.enumerated("twice", (k, k), sp.ProductSet(sp.FiniteSet(1, 2), sp.FiniteSet(3)), sp.Eq(k, 3))
+    # the kernel refused each of these; no false step was minted, so the derivation has none failed-yet-proved
+    assert all(st.status in ("proved", "info") for st in d.steps if st.status != "failed")
+
+
+def test_the_rechecker_refuses_an_unknown_status_and_a_verdict_without_steps():
+    from pemath.symbolic.recheck import recheck
+
+    bare = [{"id": "riemann", "status": "proved", "steps": []}]
+    assert recheck(bare).failures and "no step was decided" in recheck(bare).failures[0][3]
+    odd = [{"id": "x", "status": "proved", "steps": [{"text": "1 = 2", "status": "Proved", "certificate": "rewrite",
+                                                       "formula": "Equality(Integer(1), Integer(2))"}]}]
+    assert any("status is info, proved or failed" in f[3] for f in recheck(odd).failures)

@@ -112,6 +112,9 @@ def _sums(e: sp.Expr) -> sp.Expr:
             (v, lo, hi), = z.limits
             if v in coeff.free_symbols:
                 return e
+            if lo.is_integer is not True:  # the index runs over lo, lo + 1, ...: an integer only from an integer
+                rest += t
+                continue
             key = (sp.expand(lo), sp.expand(hi))
             groups[key] = groups.get(key, sp.S.Zero) + coeff * z.function.xreplace({v: _K})
         else:
@@ -157,7 +160,7 @@ REWRITES: tuple[tuple[str, Callable[[sp.Expr], sp.Expr]], ...] = (
     ("rewrite(exp)", _exp),
     ("rewrite(exp)+powsimp", _exp_powsimp),
     ("rewrite(floor)", lambda e: sp.expand(e.rewrite(sp.floor))),
-    ("doit", lambda e: sp.expand(sp.simplify(e.doit()))),  # evaluate limits and derivatives, then simplify
+    ("doit", lambda e: (_smooth_derivatives(e), sp.expand(sp.simplify(e.doit())))[1]),  # limits, derivatives
     ("simplify", sp.simplify),
 )
 _NAMES = [name for name, _ in REWRITES]
@@ -261,6 +264,41 @@ def increment(f: Callable[[Any], Any], var: sp.Symbol) -> sp.Expr:
 
 # --- formulas ---------------------------------------------------------------------------------------------
 
+#: Functions whose derivative SymPy writes with a convention where none exists (sign(0) = 0, Heaviside(0) = 1/2):
+#: a derivative of an expression holding one is never taken by the kernel.
+_NOT_SMOOTH = (sp.Abs, sp.sign, sp.Max, sp.Min, sp.Heaviside, sp.Piecewise, sp.floor, sp.ceiling, sp.frac,
+               sp.DiracDelta, sp.re, sp.im, sp.arg, sp.conjugate)
+
+
+def _smooth_derivatives(e: Any) -> None:
+    for d in (e.atoms(sp.Derivative) if isinstance(e, sp.Basic) else ()):
+        rough = d.expr.atoms(*_NOT_SMOOTH)
+        if rough:
+            raise ProofFailure(f"the derivative {sp.sstr(d)[:120]} is of {sp.sstr(next(iter(rough)))[:60]}, which is "
+                               "not differentiable everywhere: SymPy's value there is a convention, not a derivative",
+                               d)
+
+
+def _bound_symbols(e: Any) -> set:
+    """Every variable bound inside ``e`` (by a Sum, Product, Integral, Lambda, Subs, ...)."""
+    out: set = set()
+    for node in (sp.preorder_traversal(e) if isinstance(e, sp.Basic) else ()):
+        out |= set(getattr(node, "bound_symbols", ()) or ())
+        if isinstance(node, sp.Lambda):
+            out |= set(node.variables)
+    return out
+
+
+def _fresh_index(v: Any, lo: Any, hi: Any, integral: bool) -> Any:
+    """The bound variable of a sum, product or integral, replaced by a dummy that has only what its range gives it
+    (an integer index from an integer start; a real variable between real ends), never its declared assumptions,
+    which the range may contradict. The same (name, range kind) gives the same dummy, so equal sums stay equal."""
+    if integral:
+        kind = {"real": True} if (lo.is_extended_real and hi.is_extended_real) else {}
+    else:
+        kind = {"integer": True} if lo.is_integer else {}
+    return sp.Dummy(f"{v}", dummy_index=hash((str(v), tuple(kind), "pemath-bound")) % 2**31, **kind)
+
 def rebuilt(e: Any) -> Any:
     """``e`` rebuilt bottom-up with SymPy's evaluation on: a side recorded unevaluated (built under
     ``sp.evaluate(False)``, so the record shows how it was constructed) becomes the expression SymPy makes of it."""
@@ -269,7 +307,18 @@ def rebuilt(e: Any) -> Any:
     if not isinstance(e, sp.Basic) or not e.args or isinstance(e, (sp.Lambda,)):
         return e
     if isinstance(e, sp.Derivative):  # a derivative recorded unevaluated is taken when the formula is evaluated
-        return sp.diff(rebuilt(e.expr), *e.variable_count)
+        inner = rebuilt(e.expr)
+        _smooth_derivatives(sp.Derivative(inner, *e.variable_count, evaluate=False))
+        return sp.diff(inner, *e.variable_count)
+    if isinstance(e, (sp.Sum, sp.Product, sp.Integral)) and all(len(lim) == 3 for lim in e.limits):
+        # each bound variable re-made with what its range gives it (not its declared assumptions)
+        body, limits = e.function, []
+        for v, lo, hi in e.limits:
+            lo, hi = rebuilt(lo), rebuilt(hi)
+            fresh = _fresh_index(v, lo, hi, isinstance(e, sp.Integral))
+            body = body.xreplace({v: fresh})
+            limits.append((fresh, lo, hi))
+        return e.func(rebuilt(body), *limits)
     if isinstance(e, sp.Abs):  # kept as a node: its value is what matters (an enclosure takes it), not its form
         return sp.Abs(rebuilt(e.args[0]), evaluate=False)
     if isinstance(e, sp.Subs):  # a point outside the bound variable's assumptions would be evaluated wrongly
@@ -287,6 +336,10 @@ def evaluated(b: Any) -> Any:
         return b
     if isinstance(b, sp.core.relational.Relational):
         lhs, rhs = rebuilt(b.lhs), rebuilt(b.rhs)
+        undefined = [s for s in (lhs, rhs) if isinstance(s, sp.Basic) and s.atoms(sp.zoo, sp.nan)]
+        if undefined:
+            raise ProofFailure(f"{sp.sstr(b)[:120]}: a side is undefined ({sp.sstr(undefined[0])[:80]}), so nothing "
+                               "is compared", b)
         if isinstance(b, (sp.Eq, sp.Ne)):
             return type(b)(lhs, rhs)
         # the comparison operators, which dispatch to an expression's own rules (frac(z) < 1, ...)
@@ -475,6 +528,7 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
     the rewrites in order (only those named in ``allowed``, when given) and returns the first that closes it.
     ``strict`` (the kernel, minting a step) also refuses formulas that decide nothing the text could mean (two
     identical sides, a relation between two bare numbers); the re-checker asks only whether the formula holds."""
+    _no_floats(formula, f"the {certificate} formula")
     if certificate in ("rewrite", "closed on construction"):
         if not isinstance(formula, sp.Eq):
             raise ProofFailure(f"a {certificate} certificate decides an equation, got {sp.sstr(formula)[:120]}")
@@ -522,6 +576,8 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
                                f"{sp.sstr(formula)[:120]}")
         variables, domain, predicate = formula
         variables = tuple(variables) if isinstance(variables, sp.Tuple) else (variables,)
+        if len(set(variables)) != len(variables) or not all(isinstance(v, sp.Symbol) for v in variables):
+            raise ProofFailure(f"an enumeration names each variable once, each a symbol, got {variables}", formula)
         if not isinstance(predicate, sp.logic.boolalg.Boolean) or isinstance(predicate, sp.logic.boolalg.BooleanAtom):
             raise ProofFailure(f"an enumeration's predicate is a SymPy boolean in its variables, got "
                                f"{sp.sstr(predicate)[:120]}", predicate)
@@ -551,6 +607,9 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
     if certificate == "interval":
         if not isinstance(formula, sp.core.relational.Relational) or isinstance(formula, (sp.Eq, sp.Ne)):
             raise ProofFailure(f"an interval certificate decides <, <=, > or >=, got {sp.sstr(formula)[:120]}")
+        if strict and all(isinstance(z, sp.Rational) for z in (formula.lhs, formula.rhs)):
+            raise ProofFailure(f"{sp.sstr(formula)[:160]} compares numbers computed outside the kernel: put the "
+                               "computation in the formula (expressions the kernel encloses)", formula)
         try:
             dps = int(str(method).split()[0])
         except (ValueError, IndexError):
@@ -560,6 +619,9 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
             lo_r, hi_r = ends(enclose(rebuilt(formula.rhs), dps))
         except (ValueError, TypeError, ZeroDivisionError, ArithmeticError) as exc:  # mpmath's ComplexResult too
             raise ProofFailure(f"the sides cannot be enclosed as real numbers: {exc}", formula) from None
+        if any(mpmath.isinf(z) or mpmath.isnan(z) for z in (lo_l, hi_l, lo_r, hi_r)):
+            raise ProofFailure(f"an enclosure of {sp.sstr(formula)[:120]} is unbounded (a pole, or a division by an "
+                               "interval holding 0): nothing is decided", formula)
         op = formula.rel_op
         ok = {">": lo_l > hi_r, ">=": lo_l >= hi_r, "<": hi_l < lo_r, "<=": hi_l <= lo_r}[op]
         shown = (f"[{mpmath.nstr(lo_l, 8)}, {mpmath.nstr(hi_l, 8)}] {op} "
@@ -587,6 +649,24 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         return "free of " + ", ".join(sorted(map(str, symbols)))
     if certificate == "solution set":
         equation, symbol, expected = formula
+        others = equation.free_symbols - {symbol}
+        if others:  # solveset answers for generic parameters: only where no parameter value can degenerate it
+            lhs_rhs = equation.lhs - equation.rhs if isinstance(equation, sp.Eq) else equation
+            try:
+                poly = sp.Poly(sp.numer(sp.together(rebuilt(lhs_rhs))), symbol)
+                lead = poly.LC()
+            except (sp.PolynomialError, sp.GeneratorsNeeded, TypeError, ValueError):
+                poly, lead = None, None
+            if poly is None or poly.degree() < 1 or lead.is_nonzero is not True:
+                raise ProofFailure(
+                    f"{sp.sstr(equation)[:120]} also holds {sorted(map(str, others))}: a solution set with parameters is "
+                    f"decided only for a polynomial in {symbol} whose leading coefficient is nonzero for every value "
+                    f"the parameters' assumptions allow (got {sp.sstr(lead) if lead is not None else 'no polynomial'}), "
+                    "since solveset does not split out the values where the equation degenerates", equation)
+        roots = [z for z in equation.atoms(sp.Pow) if symbol in z.base.free_symbols and not z.exp.is_integer]
+        if roots:
+            raise ProofFailure(f"{sp.sstr(roots[0])} is a power with a non-integer exponent of {symbol}: solveset's "
+                               "real branch and SymPy's principal value differ, so it is not decided", equation)
         domain = domain_of(symbol)
         got = sp.solveset(equation, symbol, domain)
         same = (sp.Eq(got, expected) is sp.true) if isinstance(got, sp.FiniteSet) else (
@@ -599,6 +679,16 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         var, base, lhs, rhs = formula
         if not (isinstance(var, sp.Symbol) and var.is_integer):
             raise ProofFailure(f"induction runs over an integer symbol, got {var!r}")
+        broken = [k for k in ("even", "odd", "prime", "composite", "zero") if getattr(var, f"is_{k}") is True]
+        if var.is_nonzero and not (var.is_positive or var.is_negative):
+            broken.append("nonzero")
+        if broken:
+            raise ProofFailure(f"{var} is declared {', '.join(broken)}, which n -> n + 1 does not keep: the step's "
+                               "assumptions would not hold along the chain", var)
+        outside = _keeps_facts(var, base)
+        if outside:
+            raise ProofFailure(f"the base {sp.sstr(base)} is not known to be {', '.join(outside)}, as {var} is declared: "
+                               "the step is reduced under those assumptions, so the chain must start inside them", base)
         zero_base = sp.expand((lhs(base) - rhs(base)).doit())
         ok_b, how_b, res_b = reduce_to_zero(zero_base, methods=allowed)
         if not ok_b:
@@ -618,6 +708,10 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
                                f"got {function}")
         if not isinstance(replacement, sp.Lambda):
             raise ProofFailure(f"an instance replaces a function by a Lambda, got {replacement!r}")
+        captured = replacement.free_symbols & _bound_symbols(lemma)
+        if captured:
+            raise ProofFailure(f"{sp.sstr(replacement)} holds {sorted(map(str, captured))}, bound inside the lemma: the "
+                               "replacement would be captured by the lemma's sum or integral", replacement)
         out = lemma.replace(function, replacement)
         if not (out == result or rebuilt(out) == rebuilt(result)):
             raise ProofFailure(f"the lemma with {function} := {sp.sstr(replacement)} is {sp.sstr(out)[:200]}, not "
@@ -645,6 +739,10 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
             return f"{sp.sstr(values)} applied to both sides"
         if isinstance(values, sp.Eq):  # a rewrite with another decided equation
             _earlier(values, earlier, "the equation used", either_way=True)  # an equation may be read either way
+            captured = values.lhs.free_symbols & _bound_symbols(premise)
+            if captured:
+                raise ProofFailure(f"{sp.sstr(values.lhs)} holds {sorted(map(str, captured))}, bound inside the "
+                                   "premise: rewriting under the binder would change what it ranges over", values)
             out = sp.Eq(premise.lhs.xreplace({values.lhs: values.rhs}), premise.rhs.xreplace({values.lhs: values.rhs}),
                         evaluate=False)
             if out == premise:

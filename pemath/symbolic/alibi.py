@@ -190,10 +190,11 @@ def slopes_exact(ns: Sequence[int] = tuple(2**e for e in range(11))) -> Derivati
     d = Derivation("ALiBi slopes for n = 1, 2, 4, ..., exact")
     d.define("The reference get_slopes_power_of_2(n): start = 2^(-2^-(log2 n - 3)), ratio = start, "
              "slopes start * ratio^k for k = 0..n-1, each a power of 2 with exponent log2(start) + k log2(ratio).")
-    x_, y_ = sp.symbols("x y", real=True)
-    d.solved("2^x is injective on the reals (2^x = 2^y only at x = y), so two slopes are equal iff their exponents "
-             "are: exact rationals", sp.Integer(2) ** x_ - sp.Integer(2) ** y_, x_,
-             [sp.log(sp.Integer(2) ** y_) / sp.log(2)])
+    x_, y_, t_ = sp.symbols("x y t", real=True)
+    d.equal("2^x / 2^y = 2^(x - y)", unevaluated(lambda: sp.Integer(2) ** x_ / sp.Integer(2) ** y_),
+            sp.Integer(2) ** (x_ - y_), methods=("expand", "powsimp"))
+    d.solved("2^t = 1 only at t = 0 on the reals, so 2^x = 2^y (2^(x - y) = 1) only at x = y: two slopes are equal "
+             "iff their exponents are, exact rationals", sp.Eq(sp.Integer(2) ** t_, 1), t_, [0])
     small = [n for n in ns if n <= 8]
     k_ = sp.Symbol("k", integer=True, nonnegative=True)
     for n in small:

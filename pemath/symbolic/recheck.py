@@ -68,6 +68,8 @@ def _verdict_consistent(claim: dict) -> str | None:
     refuted = any(s.get("part") == "counterexample" for s in decided)
     fair = any(s.get("part") == "fair reading" for s in decided)
     status = claim.get("status")
+    if status in ("proved", "imprecise", "refuted") and not decided:
+        return f"recorded as {status}, but no step was decided"
     if status == "proved" and refuted:
         return "recorded as proved, but a counterexample step was decided"
     if status in ("refuted", "imprecise") and not refuted:
@@ -100,6 +102,8 @@ def recheck(record: Sequence[dict]) -> Recheck:
                             earlier.append(prem)
                             sources.append((prem, (text,)))
                     continue
+                if step.get("status") not in ("info", "proved", "failed"):
+                    raise ProofFailure(f"a step's status is info, proved or failed, got {step.get('status')!r}")
                 if step.get("status") != "proved":
                     continue
                 out.total += 1
