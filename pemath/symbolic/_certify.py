@@ -40,6 +40,7 @@ from __future__ import annotations
 import ast
 import itertools
 import operator
+import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -297,7 +298,8 @@ def _fresh_index(v: Any, lo: Any, hi: Any, integral: bool) -> Any:
         kind = {"real": True} if (lo.is_extended_real and hi.is_extended_real) else {}
     else:
         kind = {"integer": True} if lo.is_integer else {}
-    return sp.Dummy(f"{v}", dummy_index=hash((str(v), tuple(kind), "pemath-bound")) % 2**31, **kind)
+    index = zlib.crc32(f"pemath-bound:{v}:{','.join(kind)}".encode())  # the same in every process
+    return sp.Dummy(f"{v}", dummy_index=index, **kind)
 
 def rebuilt(e: Any) -> Any:
     """``e`` rebuilt bottom-up with SymPy's evaluation on: a side recorded unevaluated (built under
@@ -685,6 +687,9 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         if broken:
             raise ProofFailure(f"{var} is declared {', '.join(broken)}, which n -> n + 1 does not keep: the step's "
                                "assumptions would not hold along the chain", var)
+        if strict and lhs(var) == rhs(var):
+            raise ProofFailure(f"both sides are the same expression ({sp.sstr(lhs(var))[:120]}): nothing is decided "
+                               "by the induction", formula)
         outside = _keeps_facts(var, base)
         if outside:
             raise ProofFailure(f"the base {sp.sstr(base)} is not known to be {', '.join(outside)}, as {var} is declared: "
