@@ -32,7 +32,7 @@ def test_induction_decides_true_sum_identities_and_refuses_false_ones():
     with pytest.raises(TypeError, match="integer symbol"):
         d.induction("real var", lambda k: k, lambda k: k, sp.Symbol("t", real=True), 0)
     with pytest.raises(ProofFailure, match="fixed count"):  # a range growing by h terms is not unrolled
-        d.induction("growing range", lambda k: sp.Sum(F(j), (j, 0, k * k)), lambda k: sp.Sum(F(j), (j, 0, k * k)), h, 1)
+        d.induction("growing range", lambda k: sp.Sum(F(j), (j, 0, k * k)), lambda k: sp.Sum(F(i), (i, 0, k * k)), h, 1)
 
 
 def test_instance_needs_a_proved_lemma_for_an_arbitrary_function():
