@@ -1,5 +1,5 @@
-"""A GGUF file from a recorded conversion (tests/fixtures/peers/gguf_converted.json's records): shared by
-tests/test_gguf_converted.py and the engines' recorder (tests/fixtures/make_engine_fixtures.py)."""
+"""GGUF files for the tests: from a recorded conversion (tests/fixtures/peers/gguf_converted.json's records, for
+tests/test_gguf_converted.py and the engines' recorder) or from plain metadata (tests/test_gguf.py, the fuzz)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,34 @@ def write_record(path: str | Path, record: dict) -> str:
                 value = int(value)
             w.add_key_value(key, value, vt)
     for tname, data in record["tensors"].items():
+        w.add_tensor(tname, np.asarray(data, dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+def write_kv(path: str | Path, arch: str, kv: dict, tensors: dict | None = None) -> str:
+    """A GGUF file for ``arch`` with the metadata ``kv`` (keys without the ``{arch}.`` prefix unless they start with
+    ``general.``; ints as uint32, floats as float32, bools, strings, lists as arrays) and float32 ``tensors``."""
+    import gguf
+
+    path = str(path)
+    w = gguf.GGUFWriter(path, arch)
+    for key, value in kv.items():
+        full = key if key.startswith("general.") else f"{arch}.{key}"
+        if isinstance(value, bool):
+            w.add_bool(full, value)
+        elif isinstance(value, int):
+            w.add_uint32(full, value)
+        elif isinstance(value, float):
+            w.add_float32(full, value)
+        elif isinstance(value, str):
+            w.add_string(full, value)
+        else:
+            w.add_array(full, list(value))
+    for tname, data in (tensors or {}).items():
         w.add_tensor(tname, np.asarray(data, dtype=np.float32))
     w.write_header_to_file()
     w.write_kv_data_to_file()

@@ -10,33 +10,14 @@ import pytest
 
 from pemath import GGUFWarning, rope
 from pemath import scaling as sc
+from tests.gguf_records import write_kv
 
 gguf = pytest.importorskip("gguf", reason="gguf is optional (pip install 'pemath[gguf]')")
 
 
 def write(tmp_path, arch: str, kv: dict, tensors: dict | None = None, name: str = "m.gguf") -> str:
     """A GGUF file with the given metadata (ints as uint32, floats as float32, lists as arrays) and tensors."""
-    path = str(tmp_path / name)
-    w = gguf.GGUFWriter(path, arch)
-    for key, value in kv.items():
-        full = key if key.startswith("general.") else f"{arch}.{key}"
-        if isinstance(value, bool):
-            w.add_bool(full, value)
-        elif isinstance(value, int):
-            w.add_uint32(full, value)
-        elif isinstance(value, float):
-            w.add_float32(full, value)
-        elif isinstance(value, str):
-            w.add_string(full, value)
-        else:
-            w.add_array(full, list(value))
-    for tname, data in (tensors or {}).items():
-        w.add_tensor(tname, np.asarray(data, dtype=np.float32))
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
-    return path
+    return write_kv(tmp_path / name, arch, kv, tensors)
 
 
 LLAMA = {"embedding_length": 4096, "attention.head_count": 32, "block_count": 32, "context_length": 131072,

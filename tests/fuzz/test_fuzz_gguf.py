@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pemath import rope
+from tests.gguf_records import write_kv
 
 from ._fuzz import Spec, covers, fuzz_settings, ints, loosen, maybe, reject, run_spec, valid
 
@@ -21,17 +22,7 @@ _DIR = Path(tempfile.mkdtemp())
 
 
 def _file(name: str, arch: str, kv: dict, tensors: dict | None = None) -> str:
-    path = str(_DIR / name)
-    w = gguf.GGUFWriter(path, arch)
-    for key, value in kv.items():
-        (w.add_uint32 if isinstance(value, int) else w.add_float32)(f"{arch}.{key}", value)
-    for tname, data in (tensors or {}).items():
-        w.add_tensor(tname, np.asarray(data, dtype=np.float32))
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
-    return path
+    return write_kv(_DIR / name, arch, kv, tensors)
 
 
 QWEN = _file("qwen.gguf", "qwen2", {"embedding_length": 256, "attention.head_count": 4, "block_count": 4,
