@@ -44,6 +44,7 @@ import math
 import os
 import warnings
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -305,7 +306,24 @@ def from_gguf(path: Any, *, n_ctx: int | None = None, layer: int | None = None) 
                                  "layers' dims (hparams.n_rot(0)); not modelled by from_gguf, refused")
         if _SWA[arch]["needs_window"] == "required" and k("attention.sliding_window") is None:
             raise ValueError(f"the file has no {arch}.attention.sliding_window, which llama.cpp requires for {arch!r}")
-    if arch in _SWA and _is_swa(kv, arch, layer):  # get_rope_freq_base / get_rope_freq_scale, or the graph's own
+        if layer is None:  # one answer for every layer, or a refusal: a sliding and a global layer computed, compared
+            if not n_layer:
+                raise ValueError(f"the file has no {arch}.block_count, which llama.cpp requires (and which says which "
+                                 "layers slide)")
+            is_swa = _swa_rule(kv, arch)
+            layers = range(int(n_layer))
+            swa = next((i for i in layers if is_swa(i)), None)
+            dense = next((i for i in layers if not is_swa(i)), None)
+            if swa is not None and dense is not None:
+                with warnings.catch_warnings():  # the file's warnings are given once, below
+                    warnings.simplefilter("ignore")
+                    a, b = (from_gguf(reader, n_ctx=n_ctx, layer=i) for i in (swa, dense))
+                if a != b:
+                    raise TypeError(f"{arch}: llama.cpp rotates the sliding-window layers (layer {swa}, ...) as {a!r} "
+                                    f"and the others (layer {dense}, ...) as {b!r}: pass layer=")
+            elif swa is not None:
+                layer = swa  # every layer slides
+    if arch in _SWA and layer is not None and _swa_rule(kv, arch)(layer):  # get_rope_freq_base / get_rope_freq_scale, or the graph's own
         rule = _SWA[arch]
         if rule["scaling"] == "global" and kind == "none" and factor not in (0.0, 1.0):
             freq_scale, kind = 1.0 / factor, "linear"  # rope_freq_scale_train_swa took the factor as read
@@ -370,49 +388,23 @@ def _head_dim(kv: dict[str, Any], arch: str, layer: int | None) -> int:
     return int(n_embd) // int(n_head)
 
 
-def _is_swa(kv: dict[str, Any], arch: str, layer: int | None) -> bool:
-    """Whether llama.cpp rotates ``layer`` as a sliding-window layer of :data:`_SWA` (``hparams.is_swa``); with no
-    layer, refuses where the two kinds of layer differ."""
+def _swa_rule(kv: dict[str, Any], arch: str) -> Callable[[int], bool]:
+    """Which layers llama.cpp rotates as sliding-window layers of :data:`_SWA` (``hparams.is_swa``)."""
     rule = _SWA[arch]
     window = kv.get(f"{arch}.attention.sliding_window")
-    if rule["needs_window"] == "unless zero":
-        if window == 0:
-            return False
-    elif rule["needs_window"] is True and not window:
-        return False
+    if (window == 0) if rule["needs_window"] == "unless zero" else (rule["needs_window"] is True and not window):
+        return lambda i: False
     pattern = kv.get(f"{arch}.attention.sliding_window_pattern", rule["pattern"])
     if isinstance(pattern, (list, tuple)):
         if not all(isinstance(v, (bool, np.bool_)) for v in pattern):
             raise ValueError(f"{arch}.attention.sliding_window_pattern holds {list(pattern)[:4]}...: llama.cpp reads "
                              "a bool array (or an integer) and refuses this file")
         flags = [bool(v) for v in pattern]  # layers past the array's end are dense (llama.cpp fills with false)
-        is_swa = (lambda i: i < len(flags) and flags[i])
-        any_swa = any(flags)
-    else:
-        n = int(pattern)
-        is_swa = ((lambda i: n == 0 or i % n != 0) if rule["dense_first"] else (lambda i: n == 0 or i % n < n - 1))
-        any_swa = n != 1
-    if layer is None:
-        if not any_swa:
-            return False
-        base = kv.get(f"{arch}.rope.freq_base", 10000.0)
-        swa_base = base if rule.get("graph_base") else kv.get(
-            f"{arch}.rope.freq_base_swa", base if rule["base"] == "global" else rule["base"])
-        kind = kv.get(f"{arch}.rope.scaling.type", "linear")
-        factor = kv.get(f"{arch}.rope.scaling.factor") or kv.get(f"{arch}.rope.scale_linear")
-        factor_in_use = factor not in (None, 0.0, 1.0)
-        differ = (
-            # the global layers scaled, the sliding ones not
-            (rule["scaling"] == "none" and factor_in_use and kind != "none")
-            or (rule.get("plain") and kv.get(f"{arch}.rope.scaling.attn_factor") not in (None, 1.0))
-            # the sliding layers scaled by the factor as read, the global ones not (type "none")
-            or (rule["scaling"] == "global" and factor_in_use and kind == "none"))
-        if base != swa_base or differ:
-            raise TypeError(f"{arch}: llama.cpp rotates sliding-window layers with base {swa_base}, the others with "
-                            f"base {base}" + (", and the two kinds of layer scale differently" if differ else "")
-                            + ": pass layer=")
-        return False
-    return is_swa(layer)
+        return lambda i: i < len(flags) and flags[i]
+    n = int(pattern)
+    if rule["dense_first"]:
+        return lambda i: n == 0 or i % n != 0
+    return lambda i: n == 0 or i % n < n - 1
 
 
 def _factors(reader: Any, entry: dict[str, Any], arch: str, n_rot: int, n_ctx: int | None,
