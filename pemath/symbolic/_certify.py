@@ -567,7 +567,6 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         if strict and len(bare) == len(relations):
             raise ProofFailure(f"{sp.sstr(formula)[:160]} compares numbers computed outside the kernel: put the "
                                "computation in the formula (expressions the kernel evaluates)", formula)
-        _no_floats(formula, "the relation")
         value = evaluated(formula)
         if value is not sp.true:
             raise ProofFailure(f"{sp.sstr(formula)[:200]} evaluates to {sp.sstr(value)[:200]}, not True", value)
@@ -586,7 +585,6 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         if not set(variables) & predicate.free_symbols:
             raise ProofFailure(f"the predicate {sp.sstr(predicate)[:120]} does not involve the enumerated variables "
                                f"{variables}: it decides nothing about them", predicate)
-        _no_floats(predicate, "the predicate")
         if domain.is_finite_set is not True:
             raise ProofFailure(f"an enumeration runs over a finite set, got {sp.sstr(domain)[:120]}")
         if domain.is_empty is not False:
@@ -638,7 +636,6 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         if prop not in FACTS:
             raise ProofFailure(f"an assumption query asks one of {FACTS}, got {prop!r}")
         (e,) = formula.arguments
-        _no_floats(e, "the expression")
         if getattr(e, f"is_{prop}") is not True:
             raise ProofFailure(f"{sp.sstr(e)[:200]} is_{prop} is not True from its symbols' assumptions", e)
         given = sorted(f"{s} {', '.join(_facts(s))}" for s in e.free_symbols)
