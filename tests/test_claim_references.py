@@ -17,12 +17,19 @@ EQUATION = re.compile(r"\beqs?\. (\S+)")
 #: derivation of RoPE under 2D, 3.4.2 computational efficient realization, 3.4.3 long-term decay).
 ROFORMER_SECTIONS = {"3.1", "3.2", "3.2.1", "3.2.2", "3.2.3", "3.3", "3.4", "3.4.1", "3.4.2", "3.4.3"}
 
-#: Papers cited without a location yet, each because its text has not been checked for the section that says it
-#: (a new unlocated citation fails this test).
-NOT_YET_LOCATED = {
-    "Heo et al. 2024": "axial 2-D RoPE: the paper's section not checked against its text",
-    "Wang et al. 2024": "Qwen2-VL's M-RoPE: the report's section not checked against its text",
-    "Sun et al. 2022": "xPos: the paper's formula and section not verified (docs-audit.md, 'not checked')",
+#: Papers cited without a location yet, each with the reason (a new unlocated citation fails this test). Empty:
+#: the last three were located from the papers' own text: xPos (Sun et al. 2022) in a full copy of arXiv v1
+#: (section 3.2, eq. 9 is zeta_i, eq. 10 the scaled rotation); Qwen2-VL (Wang et al. 2024) in two full copies
+#: (section 2.1, the M-RoPE paragraph, Figure 3); Heo et al. 2024 from the paper's own sentences quoted with their
+#: pages in two independent reading notes ("feasible implementations of 2D RoPE ... axial" opens section 3.2;
+#: "two variants of 2D RoPE RoPE-Axial (Eq. 12) and RoPE-Mixed (Eq. 14)", section 4).
+NOT_YET_LOCATED: dict[str, str] = {}
+
+#: Where each of those papers says what its claim cites (a change to the citation must keep the location).
+LOCATED = {
+    "xpos.relative": ("Sun et al. 2022", "section 3.2, eqs. 9-10"),
+    "multidim.axial_relative": ("Heo et al. 2024", "section 3.2"),
+    "multidim.mrope_reduces": ("Wang et al. 2024", "section 2.1"),
 }
 
 
@@ -59,3 +66,10 @@ def test_roformer_sections_exist():
     # the audit's correction stays: the relative property is section 3.2.2 (eq. 16), not 3.4.2 or 3.3
     rel = [ref for cid, ref in _references() if cid == "rope.relative" and ref.startswith("Su et al. 2021")]
     assert rel and all("3.2.2" in r for r in rel), rel
+
+
+def test_the_last_three_papers_are_located():
+    refs = {cid: [r for c, r in _references() if c == cid] for cid in LOCATED}
+    for cid, (who, where) in LOCATED.items():
+        assert any(r.startswith(who) and where in r for r in refs[cid]), (cid, refs[cid])
+    assert any("eq. 12" in r for r in refs["multidim.axial_relative"])

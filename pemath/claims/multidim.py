@@ -179,7 +179,8 @@ register(
         proof=_axial_proof,
         checks=(Check("numeric", _axial_numeric), Check("mpmath", _axial_mpmath), Check("cupy", _cupy)),
         references=(
-            "Heo et al. 2024, 'Rotary Position Embedding for Vision Transformer' (axial 2-D RoPE)",
+            "Heo et al. 2024, 'Rotary Position Embedding for Vision Transformer' (arXiv:2403.13298), section 3.2 "
+            "('RoPE for 2D images', axial frequency), eq. 12 (RoPE-Axial)",
             "Su et al. 2021 (RoFormer), section 3.2.2, eq. 16 (the 1-D property, applied per axis)",
         ),
     )
@@ -276,7 +277,9 @@ register(
         proof=_mrope_proof,
         checks=(Check("numeric", _mrope_numeric), Check("mpmath", _mrope_mpmath)),
         references=(
-            "Wang et al. 2024 (Qwen2-VL), Multimodal Rotary Position Embedding (M-RoPE)",
+            "Wang et al. 2024 (Qwen2-VL, arXiv:2409.12191), section 2.1, 'Multimodal Rotary Position Embedding "
+            "(M-RoPE)' and Figure 3: 'For text inputs, these components utilize identical position IDs, making "
+            "M-RoPE functionally equivalent to 1D-RoPE'",
             "Qwen3-VL technical report 2025 (interleaved MRoPE)",
         ),
     )

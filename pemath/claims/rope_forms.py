@@ -211,7 +211,8 @@ register(
     Claim(
         id="rope.elementwise_form",
         name="The element-wise cos/sin form is the matrix form",
-        title="x*cos(m theta) + rotate(x)*sin(m theta) = R(m) x, with each layout's rotate: every even d",
+        title="x*cos(m theta) + rotate(x)*sin(m theta) = R(m) x, with each layout's rotate, as pemath.rope's kernel "
+              "computes it: every even d",
         kind="theorem",
         family="rope_forms",
         statement=lambda: sp.Eq(

@@ -132,9 +132,11 @@ register(
         proof=_proof,
         checks=(Check("numeric", _numeric), Check("mpmath", _mpmath)),
         references=(
-            "Sun et al. 2022, 'A Length-Extrapolatable Transformer' (arXiv:2212.10554): xPos scales queries by "
-            "zeta^(n/B) and keys by zeta^(-m/B)",
-            "torchscale XPOS; rotary-embedding-torch use_xpos",
+            "Sun et al. 2022, 'A Length-Extrapolatable Transformer' (arXiv:2212.10554v1), section 3.2, eqs. 9-10: "
+            "eq. 9 gives zeta_i = (i/(d/2) + gamma)/(1 + gamma), eq. 10 scales the query at position n by zeta_i^n "
+            "and the key by zeta_i^(-n); the paper gives no value of gamma and no scale base",
+            "torchscale XPOS (gamma = 0.4 and the scale base B = 512, the exponent n/B); rotary-embedding-torch "
+            "use_xpos",
         ),
     )
 )

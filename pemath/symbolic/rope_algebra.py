@@ -24,7 +24,7 @@ import sympy as sp
 from ..rope import _core as _rope_core
 from ..rope import layout as _rope_layout
 from ..rope.layout import convert_layout
-from . import pairs
+from . import pairs, shipped
 from ._decide import Derivation, reduce_to_zero, unevaluated
 from .notation import label
 from .rope import H, I, LAYOUTS, THETA, TRIG, block, frequency, m, n, permutation, rotation
@@ -244,7 +244,11 @@ def elementwise_form(dim: int, layout: str) -> Derivation:
 def elementwise_symbolic_d(layout: str = "interleaved") -> Derivation:
     """RoFormer eq. 34 equals the rotation for every even d = 2h: at pair i the cos/sin tables hold
     cos/sin(m theta_i) at both features (interleaved: each frequency repeated; half: ``cat(freqs, freqs)``),
-    and ``rotate`` sends (x_a, x_b) to (-x_b, x_a) (``rotate_every_two`` / ``rotate_half``)."""
+    and ``rotate`` sends (x_a, x_b) to (-x_b, x_a) (``rotate_every_two`` / ``rotate_half``).
+
+    Bound to the shipped kernel for every h: :func:`pemath.symbolic.shipped.kernel_rotate` runs ``pemath.rope``'s
+    ``rotate`` on symbolic arrays and decides its entries at pair i; the enumeration over d = 2..64 checks the
+    same on NumPy arrays (the semantics the symbolic arrays model)."""
     d = Derivation(f"RoPE elementwise form = matrix form, every even d = 2h, {layout} layout")
     th = THETA(I)
     x, w = sp.IndexedBase("x", real=True), sp.IndexedBase("w", real=True)
@@ -269,9 +273,12 @@ def elementwise_symbolic_d(layout: str = "interleaved") -> Derivation:
                  "sin 1) holds (-x_b, x_a) there (x_j = j + 1)", (h_, i_, A, B, ra, rb), rows,
                  sp.And(sp.Eq(A, fa, evaluate=False), sp.Eq(B, fb, evaluate=False),
                         sp.Eq(ra, -(B + 1), evaluate=False), sp.Eq(rb, A + 1, evaluate=False)))
-    left = (xa * sp.cos(m * th) - xb * sp.sin(m * th), xb * sp.cos(m * th) + xa * sp.sin(m * th))
-    pairs.weak_equality(d, f"x * cos(m theta) + {name}(x) * sin(m theta) = R(m) x for every d: the two agree "
-                        "at pair i, so <w, left - right> = 0 for every w", layout, w, left,
+    cos_i, sin_i = sp.IndexedBase("cos", real=True), sp.IndexedBase("sin", real=True)
+    kernel = shipped.kernel_rotate(d, layout, x, cos_i, sin_i)
+    left = tuple(v.xreplace({cos_i[I]: sp.cos(m * th), sin_i[I]: sp.sin(m * th)}) for v in kernel)
+    pairs.weak_equality(d, f"x * cos(m theta) + {name}(x) * sin(m theta) = R(m) x for every d, as pemath.rope's "
+                        "rotate computes it with the tables cos_i = cos(m theta_i), sin_i = sin(m theta_i): the two "
+                        "agree at pair i, so <w, left - right> = 0 for every w", layout, w, left,
                         tuple(block(m * th) * sp.Matrix([xa, xb])))
     return d
 

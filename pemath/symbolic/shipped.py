@@ -19,9 +19,12 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from ..rope import _core as _rope_core
+from . import pairs, traced
 from ._decide import Derivation, unevaluated
+from .indices import H, I
 
-__all__ = ["TOLERANCE", "agrees", "exact_values"]
+__all__ = ["TOLERANCE", "agrees", "exact_values", "kernel_rotate"]
 
 #: The relative agreement decided between a shipped float64 result and its exact formula.
 TOLERANCE = sp.Rational(1, 2**40)
@@ -62,3 +65,36 @@ def scaled(d: Derivation, name: str, scaling: Any, formula: sp.Expr, index: sp.S
     where = describe() if describe is not None else f"d = {dim}, base {base}"
     agrees(d, f"pemath.scaling.{type(scaling).__name__} computes {name}'s theta'_i ({where})", got,
            exact_values(formula, index, dim // 2, values, per_index))
+
+
+def kernel_rotate(d: Derivation, layout: str, x: sp.IndexedBase, cos: sp.IndexedBase,
+                  sin: sp.IndexedBase) -> tuple[sp.Expr, sp.Expr]:
+    """Decide, for every number of pairs ``h``, what ``pemath.rope``'s kernel function ``rotate`` computes: its source
+    run on symbolic arrays (:mod:`~pemath.symbolic.traced`; a head ``x`` of ``2h`` features, per-pair tables ``cos``
+    and ``sin`` of ``h`` entries) returns ``2h`` features, and at pair i's features ``(a_i, b_i)``
+    ``(x_a cos_i - x_b sin_i, x_b cos_i + x_a sin_i)``; with ``e >= 1`` features past the rotary ones (partial
+    rotary) the same, and feature ``2h + j`` passed through. Returns the pair's two entries."""
+    g, g2 = sp.symbols("g g'", integer=True, nonnegative=True)
+    e = sp.Symbol("e", integer=True, positive=True)
+    a, b = pairs.features(I, layout)
+    want = (x[a] * cos[I] - x[b] * sin[I], x[b] * cos[I] + x[a] * sin[I])
+    every_pair = {H: I + 1 + g}  # h = i + 1 + g, g >= 0: i ranges over the pairs 0..h-1
+    for total, what in ((2 * H, "a head of d = 2h features"),
+                        (2 * H + e, "a head of 2h + e features, e >= 1 past the rotary ones (partial rotary)")):
+        try:
+            out = _rope_core.rotate(traced.vector(total, x), traced.vector(H, cos), traced.vector(H, sin), layout,
+                                    2 * H, traced.NAMESPACE, "float64")
+        except traced.TraceError as exc:
+            d.fail(f"pemath.rope's rotate ({layout}) could not be run on symbolic arrays: {exc}")
+        if not isinstance(out, traced.Traced) or out.ndim != 1:
+            d.fail(f"pemath.rope's rotate ({layout}) returned {out!r}, not a one-axis array")
+        entries = unevaluated(lambda: sp.Matrix([out.shape[0], out(a), out(b)]).xreplace(every_pair))
+        d.equal(f"pemath.rope's rotate ({layout}), its source run on symbolic arrays ({what}, tables cos, sin of h "
+                f"entries): it returns {sp.sstr(total)} features, and at pair i < h, features ({a}, {b}), "
+                "x_a cos_i - x_b sin_i and x_b cos_i + x_a sin_i (every h: h = i + 1 + g, g >= 0)", entries,
+                sp.Matrix([total, *want]).xreplace(every_pair))
+        if total != 2 * H:
+            k = 2 * H + pairs.J
+            d.equal(f"and feature 2h + j, j < e, is x_(2h + j) unchanged ({layout}; every e: e = j + 1 + g')",
+                    unevaluated(lambda: out(k).xreplace({e: pairs.J + 1 + g2})), x[k])
+    return want

@@ -83,6 +83,10 @@ MUTANTS: tuple[Mutant, ...] = (
            "bits = xp.bitwise_and(xp.bitwise_right_shift(pos[..., None], shifts + 1), 1)"),
     Mutant("the interleaved-to-half conversion reads (2i + 1, 2i)", "pemath/rope/_core.py",
            "    return x[..., 0:r:2], x[..., 1:r:2]", "    return x[..., 1:r:2], x[..., 0:r:2]"),
+    Mutant("the interleaved merge stacks (b, a)", "pemath/rope/_core.py",
+           "return xp.reshape(xp.stack([a, b], axis=-1), shape)", "return xp.reshape(xp.stack([b, a], axis=-1), shape)"),
+    Mutant("the half layout's second member one feature late", "pemath/rope/_core.py",
+           "return x[..., : r // 2], x[..., r // 2 : r]", "return x[..., : r // 2], x[..., r // 2 + 1 : r + 1]"),
 )
 
 #: Survivors with the reason they are not a wrong program that pemath prove misses.
