@@ -9,15 +9,11 @@ from typing import Any
 
 import sympy as sp
 
-from ..symbolic._certify import FACTS
+from ..symbolic._certify import known_facts
 from ..symbolic._decide import ProofFailure
 from ._model import CheckFailure, Claim, Outcome, Skip
 
 __all__ = ["run_claim", "run_claims"]
-
-
-def _facts(sym: Any) -> set[str]:
-    return {k for k in FACTS if sym.assumptions0.get(k)}
 
 
 def _assumes_more(claim: Claim, derivation: Any) -> str | None:
@@ -29,13 +25,16 @@ def _assumes_more(claim: Claim, derivation: Any) -> str | None:
     want: dict[str, set[str]] = {}
     for s in statement.free_symbols:
         if isinstance(s, sp.Symbol):
-            want.setdefault(s.name, _facts(s))
+            want.setdefault(s.name, set(known_facts(s)))
     for step in derivation.steps:
         if step.status != "proved" or not isinstance(step.formula, sp.Basic):
             continue
         for s in step.formula.free_symbols:
-            if isinstance(s, sp.Symbol) and s.name in want and _facts(s) - want[s.name]:
-                return (f"the step {step.text[:80]!r} declares {s.name} {', '.join(sorted(_facts(s) - want[s.name]))}, "
+            if not isinstance(s, sp.Symbol) or s.name not in want:
+                continue
+            extra = set(known_facts(s)) - want[s.name]
+            if extra:
+                return (f"the step {step.text[:80]!r} declares {s.name} {', '.join(sorted(extra))}, "
                         f"which the statement's {s.name} is not: the proof assumes more than the statement says")
     return None
 

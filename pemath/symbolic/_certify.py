@@ -54,7 +54,7 @@ from ._enclose import enclose, ends
 from .notation import Label, MatrixLabel
 
 __all__ = ["ProofFailure", "REWRITES", "reduce_to_zero", "increment", "decide", "conclusion", "dump", "load",
-           "evaluated", "FACTS", "domain_of", "MAX_CASES"]
+           "evaluated", "FACTS", "known_facts", "domain_of", "MAX_CASES"]
 
 #: The assumptions a substitution or instance must preserve, and an assumption query may ask.
 FACTS = ("positive", "nonnegative", "negative", "nonpositive", "nonzero", "integer", "real", "rational", "even",
@@ -407,7 +407,8 @@ def _cases(domain: sp.Set) -> list[Any]:
                        f"{type(domain).__name__}")
 
 
-def _facts(e: Any) -> list[str]:
+def known_facts(e: Any) -> list[str]:
+    """The properties among :data:`FACTS` that SymPy knows ``e`` has (for a symbol: declared or implied)."""
     return [k for k in FACTS if getattr(e, f"is_{k}", None) is True]
 
 
@@ -638,7 +639,7 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         (e,) = formula.arguments
         if getattr(e, f"is_{prop}") is not True:
             raise ProofFailure(f"{sp.sstr(e)[:200]} is_{prop} is not True from its symbols' assumptions", e)
-        given = sorted(f"{s} {', '.join(_facts(s))}" for s in e.free_symbols)
+        given = sorted(f"{s} {', '.join(known_facts(s))}" for s in e.free_symbols)
         return f"is_{prop} from: " + ("; ".join(given) or "exact numbers")
     if certificate == "free symbols":
         e, symbols = formula
