@@ -175,7 +175,7 @@ def _pi_proof() -> Verdict:
 def _pi_statement() -> sp.Basic:
     s, s1, s2, c, d = sp.symbols("s s_1 s_2 c d", positive=True)
     H = label("max|h_j|", r"\max_j |h_j|", positive=True)
-    return sp.Le(label("|a(s) - a_linear(s)|", r"\left|a(s) - a_{\mathrm{linear}}(s)\right|"), d * H * (s - s1) * (s2 - s) / (8 * sp.log(c)))
+    return sp.Le(label("|a(s) - a_linear(s)|", r"\left|a(s) - a_{\mathrm{linear}}(s)\right|"), d * H * (s - s1) * (s2 - s) / (PI_CASE[2] * sp.log(c)))
 
 
 def _aligned_qk(dim: int, base: float, s_mid: float) -> tuple[np.ndarray, np.ndarray]:

@@ -92,7 +92,9 @@ MUTANTS: tuple[Mutant, ...] = (
 #: Survivors with the reason they are not a wrong program that pemath prove misses.
 JUSTIFIED: dict[str, str] = {
     "PI's denominator 8 -> 4 in the computation":
-        "the claim's title is written from PI_CASE, so the mutant states |a - a_lin| <= ... / (4 ln c) and proves it "
+        "PI_CASE is the published theorem's data, and the claim's title, statement and proof are all written from "
+        "it (one home), so the mutant is a different published claim, not wrong code: it states "
+        "|a - a_lin| <= ... / (4 ln c) and proves it "
         "(true: the sharp constant 1.999 is below d/(4 ln c) = 3.47); the audit's mutant, computation 4 under the "
         "title's 8, can no longer be written",
 }
