@@ -273,11 +273,11 @@ def elementwise_symbolic_d(layout: str = "interleaved") -> Derivation:
                  "sin 1) holds (-x_b, x_a) there (x_j = j + 1)", (h_, i_, A, B, ra, rb), rows,
                  sp.And(sp.Eq(A, fa, evaluate=False), sp.Eq(B, fb, evaluate=False),
                         sp.Eq(ra, -(B + 1), evaluate=False), sp.Eq(rb, A + 1, evaluate=False)))
-    cos_i, sin_i = sp.IndexedBase("cos", real=True), sp.IndexedBase("sin", real=True)
+    cos_i, sin_i = sp.IndexedBase("C", real=True), sp.IndexedBase("S", real=True)  # the kernel's cos/sin tables
     kernel = shipped.kernel_rotate(d, layout, x, cos_i, sin_i)
     left = tuple(v.xreplace({cos_i[I]: sp.cos(m * th), sin_i[I]: sp.sin(m * th)}) for v in kernel)
     pairs.weak_equality(d, f"x * cos(m theta) + {name}(x) * sin(m theta) = R(m) x for every d, as pemath.rope's "
-                        "rotate computes it with the tables cos_i = cos(m theta_i), sin_i = sin(m theta_i): the two "
+                        "rotate computes it with the tables C_i = cos(m theta_i), S_i = sin(m theta_i): the two "
                         "agree at pair i, so <w, left - right> = 0 for every w", layout, w, left,
                         tuple(block(m * th) * sp.Matrix([xa, xb])))
     return d

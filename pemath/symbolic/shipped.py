@@ -89,9 +89,10 @@ def kernel_rotate(d: Derivation, layout: str, x: sp.IndexedBase, cos: sp.Indexed
         if not isinstance(out, traced.Traced) or out.ndim != 1:
             d.fail(f"pemath.rope's rotate ({layout}) returned {out!r}, not a one-axis array")
         entries = unevaluated(lambda: sp.Matrix([out.shape[0], out(a), out(b)]).xreplace(every_pair))
-        d.equal(f"pemath.rope's rotate ({layout}), its source run on symbolic arrays ({what}, tables cos, sin of h "
+        c, s = cos.label, sin.label
+        d.equal(f"pemath.rope's rotate ({layout}), its source run on symbolic arrays ({what}, tables {c}, {s} of h "
                 f"entries): it returns {sp.sstr(total)} features, and at pair i < h, features ({a}, {b}), "
-                "x_a cos_i - x_b sin_i and x_b cos_i + x_a sin_i (every h: h = i + 1 + g, g >= 0)", entries,
+                f"x_a {c}_i - x_b {s}_i and x_b {c}_i + x_a {s}_i (every h: h = i + 1 + g, g >= 0)", entries,
                 sp.Matrix([total, *want]).xreplace(every_pair))
         if total != 2 * H:
             k = 2 * H + pairs.J
