@@ -312,7 +312,7 @@ def test_a_third_audits_routes_are_refused():
         d.induction("even", lambda v: v, lambda v: v, e, 0)
     # 4. an enclosure with an infinite end (1/z^2 for z an exact zero SymPy does not evaluate)
     z = sp.sin(1) ** 2 + sp.cos(1) ** 2 - 1
-    with pytest.raises(ProofFailure, match="unbounded"):
+    with pytest.raises(ProofFailure, match="unbounded|not decided nonzero"):  # the fourth audit's check comes first
         d.interval("1/z^2 > 10^50", 1 / z**2, ">", 10**50)
     # 5. floats anywhere in a formula: a specialisation's value, an enumeration's domain, an instance's Lambda
     y, t, g = sp.Symbol("y"), sp.Symbol("t"), sp.Function("g")
@@ -371,3 +371,99 @@ def test_the_rechecker_refuses_an_unknown_status_and_a_verdict_without_steps():
     odd = [{"id": "x", "status": "proved", "steps": [{"text": "1 = 2", "status": "Proved", "certificate": "rewrite",
                                                        "formula": "Equality(Integer(1), Integer(2))"}]}]
     assert any("status is info, proved or failed" in f[3] for f in recheck(odd).failures)
+
+
+def _record_of(*steps):
+    """A record as ``pemath prove --json`` writes it, holding the given (text, certificate, formula) steps as decided."""
+    from pemath.symbolic._certify import dump
+
+    return [{"id": "forged", "status": "proved", "steps": [
+        {"text": text, "status": "proved", "certificate": cert, "method": None, "rests_on": [], "part": "statement",
+         "formula": formula if isinstance(formula, str) else dump(formula)} for text, cert, formula in steps]}]
+
+
+def test_a_fourth_audits_routes_are_refused():
+    """A fourth adversarial audit: each route to a false decided step, refused by the kernel and by the re-checker."""
+    d = Derivation("fourth audit")
+    j, jn = sp.Symbol("j", positive=True), sp.Symbol("j", negative=True)
+    S = sp.Sum(j, (j, -5, 1))  # -14, though j is declared positive
+    X = sp.sin(1) ** 2 + sp.cos(1) ** 2 - 1  # exactly 0; SymPy's evaluation does not see it
+    t, y, u = sp.Symbol("t", real=True), sp.Symbol("y"), sp.Symbol("u")
+    xp = sp.Symbol("x", positive=True)
+    forged = []
+    # 1. assumption queries on a sum or product whose index's declared assumptions its range contradicts
+    for e, prop in ((S, "positive"), (sp.Product(j, (j, 0, 0)), "nonzero"), (sp.Sum(jn, (jn, 1, 3)), "negative")):
+        with pytest.raises(ProofFailure, match="is_"):
+            d.assumed("by the index's declaration", e, prop)
+        forged.append(("q", "assumption query", getattr(sp.Q, prop)(e)))
+    # 2. the same through specialize, instance and solved: log(S^2) = 2 log S at S = -14; x^2 = -14 in the reals
+    log2 = sp.Eq(sp.log(xp**2), 2 * sp.log(xp), evaluate=False)
+    d.equal("log(x^2) = 2 log x, x > 0", log2.lhs, log2.rhs, methods=("expand",))
+    with pytest.raises(ProofFailure, match="not known to be"):
+        d.specialize("at x = S", log2, {xp: S})
+    g = sp.Function("g", positive=True)
+    logg = sp.Eq(sp.log(g(t) ** 2), 2 * sp.log(g(t)), evaluate=False)
+    d.equal("log(g^2) = 2 log g, g > 0", logg.lhs, logg.rhs, methods=("expand",))
+    with pytest.raises(ProofFailure, match="not known to be"):
+        d.instance("g := S", logg, g, sp.Lambda(t, S))
+    with pytest.raises(ProofFailure, match="solveset"):
+        d.solved("x^2 = S", sp.Eq(t**2, S), t, [-sp.sqrt(S), sp.sqrt(S)])
+    forged.append(("x^2 = S", "solution set", sp.Tuple(sp.Eq(t**2, S), t, sp.FiniteSet(-sp.sqrt(S), sp.sqrt(S)))))
+    # 3. a rewrite that carries a generic identity (y/y = 1) to where it is undefined (y = 0)
+    yy = sp.Eq(unevaluated(lambda: y / y), 1, evaluate=False)
+    d.equal("y/y = 1 (generic)", yy.lhs, yy.rhs)
+    zero = d.hypothesis("y = 0", sp.Eq(y, 0))
+    with pytest.raises(ProofFailure, match="undefined there"):
+        d.rewrite_with("so nan = 1", yy, zero)
+    # 4. an instance at a function where the lemma is undefined, or one that is not a function to numbers
+    gr, f = sp.Function("g_r", real=True), sp.Function("f")
+    gg = sp.Eq(unevaluated(lambda: gr(t) / gr(t)), 1, evaluate=False)
+    d.equal("g/g = 1 (generic)", gg.lhs, gg.rhs)
+    with pytest.raises(ProofFailure, match="evaluates to False"):
+        d.instance("g := 0", gg, gr, sp.Lambda(t, 0))
+    ff = sp.Eq(unevaluated(lambda: f(t) - f(t) + 1), 1, evaluate=False)
+    d.equal("f - f + 1 = 1", ff.lhs, ff.rhs)
+    with pytest.raises(ProofFailure, match="oo, zoo or nan"):
+        d.instance("f := oo", ff, f, sp.Lambda(t, sp.oo))
+    # 5. a function "arbitrary" in name only: its derivative (or value) given by fiat
+    fd = sp.Function("f_d", fdiff=sp.Lambda(u, sp.Integer(0)))
+    with pytest.raises(ProofFailure, match="not assumptions alone"):
+        d.equal("d/dt f(t) = 0 for every f", sp.Derivative(fd(t), t), 0, methods=("doit",))
+    fe = "Function('f', eval=Lambda(Tuple(Symbol('u')), Integer(1)))(Symbol('t', real=True))"  # f(t) = 1 on build
+    forged.append(("f(t) = 1 for every f", "closed on construction", f"Equality({fe}, Integer(1))"))
+    # 6. a set relation decided by the sets' form: [0, x] != {0} "for every x >= 0" (false at x = 0)
+    xn = sp.Symbol("x", nonnegative=True)
+    for rel in (sp.Ne(sp.Interval(0, xn), sp.FiniteSet(0), evaluate=False),
+                sp.Ne(sp.Interval(0, X), sp.FiniteSet(0), evaluate=False)):
+        with pytest.raises(ProofFailure, match="by its form"):
+            d.true("sets", rel)
+        forged.append(("sets", "exact boolean", rel))
+    # 7. a concrete 0/0: X/X = 1, 2X/X = 2, X/X > 1/2
+    for lhs, rhs in ((unevaluated(lambda: X / X), 1), (unevaluated(lambda: 2 * X / X), 2)):
+        with pytest.raises(ProofFailure, match="not decided nonzero"):
+            d.equal("0/0", lhs, rhs)
+        forged.append(("0/0", "rewrite", sp.Eq(lhs, rhs, evaluate=False)))
+    with pytest.raises(ProofFailure, match="not decided nonzero"):
+        d.true("0/0 > 1/2", sp.Gt(unevaluated(lambda: X / X), sp.Rational(1, 2), evaluate=False))
+    # 8. linearity and reindexing applied to a divergent series (oo - oo)
+    k, i = sp.Symbol("k", integer=True), sp.Symbol("i", integer=True)
+    H = sp.Sum(1 / k, (k, 1, sp.oo))
+    for lhs, rhs in ((H - sp.Sum(1 / i, (i, 1, sp.oo)), 0), (H - sp.Sum(1 / (k + 1), (k, 1, sp.oo)), 1)):
+        with pytest.raises(ProofFailure, match="convergent"):
+            d.equal("harmonic", lhs, rhs)
+        forged.append(("harmonic", "rewrite", sp.Eq(lhs, rhs, evaluate=False)))
+    # and a ramp's derivative at its kink (SymPy's SingularityFunction convention)
+    w = sp.Symbol("w", real=True)
+    for kink in (sp.SingularityFunction(w, 0, 1), sp.Mod(w, 1)):
+        with pytest.raises(ProofFailure, match="not differentiable everywhere"):
+            d.equal("kink", sp.Subs(sp.Derivative(kink, w), w, 0), 1, methods=("doit",))
+    # what is decided is the true steps only; a convergent series and a nonzero constant denominator still are
+    d.equal("sum 1/k^2 - sum 1/i^2 = 0", sp.Sum(1 / k**2, (k, 1, sp.oo)) - sp.Sum(1 / i**2, (i, 1, sp.oo)), 0,
+            methods=("sums",))
+    d.equal("(pi - 3)/(pi - 3) = 1", unevaluated(lambda: (sp.pi - 3) / (sp.pi - 3)), 1)
+    assert [s.text for s in d.steps if s.status == "proved"] == [
+        "log(x^2) = 2 log x, x > 0", "log(g^2) = 2 log g, g > 0", "y/y = 1 (generic)", "g/g = 1 (generic)",
+        "f - f + 1 = 1", "sum 1/k^2 - sum 1/i^2 = 0", "(pi - 3)/(pi - 3) = 1"]
+    # the re-checker, fed each forged step as a decided one, refuses every one
+    result = recheck(_record_of(*forged))
+    assert len(result.failures) == len(forged), [f[3] for f in result.failures]

@@ -268,7 +268,7 @@ def increment(f: Callable[[Any], Any], var: sp.Symbol) -> sp.Expr:
 #: Functions whose derivative SymPy writes with a convention where none exists (sign(0) = 0, Heaviside(0) = 1/2):
 #: a derivative of an expression holding one is never taken by the kernel.
 _NOT_SMOOTH = (sp.Abs, sp.sign, sp.Max, sp.Min, sp.Heaviside, sp.Piecewise, sp.floor, sp.ceiling, sp.frac,
-               sp.DiracDelta, sp.re, sp.im, sp.arg, sp.conjugate)
+               sp.DiracDelta, sp.re, sp.im, sp.arg, sp.conjugate, sp.Mod, sp.SingularityFunction)
 
 
 def _smooth_derivatives(e: Any) -> None:
@@ -312,6 +312,14 @@ def rebuilt(e: Any) -> Any:
         inner = rebuilt(e.expr)
         _smooth_derivatives(sp.Derivative(inner, *e.variable_count, evaluate=False))
         return sp.diff(inner, *e.variable_count)
+    if isinstance(e, (sp.Sum, sp.Product)) and any(z.is_infinite for lim in e.limits for z in lim[1:]):
+        try:
+            convergent = e.is_convergent()
+        except (NotImplementedError, TypeError, ValueError, AttributeError, RecursionError):
+            convergent = None
+        if convergent is not sp.true:
+            raise ProofFailure(f"{sp.sstr(e)[:120]} is an infinite {type(e).__name__.lower()} SymPy does not decide "
+                               "convergent: its value (and linearity, reindexing) is not defined", e)
     if isinstance(e, (sp.Sum, sp.Product, sp.Integral)) and all(len(lim) == 3 for lim in e.limits):
         # each bound variable re-made with what its range gives it (not its declared assumptions)
         body, limits = e.function, []
@@ -338,6 +346,11 @@ def evaluated(b: Any) -> Any:
         return b
     if isinstance(b, sp.core.relational.Relational):
         lhs, rhs = rebuilt(b.lhs), rebuilt(b.rhs)
+        kinds = [s for s in (lhs, rhs) if not isinstance(s, (sp.Expr, sp.MatrixBase)) and not _rational_set(s)]
+        if kinds:  # SymPy compares sets, tuples and booleans by their form: Interval(0, x) != {0} "for x >= 0"
+            raise ProofFailure(f"{sp.sstr(b)[:120]}: {sp.sstr(kinds[0])[:60]} is a {type(kinds[0]).__name__}, not a "
+                               "number, a matrix or a finite set of rational numbers: its relation would be decided "
+                               "by its form, not its value", b)
         undefined = [s for s in (lhs, rhs) if isinstance(s, sp.Basic) and s.atoms(sp.zoo, sp.nan)]
         if undefined:
             raise ProofFailure(f"{sp.sstr(b)[:120]}: a side is undefined ({sp.sstr(undefined[0])[:80]}), so nothing "
@@ -350,6 +363,11 @@ def evaluated(b: Any) -> Any:
         return b.func(*[evaluated(a) for a in b.args])
     raise TypeError(f"an exact boolean is a relational (or And/Or/Not of them), got {type(b).__name__}: "
                     f"{sp.sstr(b)[:120]}")
+
+
+def _rational_set(s: Any) -> bool:
+    """A finite set of exact rational numbers (as SymPy evaluated it): its equality is its elements'."""
+    return isinstance(s, sp.FiniteSet) and all(isinstance(x, sp.Rational) for x in s.args)
 
 
 def _relations(b: Any) -> list[Any]:
@@ -423,8 +441,56 @@ def _declared(symbol: Any) -> list[str]:
 
 def _keeps_facts(symbol: Any, value: Any) -> list[str]:
     """The properties the symbol is declared with (all of them, implied ones included) that the value is not
-    known to have."""
+    known to have (asked of the value as the kernel rebuilds it: a bound variable has what its range gives it)."""
+    value = rebuilt(value) if isinstance(value, sp.Basic) else value
     return [k for k in _declared(symbol) if getattr(value, f"is_{k}", None) is not True]
+
+
+_UNDEFINED = (sp.nan, sp.zoo, sp.oo, -sp.oo)
+
+
+def _undefined_in(out: Any, before: Any, what: str) -> None:
+    """Refuse ``out`` (a premise rewritten, specialised or instantiated) where it is undefined and ``before`` was not:
+    an identity SymPy holds generically (``y/y = 1``) is not carried to a point where it is undefined."""
+    new = out.atoms(*_UNDEFINED) - before.atoms(*_UNDEFINED) if isinstance(out, sp.Basic) else set()
+    if not new and isinstance(out, sp.Basic):
+        new = rebuilt(out).atoms(sp.nan, sp.zoo) - before.atoms(sp.nan, sp.zoo)
+    if new or isinstance(out, sp.logic.boolalg.BooleanAtom):
+        raise ProofFailure(f"{what} is undefined there ({sp.sstr(out)[:160]}): an identity SymPy holds generically is "
+                           "not carried to a point where it is undefined", out)
+
+
+def _plain_functions(formula: Any) -> None:
+    """Every undefined function in ``formula`` is arbitrary: declared with assumptions only (``Function('f',
+    fdiff=...)`` or ``eval=`` would give it a derivative or values by fiat, and a lemma "for every f" about it would
+    not be about every f)."""
+    for a in (formula.atoms(sp.core.function.AppliedUndef) if isinstance(formula, sp.Basic) else ()):
+        extra = set(getattr(a.func, "_kwargs", {}) or {}) - set(_ASSUME_DEFINED)
+        if extra:
+            raise ProofFailure(f"the function {a.func} is declared with {sorted(extra)}, not assumptions alone: it is "
+                               "not an arbitrary function", a)
+
+
+def _constant_denominators(formula: Any) -> None:
+    """A division by an expression with no free symbol is defined only if that constant is not zero: decided by SymPy
+    or by an enclosure that excludes 0 (``(sin(1)^2 + cos(1)^2 - 1)/(sin(1)^2 + cos(1)^2 - 1)`` is 0/0, not 1; a
+    symbolic denominator is the generic reading the docs state)."""
+    for z in (sp.preorder_traversal(formula) if isinstance(formula, sp.Basic) else ()):
+        if not (isinstance(z, sp.Pow) and isinstance(z.base, sp.Expr) and not z.base.free_symbols
+                and not isinstance(z.base, sp.Number)):
+            continue
+        base = rebuilt(z.base)
+        if base.is_zero is False or rebuilt(z.exp).is_nonnegative is True:
+            continue
+        try:
+            lo, hi = ends(enclose(base, 30))
+            nonzero = lo > 0 or hi < 0
+        except (ValueError, TypeError, ZeroDivisionError, ArithmeticError):
+            nonzero = False
+        if not nonzero:
+            raise ProofFailure(f"{sp.sstr(z)[:120]} divides by the constant {sp.sstr(z.base)[:80]}, which is not decided "
+                               "nonzero (SymPy does not say, and no enclosure at 30 digits excludes 0)", z)
+
 
 
 class Premise(tuple):
@@ -532,6 +598,8 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
     ``strict`` (the kernel, minting a step) also refuses formulas that decide nothing the text could mean (two
     identical sides, a relation between two bare numbers); the re-checker asks only whether the formula holds."""
     _no_floats(formula, f"the {certificate} formula")
+    _plain_functions(formula)
+    _constant_denominators(formula)
     if certificate in ("rewrite", "closed on construction"):
         if not isinstance(formula, sp.Eq):
             raise ProofFailure(f"a {certificate} certificate decides an equation, got {sp.sstr(formula)[:120]}")
@@ -637,7 +705,7 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         if prop not in FACTS:
             raise ProofFailure(f"an assumption query asks one of {FACTS}, got {prop!r}")
         (e,) = formula.arguments
-        if getattr(e, f"is_{prop}") is not True:
+        if getattr(rebuilt(e), f"is_{prop}") is not True:  # a bound variable has only what its range gives it
             raise ProofFailure(f"{sp.sstr(e)[:200]} is_{prop} is not True from its symbols' assumptions", e)
         given = sorted(f"{s} {', '.join(known_facts(s))}" for s in e.free_symbols)
         return f"is_{prop} from: " + ("; ".join(given) or "exact numbers")
@@ -649,6 +717,7 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         return "free of " + ", ".join(sorted(map(str, symbols)))
     if certificate == "solution set":
         equation, symbol, expected = formula
+        equation, expected = rebuilt(equation), rebuilt(expected)  # bound variables re-made from their ranges
         others = equation.free_symbols - {symbol}
         if others:  # solveset answers for generic parameters: only where no parameter value can degenerate it
             lhs_rhs = equation.lhs - equation.rhs if isinstance(equation, sp.Eq) else equation
@@ -720,6 +789,9 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
                                f"got {function}")
         if not isinstance(replacement, sp.Lambda):
             raise ProofFailure(f"an instance replaces a function by a Lambda, got {replacement!r}")
+        if replacement.atoms(*_UNDEFINED):
+            raise ProofFailure(f"{sp.sstr(replacement)} takes the value oo, zoo or nan: not a function to numbers",
+                               replacement)
         captured = replacement.free_symbols & _bound_symbols(lemma)
         if captured:
             raise ProofFailure(f"{sp.sstr(replacement)} holds {sorted(map(str, captured))}, bound inside the lemma: the "
@@ -730,6 +802,10 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
                                f"the recorded {sp.sstr(result)[:200]}", out)
         if function in {f.func for f in out.atoms(sp.core.function.AppliedUndef)}:
             raise ProofFailure(f"{function} survives the substitution", out)
+        if type(out) is not type(lemma):
+            raise ProofFailure(f"the lemma with {function} := {sp.sstr(replacement)} evaluates to {sp.sstr(out)[:120]}",
+                               out)
+        _undefined_in(out, lemma, f"the lemma with {function} := {sp.sstr(replacement)}")
         for a in lemma.atoms(sp.core.function.AppliedUndef):
             if a.func == function:
                 lost = _keeps_facts(a, replacement(*a.args))
@@ -745,6 +821,7 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
                 raise ProofFailure(f"congruence applies a function of the value; {sp.sstr(values)} reads the form of "
                                    "its argument (a derivative, limit, sum or substitution)", values)
             out = sp.Eq(values(premise.lhs), values(premise.rhs), evaluate=False)
+            _undefined_in(out, premise, f"{sp.sstr(values)} on both sides")
             if not _same(out, result):
                 raise ProofFailure(f"{sp.sstr(values)} on both sides gives {sp.sstr(out)[:200]}, not "
                                    f"{sp.sstr(result)[:200]}", out)
@@ -759,6 +836,7 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
                         evaluate=False)
             if out == premise:
                 raise ProofFailure(f"{sp.sstr(values.lhs)} does not occur in the premise", premise)
+            _undefined_in(out, premise, f"the premise rewritten with {sp.sstr(values)}")
             if not _same(out, result):
                 raise ProofFailure(f"the rewrite gives {sp.sstr(out)[:200]}, not {sp.sstr(result)[:200]}", out)
             return f"with {sp.sstr(values)}"
@@ -774,10 +852,7 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
                 raise ProofFailure(f"{s} is declared {', '.join(lost)}; the value {sp.sstr(v)} is not known to be "
                                    f"(a specialisation stays inside the premise's quantifier)", v)
         out = sp.Eq(premise.lhs.subs(values), premise.rhs.subs(values), evaluate=False)
-        bad = out.atoms(sp.nan, sp.zoo, sp.oo, -sp.oo) - premise.atoms(sp.nan, sp.zoo, sp.oo, -sp.oo)
-        if bad or rebuilt(out).atoms(sp.nan, sp.zoo) - premise.atoms(sp.nan, sp.zoo):
-            raise ProofFailure(f"the premise at {values} is undefined there ({sp.sstr(out)[:160]}): an identity SymPy "
-                               "holds generically is not specialised where it is undefined", out)
+        _undefined_in(out, premise, f"the premise at {values}")
         if not _same(out, result):
             raise ProofFailure(f"the premise at {values} is {sp.sstr(out)[:200]}, not {sp.sstr(result)[:200]}", out)
         return "at " + ", ".join(f"{sp.sstr(k)} = {sp.sstr(v)}" for k, v in values.items())
