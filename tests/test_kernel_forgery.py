@@ -467,3 +467,84 @@ def test_a_fourth_audits_routes_are_refused():
     # the re-checker, fed each forged step as a decided one, refuses every one
     result = recheck(_record_of(*forged))
     assert len(result.failures) == len(forged), [f[3] for f in result.failures]
+
+
+def test_a_fifth_audits_routes_are_refused():
+    """A fifth adversarial audit, and the constant-sign routes found while fixing it: each refused, by the kernel and
+    by the re-checker."""
+    import zlib
+
+    d = Derivation("fifth audit")
+    X = sp.sin(1) ** 2 + sp.cos(1) ** 2 - 1  # exactly 0; SymPy's evaluation does not see it
+    s = sp.sin(X)  # SymPy holds it negative (it is 0)
+    y, k, t = sp.Symbol("y"), sp.Symbol("k", integer=True), sp.Symbol("t", positive=True)
+    forged = []
+    # 1. a free dummy equal to the index the kernel re-makes a sum's bound variable as, captured by the sum
+    D = sp.Dummy("k", dummy_index=zlib.crc32(b"pemath-bound:k:integer"), integer=True)
+    with pytest.raises(ProofFailure, match="captured"):
+        d.equal("Sum_{k=1}^{3} D = 3 D", sp.Sum(D, (k, 1, 3)), 3 * D, methods=("doit",))
+    # 2. a cubic with a parameter: Cardano's roots are 0/0 at a = 0
+    xc, a = sp.Symbol("x"), sp.Symbol("a")
+    cubic = sp.Eq(xc**3 - 3 * a * xc + 2 * a, 0)
+    with pytest.raises(ProofFailure, match="degree 1 or 2"):
+        d.solved("for every a", cubic, xc, list(sp.solveset(cubic, xc, sp.S.Complexes).args))
+    # 3. an infinite limit hidden in a divergent integral, and a divergent improper integral
+    inf = sp.Integral(1 / t**2, (t, 0, 1))
+    with pytest.raises(ProofFailure, match="neither known finite"):
+        d.equal("H - H = 0", sp.Sum(1 / k, (k, 1, inf)) - sp.Sum(1 / y, (y, 1, inf)), 0, methods=("sums",))
+    xi = sp.Symbol("x", positive=True)
+    div = unevaluated(lambda: sp.Integral(1 / xi, (xi, 1, sp.oo)) - sp.Integral(1 / xi, (xi, 1, sp.oo)))
+    with pytest.raises(ProofFailure, match="finite value"):
+        d.equal("oo - oo = 0", div, 0)
+    forged.append(("oo - oo = 0", "rewrite", sp.Eq(div, 0, evaluate=False)))
+    # 4. a constant denominator behind a symbol that cancels, or a bound index
+    Xy, Xk = unevaluated(lambda: X + y - y), unevaluated(lambda: X + k - k)
+    for lhs, rhs in ((unevaluated(lambda: Xy / Xy), 1), (sp.Sum(unevaluated(lambda: Xk / Xk), (k, 1, 3)), 3)):
+        with pytest.raises(ProofFailure, match="nonzero"):
+            d.equal("0/0", lhs, rhs, methods=("doit",))
+        forged.append(("0/0", "rewrite", sp.Eq(lhs, rhs, evaluate=False)))
+    # 5. singular points that are not divisions: log(0), tan(pi/2), exp(-log 0)
+    for lhs, rhs in ((unevaluated(lambda: 0 * sp.log(X)), 0), (unevaluated(lambda: 0 * sp.tan(sp.pi / 2 + X)), 0),
+                     (unevaluated(lambda: X * sp.exp(-sp.log(X))), 1)):
+        with pytest.raises(ProofFailure, match="nonzero|confirms"):
+            d.equal("singular", lhs, rhs, methods=("simplify",))
+        forged.append(("singular", "rewrite", sp.Eq(lhs, rhs, evaluate=False)))
+    # 6. free_of on a random symbol, whose free symbols omit its distribution's parameters (E[X] = mu)
+    import sympy.stats as stats
+
+    mu = sp.Symbol("mu", real=True)
+    EX = stats.Expectation(stats.Normal("X", mu, 1))
+    d.define("E[X] for X ~ N(mu, 1)", EX)
+    with pytest.raises(ProofFailure, match="random symbols"):
+        d.free_of("E[X] does not involve mu", EX, [mu])
+    # 7. SymPy's sign of a constant, got numerically and fooled by a hidden zero: sin(X) < 0, sign(sin X) = -1, ...
+    yn = sp.Symbol("y_n", nonzero=True)
+    with pytest.raises(ProofFailure, match="is_nonzero"):
+        d.assumed("sin(X) is nonzero", s, "nonzero")
+    with pytest.raises(ProofFailure, match="is_nonzero"):
+        d.assumed("y sin(X) is nonzero", yn * s, "nonzero")
+    forged.append(("sin(X) nonzero", "assumption query", sp.Q.nonzero(s)))
+    for rel in (sp.Lt(s, 0, evaluate=False), sp.Ne(s, 0, evaluate=False)):
+        with pytest.raises(ProofFailure, match="confirms"):
+            d.true("sin(X) < 0", rel)
+        forged.append(("sin(X) < 0", "exact boolean", rel))
+    for jump, value in ((sp.sign, -1), (sp.Heaviside, 0), (lambda z: sp.Piecewise((1, z < 0), (2, True)), 1)):
+        lhs = unevaluated(lambda: jump(s))
+        with pytest.raises(ProofFailure, match="confirms"):
+            d.equal("a jump at a hidden zero", lhs, value)
+        forged.append(("jump", "rewrite", sp.Eq(lhs, value, evaluate=False)))
+    # 8. a generic identity specialised, rewritten or instantiated at a hidden zero (SymPy cancels X/X first)
+    yy = sp.Eq(unevaluated(lambda: y / y), 1, evaluate=False)
+    d.equal("y/y = 1 (generic)", yy.lhs, yy.rhs)
+    with pytest.raises(ProofFailure, match="not defined there"):
+        d.specialize("at y = X", yy, {y: X})
+    with pytest.raises(ProofFailure, match="not defined there"):
+        d.rewrite_with("with y = X", yy, d.hypothesis("y = X", sp.Eq(y, X)))
+    # what is decided is the true steps only; constants bounded away from 0 keep their signs
+    d.equal("sign(pi - 3) = 1", unevaluated(lambda: sp.sign(sp.pi - 3)), 1)
+    d.true("sin(1) > 0", sp.Gt(sp.sin(1), 0, evaluate=False))
+    d.equal("(pi - 3)/(pi - 3) = 1", unevaluated(lambda: (sp.pi - 3) / (sp.pi - 3)), 1)
+    assert [st.text for st in d.steps if st.status == "proved"] == [
+        "y/y = 1 (generic)", "sign(pi - 3) = 1", "sin(1) > 0", "(pi - 3)/(pi - 3) = 1"]
+    result = recheck(_record_of(*forged))
+    assert len(result.failures) == len(forged), [f[3] for f in result.failures]

@@ -38,6 +38,7 @@ substitution           ``Tuple(premise, Dict(values), result)``: ``premise`` was
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import operator
 import zlib
@@ -111,7 +112,7 @@ def _sums(e: sp.Expr) -> sp.Expr:
         coeff, z = t.as_independent(sp.Sum, as_Add=False)
         if isinstance(z, sp.Sum) and len(z.limits) == 1 and not coeff.has(sp.Sum):
             (v, lo, hi), = z.limits
-            if v in coeff.free_symbols:
+            if v in coeff.free_symbols or _K in t.free_symbols:  # _K free in the term would be captured
                 return e
             if lo.is_integer is not True:  # the index runs over lo, lo + 1, ...: an integer only from an integer
                 rest += t
@@ -312,6 +313,19 @@ def rebuilt(e: Any) -> Any:
         inner = rebuilt(e.expr)
         _smooth_derivatives(sp.Derivative(inner, *e.variable_count, evaluate=False))
         return sp.diff(inner, *e.variable_count)
+    if isinstance(e, (sp.Sum, sp.Product)):
+        odd = [z for lim in e.limits for z in lim[1:] if z.is_finite is not True and z not in (sp.oo, -sp.oo)]
+        if odd:  # a limit that is infinite in disguise (a divergent integral) would get past the check below
+            raise ProofFailure(f"{sp.sstr(e)[:120]}: the limit {sp.sstr(odd[0])[:80]} is neither known finite nor "
+                               "+-oo", e)
+    if isinstance(e, sp.Integral):  # improper or singular: its value must come out finite
+        try:
+            value = e.doit()
+        except (NotImplementedError, TypeError, ValueError, AttributeError, RecursionError):
+            value = e
+        if value.has(sp.Integral) or value.atoms(sp.oo, -sp.oo, sp.zoo, sp.nan) or value.is_finite is False:
+            raise ProofFailure(f"{sp.sstr(e)[:120]} is an integral SymPy does not evaluate to a finite value: its "
+                               "value (and linearity) is not decided", e)
     if isinstance(e, (sp.Sum, sp.Product)) and any(z.is_infinite for lim in e.limits for z in lim[1:]):
         try:
             convergent = e.is_convergent()
@@ -326,6 +340,9 @@ def rebuilt(e: Any) -> Any:
         for v, lo, hi in e.limits:
             lo, hi = rebuilt(lo), rebuilt(hi)
             fresh = _fresh_index(v, lo, hi, isinstance(e, sp.Integral))
+            if fresh in e.free_symbols:
+                raise ProofFailure(f"{sp.sstr(e)[:120]} holds, free, the dummy the kernel re-makes its index as: it "
+                                   "would be captured", e)
             body = body.xreplace({v: fresh})
             limits.append((fresh, lo, hi))
         return e.func(rebuilt(body), *limits)
@@ -346,6 +363,9 @@ def evaluated(b: Any) -> Any:
         return b
     if isinstance(b, sp.core.relational.Relational):
         lhs, rhs = rebuilt(b.lhs), rebuilt(b.rhs)
+        for side in (lhs, rhs, lhs - rhs if isinstance(lhs, sp.Expr) and isinstance(rhs, sp.Expr) else None):
+            if isinstance(side, sp.Expr):
+                _constant_signs(side)
         kinds = [s for s in (lhs, rhs) if not isinstance(s, (sp.Expr, sp.MatrixBase)) and not _rational_set(s)]
         if kinds:  # SymPy compares sets, tuples and booleans by their form: Interval(0, x) != {0} "for x >= 0"
             raise ProofFailure(f"{sp.sstr(b)[:120]}: {sp.sstr(kinds[0])[:60]} is a {type(kinds[0]).__name__}, not a "
@@ -442,16 +462,21 @@ def _declared(symbol: Any) -> list[str]:
 def _keeps_facts(symbol: Any, value: Any) -> list[str]:
     """The properties the symbol is declared with (all of them, implied ones included) that the value is not
     known to have (asked of the value as the kernel rebuilds it: a bound variable has what its range gives it)."""
-    value = rebuilt(value) if isinstance(value, sp.Basic) else value
-    return [k for k in _declared(symbol) if getattr(value, f"is_{k}", None) is not True]
+    return [k for k in _declared(symbol) if not _confirmed(value, k)]
 
 
 _UNDEFINED = (sp.nan, sp.zoo, sp.oo, -sp.oo)
 
 
-def _undefined_in(out: Any, before: Any, what: str) -> None:
+def _undefined_in(out: Any, before: Any, what: str, raw: Any = None) -> None:
     """Refuse ``out`` (a premise rewritten, specialised or instantiated) where it is undefined and ``before`` was not:
-    an identity SymPy holds generically (``y/y = 1``) is not carried to a point where it is undefined."""
+    an identity SymPy holds generically (``y/y = 1``) is not carried to a point where it is undefined. ``raw`` is
+    ``out`` built without evaluation (``X/X`` before SymPy cancels it): its divisions are checked too."""
+    if raw is not None:
+        try:
+            _defined(raw)
+        except ProofFailure as exc:
+            raise ProofFailure(f"{what} is not defined there: {exc}", out) from None
     new = out.atoms(*_UNDEFINED) - before.atoms(*_UNDEFINED) if isinstance(out, sp.Basic) else set()
     if not new and isinstance(out, sp.Basic):
         new = rebuilt(out).atoms(sp.nan, sp.zoo) - before.atoms(sp.nan, sp.zoo)
@@ -471,26 +496,170 @@ def _plain_functions(formula: Any) -> None:
                                "not an arbitrary function", a)
 
 
-def _constant_denominators(formula: Any) -> None:
-    """A division by an expression with no free symbol is defined only if that constant is not zero: decided by SymPy
-    or by an enclosure that excludes 0 (``(sin(1)^2 + cos(1)^2 - 1)/(sin(1)^2 + cos(1)^2 - 1)`` is 0/0, not 1; a
-    symbolic denominator is the generic reading the docs state)."""
-    for z in (sp.preorder_traversal(formula) if isinstance(formula, sp.Basic) else ()):
-        if not (isinstance(z, sp.Pow) and isinstance(z.base, sp.Expr) and not z.base.free_symbols
-                and not isinstance(z.base, sp.Number)):
-            continue
-        base = rebuilt(z.base)
-        if base.is_zero is False or rebuilt(z.exp).is_nonnegative is True:
-            continue
-        try:
-            lo, hi = ends(enclose(base, 30))
-            nonzero = lo > 0 or hi < 0
-        except (ValueError, TypeError, ZeroDivisionError, ArithmeticError):
-            nonzero = False
-        if not nonzero:
-            raise ProofFailure(f"{sp.sstr(z)[:120]} divides by the constant {sp.sstr(z.base)[:80]}, which is not decided "
-                               "nonzero (SymPy does not say, and no enclosure at 30 digits excludes 0)", z)
+#: Functions with poles the kernel does not track: a formula holding one decides nothing.
+_POLES = (sp.gamma, sp.loggamma, sp.polygamma, sp.digamma, sp.zeta, sp.beta, sp.atanh, sp.acoth, sp.asec, sp.acsc,
+          sp.asech, sp.acsch, sp.Ei, sp.li, sp.LambertW, sp.expint, sp.uppergamma, sp.lowergamma)
 
+
+def _must_not_vanish(z: Any) -> Any:
+    """What must be nonzero for the node ``z`` to be defined: a power's base (when its exponent may be negative), a
+    log's argument, the cosine under tan and sec, the sine under cot and csc, sinh under coth and csch; else None."""
+    if isinstance(z, sp.Pow) and isinstance(z.base, sp.Expr) and not isinstance(z.base, sp.Number):
+        return None if _nonnegative_exponent(z.exp) else z.base
+    if isinstance(z, sp.log):
+        return z.args[0]
+    if isinstance(z, (sp.tan, sp.sec)):
+        return sp.cos(z.args[0])
+    if isinstance(z, (sp.cot, sp.csc)):
+        return sp.sin(z.args[0])
+    if isinstance(z, (sp.coth, sp.csch)):
+        return sp.sinh(z.args[0])
+    return None
+
+
+@functools.lru_cache(maxsize=8192)
+def _nonnegative_exponent(e: Any) -> bool:
+    return e.is_Number and e >= 0 if e.is_Number else rebuilt(e).is_nonnegative is True
+
+
+def _sample(symbols: set) -> dict | None:
+    """One point inside every symbol's declared assumptions (integer symbols at +-3, or 4 if even; the others at
+    +-7/3), or None when some free symbol is not a plain symbol (an indexed entry, a function's value)."""
+    point = {}
+    for s in symbols:
+        if not isinstance(s, sp.Symbol):
+            return None
+        sign = -1 if (s.is_negative or s.is_nonpositive) else 1
+        if s.is_integer:
+            v = sp.Integer(sign * (4 if s.is_even else 3))
+        else:
+            v = sign * sp.Rational(7, 3)
+        if any(getattr(v, f"is_{k}") is not True for k in _declared(s) if k in FACTS):
+            return None
+        point[s] = v
+    return point
+
+
+def _encloses_nonzero(e: Any) -> bool:
+    """An enclosure at 30 digits excludes 0: of ``e``, or, for a complex constant, of its real or imaginary part."""
+    parts = [e]
+    if e.is_real is not True and not e.free_symbols:
+        try:
+            parts = list(e.as_real_imag())
+        except (TypeError, ValueError, NotImplementedError, AttributeError):
+            return False
+    for part in parts:
+        try:
+            lo, hi = ends(enclose(part, 30))
+        except (ValueError, TypeError, ZeroDivisionError, ArithmeticError):
+            continue
+        if lo > 0 or hi < 0:
+            return True
+    return False
+
+
+#: The sign facts SymPy infers for a constant by evaluating it numerically: at a hidden zero
+#: (``sin(sin(1)^2 + cos(1)^2 - 1)``) it answers "negative", so each is confirmed by an enclosure.
+_SIGNS = {"positive": lambda lo, hi: lo > 0, "negative": lambda lo, hi: hi < 0, "nonzero": lambda lo, hi: lo > 0 or hi < 0,
+          "nonnegative": lambda lo, hi: lo >= 0, "nonpositive": lambda lo, hi: hi <= 0}
+
+
+def _constant_signs(formula: Any) -> None:
+    """Every sign SymPy holds of a constant subexpression of ``formula`` (no free symbol, not a rational) is confirmed
+    by an enclosure at 30 digits, or the formula is refused: SymPy's rewrites, relations and assumption answers use
+    those signs, and for a constant it gets them by numeric evaluation, which a hidden zero fools."""
+    seen: set = set()
+    for z in (sp.preorder_traversal(formula) if isinstance(formula, sp.Basic) else ()):
+        if (not isinstance(z, sp.Expr) or isinstance(z, (sp.Rational, sp.NumberSymbol)) or z in seen
+                or isinstance(z, (sp.MatrixBase, sp.MatrixExpr)) or z.free_symbols
+                or z.has(sp.Sum, sp.Product, sp.Integral, sp.Limit, sp.Derivative)):
+            continue
+        seen.add(z)
+        problem = _sign_problem(z)
+        if problem:
+            raise ProofFailure(problem, z)
+
+
+@functools.lru_cache(maxsize=8192)
+def _sign_problem(z: Any) -> str | None:
+    """Why SymPy's signs of the constant ``z`` (as SymPy evaluates it: a condition's side, before the condition is
+    decided) are not confirmed by an enclosure, or None (a pure function of ``z``: memoised)."""
+    z = rebuilt(z)
+    if isinstance(z, (sp.Rational, sp.NumberSymbol)) or not z.atoms(sp.Function, sp.Pow, sp.Add):
+        return None
+    try:
+        lo, hi = ends(enclose(z, 30))
+    except (ValueError, TypeError, ZeroDivisionError, ArithmeticError):
+        lo = hi = None
+    if lo is not None and (lo > 0 or hi < 0):  # its sign is decided: SymPy must not hold the other one
+        wrong = ("negative", "nonpositive") if lo > 0 else ("positive", "nonnegative")
+        held = [k for k in wrong if getattr(z, f"is_{k}", None) is True]
+    else:  # 0 is inside the enclosure, or there is none: SymPy may hold no sign but "nonnegative" of an even power
+        held = [k for k in _SIGNS if getattr(z, f"is_{k}", None) is True and (lo is None or not _SIGNS[k](lo, hi))]
+    if not held:
+        return None
+    return (f"SymPy holds the constant {sp.sstr(z)[:100]} {', '.join(held)}, which no enclosure at 30 digits confirms "
+            "(SymPy infers a constant's sign numerically; a hidden zero fools it)")
+
+
+#: Functions whose value jumps: SymPy evaluates them at a constant from the constant's sign (sign(c), Heaviside(c),
+#: a Piecewise condition c < 0), so that sign must be confirmed.
+_JUMPS = (sp.sign, sp.Heaviside, sp.Piecewise, sp.floor, sp.ceiling, sp.frac, sp.Mod, sp.DiracDelta)
+
+
+def _discontinuities(formula: Any) -> None:
+    """The constants a jump function of ``formula`` is evaluated at have their signs confirmed
+    (:func:`_constant_signs`): ``sign(sin(sin(1)^2 + cos(1)^2 - 1)) = -1`` is SymPy's, and false (it is 0)."""
+    for z in (formula.atoms(*_JUMPS) if isinstance(formula, sp.Basic) else ()):
+        for a in z.args:
+            _constant_signs(a)
+
+
+def _confirmed(e: Any, prop: str) -> bool:
+    """SymPy holds ``prop`` of ``e`` as the kernel rebuilds it, and every sign it holds of a constant inside is
+    confirmed by an enclosure (``y sin(sin(1)^2 + cos(1)^2 - 1)`` is not nonzero for y nonzero: it is 0)."""
+    r = rebuilt(e) if isinstance(e, sp.Basic) else e
+    if getattr(r, f"is_{prop}", None) is not True:
+        return False
+    try:
+        _constant_signs(r)
+    except ProofFailure:
+        return False
+    return True
+
+
+def _defined(formula: Any) -> None:
+    """Every division, log, tan, ... in ``formula`` is defined somewhere. A constant that must be nonzero is decided
+    nonzero (by SymPy, or by an enclosure that excludes 0: ``(sin(1)^2 + cos(1)^2 - 1)/(sin(1)^2 + cos(1)^2 - 1)``
+    is 0/0, not 1). An expression in symbols is read generically (the docs say so), but only if it is not
+    identically 0: it is nonzero at a sample point inside its symbols' assumptions, or no rewrite reduces it to 0."""
+    for z in (sp.preorder_traversal(formula) if isinstance(formula, sp.Basic) else ()):
+        if isinstance(z, _POLES):
+            raise ProofFailure(f"{sp.sstr(z)[:120]}: {type(z).__name__} has poles the kernel does not track", z)
+        b = _must_not_vanish(z)
+        if b is not None:
+            problem = _vanishes(b)
+            if problem:
+                raise ProofFailure(f"{sp.sstr(z)[:120]} needs {sp.sstr(b)[:80]} nonzero: {problem}", z)
+
+
+@functools.lru_cache(maxsize=8192)
+def _vanishes(b: Any) -> str | None:
+    """Why ``b`` (which must be nonzero) may vanish, or None (a pure function of ``b``: memoised)."""
+    b = rebuilt(b)  # a symbol that cancels (X + y - y) or a bound index (X + k - k) leaves the constant
+    if isinstance(b, sp.Number):
+        return None if b != 0 else "it is 0"
+    if b.is_zero is True:
+        return "it is 0"
+    if not b.free_symbols:
+        return None if _encloses_nonzero(b) else ("a constant not decided nonzero (SymPy does not say, and no enclosure "
+                                                  "at 30 digits excludes 0)")
+    if _confirmed(b, "nonzero"):
+        return None
+    point = _sample(frozenset(b.free_symbols))
+    if point is not None and _encloses_nonzero(b.xreplace(point)):
+        return None
+    return "it is identically 0" if reduce_to_zero(b)[0] else None
 
 
 class Premise(tuple):
@@ -599,7 +768,8 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
     identical sides, a relation between two bare numbers); the re-checker asks only whether the formula holds."""
     _no_floats(formula, f"the {certificate} formula")
     _plain_functions(formula)
-    _constant_denominators(formula)
+    _defined(formula)
+    _discontinuities(formula)
     if certificate in ("rewrite", "closed on construction"):
         if not isinstance(formula, sp.Eq):
             raise ProofFailure(f"a {certificate} certificate decides an equation, got {sp.sstr(formula)[:120]}")
@@ -705,12 +875,15 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         if prop not in FACTS:
             raise ProofFailure(f"an assumption query asks one of {FACTS}, got {prop!r}")
         (e,) = formula.arguments
-        if getattr(rebuilt(e), f"is_{prop}") is not True:  # a bound variable has only what its range gives it
+        if not _confirmed(e, prop):  # a bound variable has only what its range gives it; a constant's sign is enclosed
             raise ProofFailure(f"{sp.sstr(e)[:200]} is_{prop} is not True from its symbols' assumptions", e)
         given = sorted(f"{s} {', '.join(known_facts(s))}" for s in e.free_symbols)
         return f"is_{prop} from: " + ("; ".join(given) or "exact numbers")
     if certificate == "free symbols":
         e, symbols = formula
+        if e.atoms(stats.rv.RandomSymbol):
+            raise ProofFailure(f"{sp.sstr(e)[:120]} holds random symbols, whose free symbols omit their distributions' "
+                               "parameters: free_of decides nothing about it", e)
         hit = e.free_symbols & set(symbols)
         if hit:
             raise ProofFailure(f"{sp.sstr(e)[:200]} involves {sorted(map(str, hit))}", e)
@@ -726,12 +899,14 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
                 lead = poly.LC()
             except (sp.PolynomialError, sp.GeneratorsNeeded, TypeError, ValueError):
                 poly, lead = None, None
-            if poly is None or poly.degree() < 1 or lead.is_nonzero is not True:
+            if poly is None or not 1 <= poly.degree() <= 2 or not _confirmed(lead, "nonzero"):
                 raise ProofFailure(
                     f"{sp.sstr(equation)[:120]} also holds {sorted(map(str, others))}: a solution set with parameters is "
-                    f"decided only for a polynomial in {symbol} whose leading coefficient is nonzero for every value "
-                    f"the parameters' assumptions allow (got {sp.sstr(lead) if lead is not None else 'no polynomial'}), "
-                    "since solveset does not split out the values where the equation degenerates", equation)
+                    f"decided only for a polynomial in {symbol} of degree 1 or 2 whose leading coefficient is nonzero for "
+                    "every value the parameters' assumptions allow (got "
+                    f"{sp.sstr(lead) if lead is not None else 'no polynomial'}, degree "
+                    f"{poly.degree() if poly is not None else '-'}), since solveset does not split out the values where "
+                    "the equation or its roots' formula degenerates (Cardano's roots divide by a cube root)", equation)
         roots = [z for z in equation.atoms(sp.Pow) if symbol in z.base.free_symbols and not z.exp.is_integer]
         if roots:
             raise ProofFailure(f"{sp.sstr(roots[0])} is a power with a non-integer exponent of {symbol}: solveset's "
@@ -805,7 +980,9 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         if type(out) is not type(lemma):
             raise ProofFailure(f"the lemma with {function} := {sp.sstr(replacement)} evaluates to {sp.sstr(out)[:120]}",
                                out)
-        _undefined_in(out, lemma, f"the lemma with {function} := {sp.sstr(replacement)}")
+        with sp.evaluate(False):
+            raw = lemma.replace(function, replacement)
+        _undefined_in(out, lemma, f"the lemma with {function} := {sp.sstr(replacement)}", raw)
         for a in lemma.atoms(sp.core.function.AppliedUndef):
             if a.func == function:
                 lost = _keeps_facts(a, replacement(*a.args))
@@ -836,7 +1013,9 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
                         evaluate=False)
             if out == premise:
                 raise ProofFailure(f"{sp.sstr(values.lhs)} does not occur in the premise", premise)
-            _undefined_in(out, premise, f"the premise rewritten with {sp.sstr(values)}")
+            with sp.evaluate(False):
+                raw = premise.xreplace({values.lhs: values.rhs})
+            _undefined_in(out, premise, f"the premise rewritten with {sp.sstr(values)}", raw)
             if not _same(out, result):
                 raise ProofFailure(f"the rewrite gives {sp.sstr(out)[:200]}, not {sp.sstr(result)[:200]}", out)
             return f"with {sp.sstr(values)}"
@@ -852,7 +1031,9 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
                 raise ProofFailure(f"{s} is declared {', '.join(lost)}; the value {sp.sstr(v)} is not known to be "
                                    f"(a specialisation stays inside the premise's quantifier)", v)
         out = sp.Eq(premise.lhs.subs(values), premise.rhs.subs(values), evaluate=False)
-        _undefined_in(out, premise, f"the premise at {values}")
+        with sp.evaluate(False):
+            raw = premise.xreplace(values)
+        _undefined_in(out, premise, f"the premise at {values}", raw)
         if not _same(out, result):
             raise ProofFailure(f"the premise at {values} is {sp.sstr(out)[:200]}, not {sp.sstr(result)[:200]}", out)
         return "at " + ", ".join(f"{sp.sstr(k)} = {sp.sstr(v)}" for k, v in values.items())
