@@ -93,7 +93,8 @@ def main(argv=None):
         t = time.perf_counter()
         proc = subprocess.run([sys.executable, "-m", "pemath.cli", "prove"], capture_output=True, text=True)
         elapsed = time.perf_counter() - t
-        summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-300:]
+        lines = [ln for ln in proc.stdout.splitlines() if " claims: " in ln]  # the summary, not the legend after it
+        summary = lines[-1] if lines else proc.stderr[-300:]
         print(f"\n`pemath prove` (every claim, with its checks): {elapsed:.1f} s, exit {proc.returncode}: {summary}")
 
 
