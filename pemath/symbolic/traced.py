@@ -103,6 +103,13 @@ class Traced:
         return self._binary(other, lambda a, b: a - b, "difference")
 
 
+def _two_vectors(arrays: Sequence[Any], axis: int, name: str) -> tuple[Traced, Traced]:
+    """The two one-axis arrays ``concat`` and ``stack`` trace, along the last axis; anything else is refused."""
+    if len(arrays) != 2 or axis != -1 or any(not isinstance(a, Traced) or a.ndim != 1 for a in arrays):
+        raise TraceError(f"{name} of two one-axis arrays along axis -1 is traced, got {len(arrays)} arrays, axis {axis}")
+    return arrays[0], arrays[1]
+
+
 class _Namespace:
     """The array-API functions ``rotate`` calls, on :class:`Traced` arrays."""
 
@@ -114,20 +121,14 @@ class _Namespace:
 
     @staticmethod
     def concat(arrays: Sequence[Traced], axis: int = 0) -> Traced:
-        if len(arrays) != 2 or axis != -1 or any(not isinstance(a, Traced) or a.ndim != 1 for a in arrays):
-            raise TraceError(f"concat of two one-axis arrays along axis -1 is traced, got {len(arrays)} arrays, "
-                             f"axis {axis}")
-        a, b = arrays
+        a, b = _two_vectors(arrays, axis, "concat")
         la = a.shape[0]
         return Traced((la + b.shape[0],),
                       lambda k, f=a._entry, g=b._entry: sp.Piecewise((f(k), sp.Lt(k, la)), (g(k - la), True)))
 
     @staticmethod
     def stack(arrays: Sequence[Traced], axis: int = 0) -> Traced:
-        if len(arrays) != 2 or axis != -1 or any(not isinstance(a, Traced) or a.ndim != 1 for a in arrays):
-            raise TraceError(f"stack of two one-axis arrays along axis -1 is traced, got {len(arrays)} arrays, "
-                             f"axis {axis}")
-        a, b = arrays
+        a, b = _two_vectors(arrays, axis, "stack")
         _same(a.shape[0], b.shape[0], "stack")
         return Traced((a.shape[0], 2), lambda k, c, f=a._entry, g=b._entry:
                       sp.Piecewise((f(k), sp.Eq(c, 0)), (g(k), sp.Eq(c, 1))))
