@@ -519,7 +519,9 @@ def _must_not_vanish(z: Any) -> Any:
 
 @functools.lru_cache(maxsize=8192)
 def _nonnegative_exponent(e: Any) -> bool:
-    return e.is_Number and e >= 0 if e.is_Number else rebuilt(e).is_nonnegative is True
+    if e.is_Number:
+        return bool(e.is_extended_nonnegative) and e.is_finite is True  # nan, zoo: not known nonnegative
+    return rebuilt(e).is_nonnegative is True
 
 
 def _sample(symbols: set) -> dict | None:
@@ -571,13 +573,21 @@ def _constant_signs(formula: Any) -> None:
     seen: set = set()
     for z in (sp.preorder_traversal(formula) if isinstance(formula, sp.Basic) else ()):
         if (not isinstance(z, sp.Expr) or isinstance(z, (sp.Rational, sp.NumberSymbol)) or z in seen
-                or isinstance(z, (sp.MatrixBase, sp.MatrixExpr)) or z.free_symbols
+                or isinstance(z, (sp.MatrixBase, sp.MatrixExpr))
                 or z.has(sp.Sum, sp.Product, sp.Integral, sp.Limit, sp.Derivative)):
             continue
         seen.add(z)
+        if z.free_symbols and _rebuilt_free(z):  # symbols that cancel (sin(X + y - y)) leave a constant
+            continue
         problem = _sign_problem(z)
         if problem:
             raise ProofFailure(problem, z)
+
+
+@functools.lru_cache(maxsize=8192)
+def _rebuilt_free(z: Any) -> bool:
+    """``z`` still has free symbols once SymPy evaluates it (memoised)."""
+    return bool(rebuilt(z).free_symbols)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -604,7 +614,7 @@ def _sign_problem(z: Any) -> str | None:
 
 #: Functions whose value jumps: SymPy evaluates them at a constant from the constant's sign (sign(c), Heaviside(c),
 #: a Piecewise condition c < 0), so that sign must be confirmed.
-_JUMPS = (sp.sign, sp.Heaviside, sp.Piecewise, sp.floor, sp.ceiling, sp.frac, sp.Mod, sp.DiracDelta)
+_JUMPS = (sp.sign, sp.Heaviside, sp.Piecewise, sp.floor, sp.ceiling, sp.frac, sp.Mod, sp.DiracDelta, sp.arg, sp.atan2)
 
 
 def _discontinuities(formula: Any) -> None:
@@ -633,6 +643,15 @@ def _defined(formula: Any) -> None:
     nonzero (by SymPy, or by an enclosure that excludes 0: ``(sin(1)^2 + cos(1)^2 - 1)/(sin(1)^2 + cos(1)^2 - 1)``
     is 0/0, not 1). An expression in symbols is read generically (the docs say so), but only if it is not
     identically 0: it is nonzero at a sample point inside its symbols' assumptions, or no rewrite reduces it to 0."""
+    for s in (formula.atoms(sp.Sum, sp.Product) if isinstance(formula, sp.Basic) else ()):
+        for v, lo, hi in (lim for lim in s.limits if len(lim) == 3):
+            for z in sp.preorder_traversal(s.function):
+                b = _must_not_vanish(z)
+                if b is not None and v in b.free_symbols:
+                    problem = _vanishes_on(b, v, lo, hi)
+                    if problem:
+                        raise ProofFailure(f"{sp.sstr(z)[:120]} needs {sp.sstr(b)[:80]} nonzero for {v} from "
+                                           f"{sp.sstr(lo)} to {sp.sstr(hi)}: {problem}", z)
     for z in (sp.preorder_traversal(formula) if isinstance(formula, sp.Basic) else ()):
         if isinstance(z, _POLES):
             raise ProofFailure(f"{sp.sstr(z)[:120]}: {type(z).__name__} has poles the kernel does not track", z)
@@ -641,6 +660,32 @@ def _defined(formula: Any) -> None:
             problem = _vanishes(b)
             if problem:
                 raise ProofFailure(f"{sp.sstr(z)[:120]} needs {sp.sstr(b)[:80]} nonzero: {problem}", z)
+
+
+def _vanishes_on(b: Any, v: Any, lo: Any, hi: Any) -> str | None:
+    """Why ``b`` may vanish for the bound index ``v`` somewhere in ``lo..hi`` (an index is no generic symbol: it takes
+    every value of its range), or None: term by term over a range of integers, else no integer root inside it."""
+    lo, hi = rebuilt(lo), rebuilt(hi)
+    if lo.is_Integer and hi.is_Integer and hi - lo < 2000:
+        for value in range(int(lo), int(hi) + 1):
+            problem = _vanishes(b.xreplace({v: sp.Integer(value)}))
+            if problem:
+                return f"at {v} = {value}, {problem}"
+        return None
+    u = sp.Dummy(str(v), integer=True)
+    try:
+        roots = sp.solveset(rebuilt(b.xreplace({v: u})), u, sp.S.Integers)
+    except (NotImplementedError, TypeError, ValueError):
+        return "its integer roots are not decided"
+    if roots is sp.S.EmptySet:
+        return None
+    if not isinstance(roots, sp.FiniteSet):
+        return f"its integer roots {sp.sstr(roots)[:60]} are not a finite set"
+    for r in roots:
+        outside = sp.Or(sp.Lt(r, lo), sp.Gt(r, hi))
+        if outside is not sp.true:
+            return f"it is 0 at {v} = {sp.sstr(r)}, which may lie in the range"
+    return None
 
 
 @functools.lru_cache(maxsize=8192)

@@ -84,7 +84,7 @@ def kernel_rotate(d: Derivation, layout: str, x: sp.IndexedBase, cos: sp.Indexed
         try:
             out = _rope_core.rotate(traced.vector(total, x), traced.vector(H, cos), traced.vector(H, sin), layout,
                                     2 * H, traced.NAMESPACE, "float64")
-        except traced.TraceError as exc:
+        except (traced.TraceError, TypeError) as exc:  # TypeError: a size relation SymPy cannot decide
             d.fail(f"pemath.rope's rotate ({layout}) could not be run on symbolic arrays: {exc}")
         if not isinstance(out, traced.Traced) or out.ndim != 1:
             d.fail(f"pemath.rope's rotate ({layout}) returned {out!r}, not a one-axis array")
