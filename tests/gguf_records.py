@@ -24,13 +24,7 @@ def write_record(path: str | Path, record: dict) -> str:
             if "INT" in kind and isinstance(value, float):  # a placeholder recorded as a float
                 value = int(value)
             w.add_key_value(key, value, vt)
-    for tname, data in record["tensors"].items():
-        w.add_tensor(tname, np.asarray(data, dtype=np.float32))
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
-    return path
+    return _finish(w, path, record["tensors"])
 
 
 def write_kv(path: str | Path, arch: str, kv: dict, tensors: dict | None = None) -> str:
@@ -52,7 +46,12 @@ def write_kv(path: str | Path, arch: str, kv: dict, tensors: dict | None = None)
             w.add_string(full, value)
         else:
             w.add_array(full, list(value))
-    for tname, data in (tensors or {}).items():
+    return _finish(w, path, tensors or {})
+
+
+def _finish(w, path: str, tensors: dict) -> str:
+    """Add the float32 ``tensors`` to the GGUF writer ``w`` and write the file."""
+    for tname, data in tensors.items():
         w.add_tensor(tname, np.asarray(data, dtype=np.float32))
     w.write_header_to_file()
     w.write_kv_data_to_file()
