@@ -536,7 +536,7 @@ def _sample(symbols: set) -> dict | None:
             v = sp.Integer(sign * (4 if s.is_even else 3))
         else:
             v = sign * sp.Rational(7, 3)
-        if any(getattr(v, f"is_{k}") is not True for k in _declared(s) if k in FACTS):
+        if any(getattr(v, f"is_{k}") is not True for k in _declared(s)):  # outside the symbol's domain: no sample
             return None
         point[s] = v
     return point
@@ -977,15 +977,13 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         if strict and lhs(var) == rhs(var):
             raise ProofFailure(f"both sides are the same expression ({sp.sstr(lhs(var))[:120]}): nothing is decided "
                                "by the induction", formula)
-        chain = sp.Range(base, sp.oo) if base.is_integer else sp.S.Integers
         for side in (lhs(var), rhs(var)):  # reduced generically: refused where a side is undefined on the chain
-            dens = [z.base for z in (side.atoms(sp.Pow) if isinstance(side, sp.Basic) else ())
-                    if z.exp.is_negative and var in z.base.free_symbols]
-            for den in dens:
-                poles = sp.solveset(den, var, chain)
-                if poles is not sp.S.EmptySet:
-                    raise ProofFailure(f"{sp.sstr(side)[:120]} is undefined at {var} in {sp.sstr(poles)[:80]}, on the "
-                                       "chain from the base: the step, reduced generically, says nothing there", side)
+            for z in (sp.preorder_traversal(side) if isinstance(side, sp.Basic) else ()):
+                b = _must_not_vanish(z)
+                problem = _vanishes_on(b, var, base, sp.oo) if b is not None and var in b.free_symbols else None
+                if problem:
+                    raise ProofFailure(f"{sp.sstr(side)[:120]} is undefined on the chain from the base ({sp.sstr(z)[:60]}: "
+                                       f"{problem}): the step, reduced generically, says nothing there", side)
         outside = _keeps_facts(var, base)
         if outside:
             raise ProofFailure(f"the base {sp.sstr(base)} is not known to be {', '.join(outside)}, as {var} is declared: "
