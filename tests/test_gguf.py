@@ -237,6 +237,10 @@ def test_llama4_and_smollm3_skip_rope_on_every_fourth_layer(tmp_path):
               "rope.freq_base": 500000.0, "attention.sliding_window": 0}
     path = write(tmp_path, "llama4", llama4, name="l4.gguf")
     assert [isinstance(rope.from_gguf(path, layer=i), rope.NoRope) for i in (3, 46, 47)] == [False, False, True]
+    # without block_count that last layer is unknown: refused (llama.cpp refuses the file), not "every layer rotates"
+    del llama4["block_count"]
+    with pytest.raises(ValueError, match="block_count"):
+        rope.from_gguf(write(tmp_path, "llama4", llama4, name="l4b.gguf"), layer=3)
 
 
 def test_ministral3_reads_yarns_beta_and_log_multiplier_keys(tmp_path):

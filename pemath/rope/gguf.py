@@ -280,7 +280,10 @@ def from_gguf(path: Any, *, n_ctx: int | None = None, layer: int | None = None) 
     if arch in _NOPE_STEP:
         step = _NOPE_STEP[arch]
         if arch == "llama4" and k("attention.sliding_window") == 0:
-            step = int(n_layer or 0)  # llama.cpp's "always use rope": every layer but the last
+            if n_layer is None:
+                raise ValueError(f"the file has no {arch}.block_count, which llama.cpp requires (and which says which "
+                                 "layer skips RoPE when attention.sliding_window is 0)")
+            step = int(n_layer)  # llama.cpp's "always use rope": every layer but the last
         if layer is None and n_layer and int(n_layer) >= step > 0:
             raise TypeError(f"{arch}: llama.cpp's graph skips RoPE on every layer il with (il + 1) % {step} == 0 "
                             "(n_no_rope_layer_step) and rotates the others: pass layer=")
