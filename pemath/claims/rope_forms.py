@@ -211,8 +211,8 @@ register(
     Claim(
         id="rope.elementwise_form",
         name="The element-wise cos/sin form is the matrix form",
-        title="x*cos(m theta) + rotate(x)*sin(m theta) = R(m) x, with each layout's rotate, as pemath.rope's kernel "
-              "computes it: every even d",
+        title="x*cos(m theta) + rotate(x)*sin(m theta) = R(m) x, with each layout's rotate, and pemath.rope's rotate "
+              "kernel (its split, rotation, merge and pass-through, given the cos/sin tables) computes it: every even d",
         kind="theorem",
         family="rope_forms",
         statement=lambda: sp.Eq(

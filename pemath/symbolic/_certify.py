@@ -462,7 +462,12 @@ def _declared(symbol: Any) -> list[str]:
 def _keeps_facts(symbol: Any, value: Any) -> list[str]:
     """The properties the symbol is declared with (all of them, implied ones included) that the value is not
     known to have (asked of the value as the kernel rebuilds it: a bound variable has what its range gives it)."""
-    return [k for k in _declared(symbol) if not _confirmed(value, k)]
+    r = rebuilt(value) if isinstance(value, sp.Basic) else value
+    try:
+        _constant_signs(r)  # once for every property below
+    except ProofFailure:
+        return _declared(symbol)
+    return [k for k in _declared(symbol) if getattr(r, f"is_{k}", None) is not True]
 
 
 _UNDEFINED = (sp.nan, sp.zoo, sp.oo, -sp.oo)
