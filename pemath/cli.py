@@ -95,6 +95,9 @@ def _prove(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print(claims.table(outcomes))
         print()
         print(claims.summary_line(outcomes))
+        from .claims.report import checker_line
+
+        print(checker_line(outcomes))
         import textwrap
 
         from .claims.report import LEGEND

@@ -116,6 +116,17 @@ class Claim:
         Returns a :class:`Verdict`; raises ProofFailure if a step does not decide.
     checks : tuple of Check
     references : tuple of str
+    formal : callable, optional
+        Returns the claim's formal statement: a proposition of :mod:`pemath.kernel` (quantifiers with their sorts,
+        hypotheses, conclusion). When given, the verdict is derived from it and the steps the checker verified
+        (:func:`pemath.kernel.verdict.derive`), the record's title is generated from it, and ``pemath prove
+        --recheck`` derives the verdict again; a claim whose steps do not establish it fails.
+    witness : callable, optional
+        For a published claim with a formal statement found false: returns ``(relation index, ((name, term),
+        ...))``, the point where the statement fails; a checked counterexample step must prove exactly
+        :func:`pemath.kernel.verdict.counterexample` of the statement there.
+    fair : callable, optional
+        For such a claim: its fair reading as a proposition, established by the "fair reading" steps.
     name : str, optional
         A short name in words, without formulas (``"RoPE's score depends only on the relative
         position"``): the docs' tables and headings show it, where the title's ASCII math would not
@@ -131,8 +142,16 @@ class Claim:
     checks: tuple[Check, ...] = ()
     references: tuple[str, ...] = ()
     name: str | None = None
+    formal: Callable[[], Any] | None = None
+    witness: Callable[[], Any] | None = None
+    fair: Callable[[], Any] | None = None
 
     def __post_init__(self) -> None:
+        for fname in ("formal", "witness", "fair"):
+            if getattr(self, fname) is not None:
+                _callable("Claim", fname, getattr(self, fname))
+        if (self.witness is not None or self.fair is not None) and self.formal is None:
+            raise ValueError("Claim witness and fair need a formal statement (formal=)")
         for name in ("id", "title", "family"):
             _text("Claim", name, getattr(self, name))
         _text("Claim", "name", self.name, optional=True)
@@ -170,6 +189,12 @@ class Outcome:
     references: tuple[str, ...] = ()
     fair_reading: str | None = None
     name: str | None = None  # the claim's name in words (Claim.display_name)
+    #: the formal statement (a pemath.kernel proposition), its witness and fair reading, when the claim has one:
+    #: then ``title`` is generated from it and the claim's written title is ``headline``
+    statement: Any = None
+    witness: Any = None
+    fair: Any = None
+    headline: str | None = None
 
     def as_json(self, *, latex: bool = True) -> dict[str, Any]:
         """The outcome as JSON-ready data; ``latex=False`` leaves out each step's LaTeX (the re-checker's record
@@ -179,17 +204,25 @@ class Outcome:
             for s in self.derivation.steps:
                 steps.append({"text": s.text, "status": s.status, "role": s.role, "method": s.method,
                               "certificate": s.certificate, "section": s.section, "lemma": s.lemma, "part": s.part,
-                              "rests_on": list(s.rests_on), "formula": s.record(),
+                              "rests_on": list(s.rests_on), "formula": s.record(), "kernel": s.kernel,
                               "latex": s.latex() if latex else None})
         from .. import __version__
         from ._registry import registry_version
 
+        from ..kernel import to_json
+
+        formal = None if self.statement is None else {
+            "proposition": to_json(self.statement),
+            "witness": None if self.witness is None else to_json(self.witness),
+            "fair": None if self.fair is None else to_json(self.fair)}
         return {
             "id": self.id,
             "pemath_version": __version__,
             "registry_version": registry_version(),
             "name": self.name,
             "title": self.title,
+            "headline": self.headline,
+            "statement": formal,
             "kind": self.kind,
             "family": self.family,
             "status": self.status,

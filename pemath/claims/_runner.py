@@ -39,6 +39,30 @@ def _assumes_more(claim: Claim, derivation: Any) -> str | None:
     return None
 
 
+def checked_steps(derivation: Any) -> list[tuple[str, tuple]]:
+    """``(part, proposition)`` of every step of ``derivation`` that pemath.kernel verified."""
+    from ..kernel import from_json
+
+    return [(s.part, from_json(s.kernel["proposition"])) for s in derivation.steps
+            if s.status == "proved" and isinstance(s.kernel, dict) and "proposition" in s.kernel]
+
+
+def _formal_verdict(claim: Claim, out: Outcome, derivation: Any) -> None:
+    """The verdict derived from the formal statement and the checked steps; the claim fails where it differs
+    from the derivation's own (a statement that says more than is checked, or a counterexample to another)."""
+    from ..kernel import well_formed
+    from ..kernel.verdict import derive, title
+
+    out.statement = well_formed(claim.formal())
+    out.witness = None if claim.witness is None else claim.witness()
+    out.fair = None if claim.fair is None else well_formed(claim.fair())
+    out.headline, out.title = claim.title, title(out.statement)
+    derived = derive(claim.kind, out.statement, checked_steps(derivation), witness=out.witness, fair=out.fair)
+    if derived != out.status:
+        raise ProofFailure(f"the formal statement's verdict is {derived!r}, the derivation's {out.status!r}: the "
+                           f"statement says more than the checked steps establish ({out.title[:300]})")
+
+
 def run_claim(claim: Claim, *, checks: bool = True) -> Outcome:
     """Run one claim: its proof (decided by the kernel), then, with ``checks``, its numeric and mpmath
     cross-checks; the :class:`Outcome` holds the verdict, the derivation and the timing."""
@@ -66,6 +90,8 @@ def run_claim(claim: Claim, *, checks: bool = True) -> Outcome:
             out.status = "failed"
             out.message = f"theorem refuted: {verdict.counterexample}"
         out.checks["symbolic"] = "passed" if verdict.holds else "refuted"
+        if claim.formal is not None:
+            _formal_verdict(claim, out, verdict.derivation)
     except ProofFailure as exc:
         out.status = "failed"
         out.message = str(exc)

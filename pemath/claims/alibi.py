@@ -9,6 +9,7 @@ import numpy as np
 import sympy as sp
 
 from ..symbolic import alibi as sym
+from ..symbolic import bridge
 from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
 from ._registry import register
@@ -32,6 +33,17 @@ def _relative_proof() -> Verdict:
 def _relative_statement() -> sp.Basic:
     s = sp.Symbol("s", integer=True)
     return sp.Eq(sym.causal(sym.i + s, sym.j + s), sym.causal(sym.i, sym.j), evaluate=False)
+
+
+def _relative_formal() -> tuple:
+    i, j = sp.symbols("i j", integer=True, nonnegative=True)
+    s, m = sp.Symbol("s", integer=True), sp.Symbol("m", positive=True)
+    with sp.evaluate(False):  # the statement as written: SymPy would cancel s on construction
+        shifted_bias, bias = -m * ((i + s) - (j + s)), -m * (i - j)
+        mask_shifted, mask = (j + s) - (i + s), j - i
+        sym_shifted, sym_bias = -m * sp.Abs((i + s) - (j + s)), -m * sp.Abs(i - j)
+        return bridge.formal([sp.Eq(shifted_bias, bias), sp.Eq(mask_shifted, mask), sp.Eq(sym_shifted, sym_bias),
+                              sp.Eq(m * j, bias + m * i)])
 
 
 def _relative_numeric() -> str:
@@ -71,6 +83,7 @@ register(
         kind="theorem",
         family="alibi",
         statement=_relative_statement,
+        formal=_relative_formal,
         proof=_relative_proof,
         checks=(Check("numeric", _relative_numeric),),
         references=_REFS,

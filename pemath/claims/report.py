@@ -9,7 +9,7 @@ from typing import Any
 
 from ._model import Outcome
 
-__all__ = ["table", "to_json", "narrate", "summary_line", "exit_code", "LEGEND", "terminal_width"]
+__all__ = ["table", "to_json", "narrate", "summary_line", "checker_line", "checker_size", "exit_code", "LEGEND", "terminal_width"]
 
 def _outcomes(outcomes: Any) -> Sequence[Outcome]:
     if isinstance(outcomes, (str, bytes, Outcome)) or not isinstance(outcomes, Sequence):
@@ -77,6 +77,48 @@ def summary_line(outcomes: Sequence[Outcome]) -> str:
     parts = [f"{counts.get(s, 0)} {s}" for s in ("proved", "imprecise", "refuted", "failed", "error")]
     noun = "claim" if len(outcomes) == 1 else "claims"
     return f"{len(outcomes)} {noun}: " + ", ".join(parts) + f" in {total:.1f} s"
+
+
+def checker_size() -> dict:
+    """The proof checker's size: lines of code per module of :mod:`pemath.kernel` (docstrings, comments and blank
+    lines excluded) and the modules it imports."""
+    import ast
+    import pathlib
+
+    from .. import kernel
+
+    out: dict = {"modules": {}, "imports": set()}
+    for path in sorted(pathlib.Path(kernel.__file__).parent.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        doc = set()
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and \
+                    isinstance(getattr(body[0], "value", None), ast.Constant) and isinstance(body[0].value.value, str):
+                doc |= set(range(body[0].lineno, body[0].end_lineno + 1))
+            if isinstance(node, ast.Import):
+                out["imports"] |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                out["imports"].add((node.module or "").split(".")[0])
+        lines = path.read_text(encoding="utf-8").splitlines()
+        out["modules"][path.name] = sum(1 for i, ln in enumerate(lines, 1)
+                                        if ln.strip() and not ln.strip().startswith("#") and i not in doc)
+    out["lines"] = sum(out["modules"].values())
+    out["imports"] = sorted(out["imports"] - {"__future__"})
+    return out
+
+
+def checker_line(outcomes: Sequence[Outcome]) -> str:
+    """How much of the outcomes the proof checker verified: decided steps whose proposition and certificate
+    :mod:`pemath.kernel` checked (the rest decided by the SymPy kernel alone), claims whose verdict is derived
+    from a formal statement, and the checker's size."""
+    _outcomes(outcomes)
+    decided = [s for o in outcomes if o.derivation is not None for s in o.derivation.steps if s.status == "proved"]
+    checked = sum(1 for s in decided if isinstance(s.kernel, dict) and "proposition" in s.kernel)
+    formal = sum(1 for o in outcomes if o.statement is not None)
+    size = checker_size()
+    return (f"checker: {checked}/{len(decided)} decided steps verified by pemath.kernel ({size['lines']} lines, "
+            f"imports {', '.join(size['imports'])}); {formal}/{len(outcomes)} claims with a formal statement")
 
 
 def exit_code(outcomes: Sequence[Outcome]) -> int:

@@ -9,6 +9,7 @@ import numpy as np
 import sympy as sp
 
 from ..symbolic.notation import label
+from ..symbolic import bridge
 from ..symbolic import t5 as sym
 from ._inputs import Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
@@ -86,6 +87,13 @@ def _relative_statement() -> sp.Basic:
     return sp.Eq(label("B(i + s, j + s)", "B(i + s,\\, j + s)"), T(b(j - i)), evaluate=False)
 
 
+def _relative_formal() -> tuple:
+    i, j, s = sp.symbols("i j s", integer=True)
+    b, T = sp.Function("b", real=True), sp.Function("T", real=True)
+    with sp.evaluate(False):  # the statement as written: SymPy would cancel s on construction
+        return bridge.formal(sp.Eq(T(b((j + s) - (i + s))), T(b(j - i))))
+
+
 def _relative_numeric() -> str:
     def check(draw_seed: int, cfg: int, heads: int, q_len: int, k_len: int, offset: int, shift: int) -> None:
         nb, md, bi = sym.STANDARD[cfg]
@@ -114,6 +122,7 @@ register(
         kind="theorem",
         family="t5",
         statement=_relative_statement,
+        formal=_relative_formal,
         proof=_relative_proof,
         checks=(Check("numeric", _relative_numeric),),
         references=_REFS,

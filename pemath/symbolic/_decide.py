@@ -65,7 +65,7 @@ ROLES = ("definition", "hypothesis", "remark", "cited")
 PARTS = ("statement", "counterexample", "fair reading")
 
 _MINTING: list[bool] = []  # non-empty only while the kernel mints a decided step
-_DECIDED_FIELDS = ("status", "formula", "certificate", "method", "part", "rests_on", "fixed")
+_DECIDED_FIELDS = ("status", "formula", "certificate", "method", "part", "rests_on", "fixed", "kernel")
 
 
 def _np_bools() -> tuple[type, ...]:
@@ -162,6 +162,10 @@ class Step:
     rests_on: tuple[str, ...] = ()  # the hypotheses a decided step rests on (through its premises): conditional
     fixed: frozenset = frozenset()  # symbols a hypothesis it rests on holds fixed (never specialised)
     forall: tuple = ()  # a hypothesis: the symbols it is quantified over (the others it holds fixed)
+    #: the checker's verification of a decided step (:mod:`pemath.kernel`): ``{"proposition", "certificate"}`` as
+    #: plain data when :func:`pemath.kernel.check` verified it, ``{"refused": reason}`` when the step is outside
+    #: what the checker covers yet (decided by the SymPy kernel alone); None for narration
+    kernel: dict | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
@@ -394,6 +398,7 @@ class Derivation:
         if certificate == "rewrite" and established == "identical":
             certificate = "closed on construction"
         concl = conclusion(certificate, formula)
+        checked = _checker(certificate, formula, method)
         rests: tuple[str, ...] = ()
         fixed: frozenset = frozenset()
         if certificate in ("substitution", "instance"):
@@ -402,7 +407,7 @@ class Derivation:
         _MINTING.append(True)
         try:
             step = Step(text, concl if shown is None else shown, "proved", established, certificate,
-                        formula=formula, part=self._part, rests_on=rests, fixed=fixed)
+                        formula=formula, part=self._part, rests_on=rests, fixed=fixed, kernel=checked)
         finally:
             _MINTING.pop()
         self.steps.append(step)
@@ -527,6 +532,19 @@ class Derivation:
                             f"{function!r} -> {replacement!r}")
         out = lemma.replace(function, replacement)
         return self._mint(text, "instance", sp.Tuple(lemma, function(*replacement.variables), replacement, out))
+
+
+def _checker(certificate: str, formula: Any, method: str | None) -> dict:
+    """The step verified by :mod:`pemath.kernel` (SymPy proposes the translation and the certificate, the checker
+    decides), or the reason it is not yet."""
+    from . import bridge
+    from ..kernel import KernelError, to_json
+
+    try:
+        prop, cert, _ = bridge.certify(certificate, formula, method)
+    except (bridge.Untranslatable, bridge.NoCertificate, KernelError) as exc:
+        return {"refused": f"{type(exc).__name__}: {exc}"[:300]}
+    return {"proposition": to_json(prop), "certificate": to_json(cert)}
 
 
 def unevaluated(build: Callable[..., Any], *args: Any) -> Any:

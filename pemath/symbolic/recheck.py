@@ -34,6 +34,8 @@ class Recheck:
     failures: list[tuple[str, int, str, str]] = field(default_factory=list)
     seconds: float = 0.0
     claims: int = 0
+    checked: int = 0  # decided steps whose proposition and certificate pemath.kernel verified again
+    formal: int = 0  # claims whose verdict was derived again from their formal statement
 
     @property
     def ok(self) -> bool:
@@ -41,7 +43,9 @@ class Recheck:
 
     def summary(self) -> str:
         head = (f"re-checked {self.decided}/{self.total} decided steps of {self.claims} claims from their formulas "
-                f"alone in {self.seconds:.1f} s")
+                f"alone in {self.seconds:.1f} s; {self.checked} of them also verified by pemath.kernel from their "
+                f"propositions and certificates; {self.formal} claims' verdicts derived again from their formal "
+                "statements")
         if self.ok:
             return head
         lines = [head + f"; {len(self.failures)} not re-decided:"]
@@ -81,6 +85,53 @@ def _verdict_consistent(claim: dict) -> str | None:
     return None
 
 
+def _formal_consistent(claim: dict, verified: list[tuple[str, tuple]]) -> str | None:
+    """For a claim with a formal statement: its title is generated from the statement, and its recorded verdict
+    is the one derived from the statement and the steps verified here."""
+    formal = claim.get("statement")
+    if not formal:
+        return None
+    from .. import kernel
+    from ..kernel.verdict import derive, title
+
+    try:
+        statement = kernel.well_formed(kernel.from_json(formal["proposition"]))
+        witness = None if formal.get("witness") is None else kernel.from_json(formal["witness"])
+        fair = None if formal.get("fair") is None else kernel.well_formed(kernel.from_json(formal["fair"]))
+        if claim.get("title") != title(statement):
+            return "the title is not the one generated from the formal statement"
+        derived = derive(str(claim.get("kind")), statement, verified, witness=witness, fair=fair)
+    except (kernel.KernelError, TypeError, KeyError) as exc:
+        return f"the formal statement is unusable: {exc}"
+    if derived != claim.get("status"):
+        return f"recorded as {claim.get('status')}, but its formal statement and checked steps give {derived}"
+    return None
+
+
+def _kernel_check(step: dict, cert: str, formula: Any) -> bool:
+    """Verify a step's stored checker proposition and certificate with :mod:`pemath.kernel`, after checking the
+    proposition is the translation of the step's formula (so neither can be swapped alone). False when the record
+    holds none for the step (decided by the SymPy kernel alone); raises when it holds one that fails."""
+    from .. import kernel
+    from . import bridge
+
+    k = step.get("kernel")
+    if not isinstance(k, dict) or "proposition" not in k:
+        return False
+    prop, certificate = kernel.from_json(k["proposition"]), kernel.from_json(k["certificate"])
+    try:
+        translated = bridge.proposition(cert, formula)
+    except bridge.Untranslatable as exc:
+        raise ProofFailure(f"the record holds a checker proposition for a formula that has none ({exc})") from None
+    if translated != prop and not kernel.same(translated, prop):
+        raise ProofFailure("the stored checker proposition is not the translation of the step's formula")
+    try:
+        kernel.check(prop, certificate)
+    except kernel.KernelError as exc:
+        raise ProofFailure(f"pemath.kernel refuses the stored certificate: {exc}") from None
+    return True
+
+
 def recheck(record: Sequence[dict]) -> Recheck:
     """Re-decide every decided step of ``record`` (the parsed output of ``pemath prove --json``), and check each
     claim's recorded verdict and each step's recorded hypotheses (``rests_on``) against what is re-decided."""
@@ -91,6 +142,7 @@ def recheck(record: Sequence[dict]) -> Recheck:
         cid = str(claim.get("id"))
         earlier: list[Premise] = []
         sources: list[tuple[Premise, tuple[str, ...]]] = []
+        verified: list[tuple[str, tuple]] = []  # (part, proposition) of the steps pemath.kernel verified here
         for n, step in enumerate(claim["steps"], 1):
             text = str(step.get("text", ""))
             try:
@@ -117,6 +169,11 @@ def recheck(record: Sequence[dict]) -> Recheck:
                 rests = list(rests_of(used_premises(cert, formula), sources))
                 if sorted(rests) != sorted(step.get("rests_on") or []):
                     raise ProofFailure(f"the record says it rests on {step.get('rests_on')}, the premises on {rests}")
+                if _kernel_check(step, cert, formula):
+                    out.checked += 1
+                    from ..kernel import from_json
+
+                    verified.append((str(step.get("part")), from_json(step["kernel"]["proposition"])))
                 prem = Premise(conclusion(cert, formula), fixed)
                 earlier.append(prem)
                 sources.append((prem, tuple(rests)))
@@ -124,9 +181,11 @@ def recheck(record: Sequence[dict]) -> Recheck:
             except (ProofFailure, TypeError, ValueError, AttributeError, SyntaxError, NameError, KeyError,
                     IndexError, ArithmeticError) as exc:
                 out.failures.append((cid, n, text, f"{type(exc).__name__}: {exc}"))
-        why = _verdict_consistent(claim)
+        why = _verdict_consistent(claim) or _formal_consistent(claim, verified)
         if why:
             out.failures.append((cid, 0, "the verdict", why))
+        if claim.get("statement"):
+            out.formal += 1
     out.seconds = time.perf_counter() - t0
     return out
 

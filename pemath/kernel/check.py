@@ -1,0 +1,394 @@
+"""Propositions, certificates and the one function that turns a checked certificate into a Theorem.
+
+A proposition::
+
+    ("forall", binders, hypotheses, conclusion)
+
+``binders`` is a tuple of variables (``("var", name, sort)``) and functions (``("fun", name, arity, sort)``:
+every function of that many real arguments whose values are of that sort: real, positive or nonnegative); ``hypotheses`` a tuple of atomic relations; ``conclusion`` an
+atomic relation or ``("and", r1, r2, ...)``. An atomic relation is ``("eq"|"lt"|"le"|"ne", a, b)``. It means: for
+every value of the binders in their sorts at which every hypothesis holds, the conclusion holds. A proposition
+is refused unless every free variable is bound with that sort, every ``inv`` is of a term shown nonzero (by the
+sorts or a hypothesis), and every sum's bounds are integer-valued.
+
+A certificate (all plain data, so a record stores it and the re-checker replays it):
+
+* ``("ideal", ((generator, cofactor), ...))`` for an equation a = b: the normal form of a - b equals the sum of
+  cofactor x generator exactly. A generator is ``("rule", name, args)`` (:mod:`pemath.kernel.rules`),
+  ``("hyp", i)`` (hypothesis i, an equation) or ``("thm", j, substitution)`` (the equation of theorem j of the
+  context, at the substitution; its hypotheses, substituted, must be among this proposition's).
+* ``("and", (certificate, ...))`` for a conjunction, one certificate per conjunct.
+* ``("sign",)`` for a < b, a <= b or a != b: b - a (a - b either way for !=) is positive, or nonnegative, by the
+  sorts alone (:func:`pemath.kernel.poly.sign`).
+* ``("interval", bits)`` for a closed relation: enclosures of a - b at that precision decide it.
+* ``("eval",)`` for a closed relation between rational terms (numbers, +, *, powers, inverses, |.|, floor, min,
+  max, conditionals): their exact values decide it.
+* ``("enum", v, certificate or (certificate, ...))``: v an integer binder with hypotheses lo <= v and v <= hi
+  (integer literals); the proposition at each v = lo..hi, decided by the certificate (or the one for that case).
+  The count is bounded before any case is built.
+* ``("induction", v, base_certificate, step_certificate)``: v an integer binder with a hypothesis base <= v (a
+  literal) and a conclusion that is one equation; the proposition at v = base, and, for a fresh natural m, the
+  proposition at v = base + m + 1 with the one at base + m as a further hypothesis (the last one).
+* ``("instance", j, substitution)``: this proposition's conclusion is theorem j's at the substitution (the same
+  relation, its difference of the same normal form), each value in its binder's sort, and theorem j's
+  hypotheses, substituted, are among this proposition's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .interval import enclose, exact
+from .poly import FUNCTION_SORTS, MAX_TERMS, function_sorts, _add, _mul, is_integer_valued, nonneg, normal, positive, sign
+from .rules import relation
+from .terms import INTEGER_SORTS, KernelError, num, substitute, validate, variables
+
+__all__ = ["Theorem", "check", "RELATIONS", "MAX_CASES", "MAX_GENERATORS", "well_formed", "defined", "same"]
+
+RELATIONS = ("eq", "lt", "le", "ne")
+MAX_CASES = 100_000
+MAX_GENERATORS = 20_000
+_TOKEN = object()
+_CASES = [0]  # cases enumerated so far in the check under way (nested enumerations share the bound)
+
+
+class Theorem:
+    """A proposition the checker has verified a certificate for. Only :func:`check` makes one."""
+
+    __slots__ = ("prop",)
+
+    def __init__(self, prop: tuple, token: object = None) -> None:
+        if token is not _TOKEN:
+            raise TypeError("a Theorem is made only by pemath.kernel.check, after it verifies a certificate")
+        object.__setattr__(self, "prop", prop)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a Theorem is immutable")
+
+    def __repr__(self) -> str:
+        return f"Theorem({self.prop!r:.200})"
+
+
+# --- propositions -------------------------------------------------------------------------------------------
+
+def _relation_terms(r: Any) -> None:
+    if not (isinstance(r, tuple) and len(r) == 3 and r[0] in RELATIONS):
+        raise KernelError(f"a relation is (kind, a, b) with kind in {RELATIONS}, got {r!r:.120}")
+    validate(r[1])
+    validate(r[2])
+
+
+def _subterms(t: tuple, bound: frozenset = frozenset()):
+    yield t, bound
+    head = t[0]
+    if head in ("num", "var", "pi"):
+        return
+    if head == "pow":
+        yield from _subterms(t[1], bound)
+    elif head == "app":
+        for a in t[2:]:
+            yield from _subterms(a, bound)
+    elif head == "sum":
+        yield from _subterms(t[1], bound | {t[2]})
+        yield from _subterms(t[3], bound)
+        yield from _subterms(t[4], bound)
+    elif head == "if":
+        for a in t[1][1:] + t[2:]:
+            yield from _subterms(a, bound)
+    else:
+        for a in t[1:]:
+            yield from _subterms(a, bound)
+
+
+def defined(t: tuple, hyps: tuple, names: dict | None = None) -> tuple:
+    """Check ``t`` is defined wherever the hypotheses hold: every ``inv`` of a term shown nonzero (by the sorts or a
+    hypothesis; positive by the sorts inside a sum, where the index has no sign), every sum's bounds integer-valued,
+    every function applied to as many arguments as it is bound with. Returns ``t``."""
+    for sub, bound in _subterms(t):
+        if sub[0] == "app" and names is not None and len(sub) - 2 != names[sub[1]][2]:
+            raise KernelError(f"{sub[1]!r} takes {names[sub[1]][2]} arguments, applied to {len(sub) - 2}")
+        if sub[0] == "inv":
+            if bound & {v[1] for v in variables(sub[1]) if v[0] == "var"}:
+                if not positive(normal(sub[1])):
+                    raise KernelError("an inverse of a term in a sum's index must be positive by the sorts")
+            else:
+                relation("inv", (sub[1],), hyps)  # refuses a divisor not shown nonzero
+        if sub[0] == "log":
+            if bound & {v[1] for v in variables(sub[1]) if v[0] == "var"}:
+                if not positive(normal(sub[1])):
+                    raise KernelError("a log of a term in a sum's index must be positive by the sorts")
+            else:
+                relation("exp_log", (sub[1],), hyps)  # refuses an argument not shown positive
+        if sub[0] == "sum":
+            for end in sub[3:]:
+                if not is_integer_valued(normal(end)):
+                    raise KernelError("a sum's bounds must be integer-valued by their variables' sorts")
+    return t
+
+
+def well_formed(prop: Any) -> tuple:
+    """Check ``prop`` is a well-formed, everywhere-defined proposition; return it."""
+    if not (isinstance(prop, tuple) and len(prop) == 4 and prop[0] == "forall"):
+        raise KernelError(f"a proposition is ('forall', binders, hypotheses, conclusion), got {prop!r:.120}")
+    _, binders, hyps, concl = prop
+    if not isinstance(binders, tuple) or not isinstance(hyps, tuple):
+        raise KernelError("a proposition's binders and hypotheses are tuples")
+    names: dict[str, tuple] = {}
+    for b in binders:
+        if isinstance(b, tuple) and len(b) == 4 and b[0] == "fun" and type(b[2]) is int and 1 <= b[2] <= 8 \
+                and b[3] in FUNCTION_SORTS:
+            validate(("app", b[1], *(num(0),) * b[2]))
+        else:
+            validate(b)
+            if b[0] != "var":
+                raise KernelError(f"a binder is a variable or ('fun', name, arity, value sort) with a value sort in "
+                                  f"{FUNCTION_SORTS}, got {b!r:.80}")
+        if b[1] in names:
+            raise KernelError(f"{b[1]!r} is bound twice")
+        names[b[1]] = b
+    atoms = list(hyps) + (list(concl[1:]) if isinstance(concl, tuple) and concl[:1] == ("and",) else [concl])
+    if isinstance(concl, tuple) and concl[:1] == ("and",) and len(concl) < 2:
+        raise KernelError("a conjunction has one or more relations")
+    for r in atoms:
+        _relation_terms(r)
+        for side in r[1:]:
+            for v in variables(side):
+                if v[0] == "var" and names.get(v[1]) != v:
+                    raise KernelError(f"the variable {v[1]!r} of sort {v[2]!r} is not bound with that sort")
+                if v[0] == "app" and (names.get(v[1], ("",))[0] != "fun"):
+                    raise KernelError(f"the function {v[1]!r} is not bound")
+            defined(side, hyps, names)
+    return prop
+
+
+def same(p: tuple, q: tuple) -> bool:
+    """Whether two propositions say the same: the same binders, the same hypotheses in order and the same
+    conclusion, each relation compared by its kind and the normal form of its difference."""
+    if p[0] != "forall" or q[0] != "forall" or set(p[1]) != set(q[1]) or len(p[2]) != len(q[2]):
+        return False
+    return all(_same_rel(a, b) for a, b in zip(p[2], q[2])) and _same_concl(p[3], q[3])
+
+
+def _diff(r: tuple) -> dict:
+    return _add(normal(r[1]), normal(r[2]), -1)
+
+
+def _same_rel(a: tuple, b: tuple) -> bool:
+    if a[0] != b[0]:
+        return False
+    da, db = _diff(a), _diff(b)
+    return da == db or (a[0] in ("eq", "ne") and da == _add({}, db, -1))
+
+
+def _same_concl(a: tuple, b: tuple) -> bool:
+    if a[0] == "and" or b[0] == "and":
+        return a[0] == b[0] == "and" and len(a) == len(b) and all(_same_rel(x, y) for x, y in zip(a[1:], b[1:]))
+    return _same_rel(a, b)
+
+
+# --- certificates -------------------------------------------------------------------------------------------
+
+def _in_sort(value: tuple, sort: str) -> bool:
+    p = normal(value)
+    if sort in INTEGER_SORTS and not is_integer_valued(p):
+        return False
+    if sort in ("nat", "nonneg"):
+        return nonneg(p)
+    if sort in ("posint", "pos"):
+        return positive(p)
+    return True
+
+
+def _substitution(subst: Any, binders: tuple, hyps: tuple) -> dict:
+    """A substitution for some of ``binders``: each value validated, defined where ``hyps`` hold, and shown to be
+    in its binder's sort."""
+    if not isinstance(subst, tuple):
+        raise KernelError("a substitution is a tuple of (name, term) pairs")
+    sorts = {b[1]: b for b in binders}
+    out = {}
+    for pair in subst:
+        if not (isinstance(pair, tuple) and len(pair) == 2 and pair[0] in sorts and sorts[pair[0]][0] == "var"):
+            raise KernelError(f"a substitution pairs a bound variable with a term, got {pair!r:.100}")
+        defined(validate(pair[1]), hyps)
+        if not _in_sort(pair[1], sorts[pair[0]][2]):
+            raise KernelError(f"{pair[1]!r:.80} is not shown to be of sort {sorts[pair[0]][2]!r} (the sort of "
+                              f"{pair[0]!r})")
+        out[pair[0]] = pair[1]
+    return out
+
+
+def _instance(thm: Theorem, subst: Any, hyps: tuple) -> tuple:
+    """Theorem ``thm``'s conclusion at ``subst``, after its hypotheses at ``subst`` are found among ``hyps``."""
+    _, binders, thyps, concl = thm.prop
+    here = function_sorts.current()
+    for b in binders:
+        if b[0] == "fun" and here.get(b[1]) != b[3]:
+            raise KernelError(f"a theorem about every function {b[1]!r} of values {b[3]!r} is used where "
+                              f"{b[1]!r} is not bound so")
+    values = _substitution(subst, binders, hyps)
+    for h in thyps:
+        hs = (h[0], substitute(h[1], values), substitute(h[2], values))
+        if not any(_same_rel(hs, g) for g in hyps):
+            raise KernelError(f"a theorem used needs the hypothesis {hs!r:.120}, which this proposition does not have")
+    if concl[0] == "and":
+        return ("and", *((r[0], substitute(r[1], values), substitute(r[2], values)) for r in concl[1:]))
+    return (concl[0], substitute(concl[1], values), substitute(concl[2], values))
+
+
+def _generator(g: Any, hyps: tuple, context: Sequence[Theorem]) -> dict:
+    if not isinstance(g, tuple) or not g:
+        raise KernelError(f"a generator is ('rule', name, args), ('hyp', i) or ('thm', j, substitution), got {g!r:.80}")
+    if g[0] == "rule" and len(g) == 3:
+        return relation(g[1], g[2], hyps)
+    if g[0] == "hyp" and len(g) == 2 and type(g[1]) is int and 0 <= g[1] < len(hyps) and hyps[g[1]][0] == "eq":
+        return _diff(hyps[g[1]])
+    if g[0] == "thm" and len(g) == 3 and type(g[1]) is int and 0 <= g[1] < len(context):
+        inst = _instance(context[g[1]], g[2], hyps)
+        if inst[0] != "eq":
+            raise KernelError("a theorem used as a generator must conclude one equation")
+        return _diff(inst)
+    raise KernelError(f"unusable generator {g!r:.120}")
+
+
+def _ideal(diff: dict, gens: Any, hyps: tuple, context: Sequence[Theorem]) -> None:
+    if not isinstance(gens, tuple) or len(gens) > MAX_GENERATORS:
+        raise KernelError(f"an ideal certificate is a tuple of at most {MAX_GENERATORS} (generator, cofactor) pairs")
+    total: dict = {}
+    for pair in gens:
+        if not (isinstance(pair, tuple) and len(pair) == 2):
+            raise KernelError("an ideal certificate's entries are (generator, cofactor) pairs")
+        g = _generator(pair[0], hyps, context)
+        c = normal(defined(validate(pair[1]), hyps))
+        if len(c) * len(g) > MAX_TERMS:
+            raise KernelError(f"refused before any work: a product of {len(c)} x {len(g)} monomials")
+        total = _add(total, _mul(c, g))
+    rest = _add(diff, total, -1)
+    if rest:
+        raise KernelError(f"the certificate does not account for the difference: {len(rest)} monomials remain")
+
+
+def _decide(prop: tuple, cert: Any, context: Sequence[Theorem]) -> None:
+    _, binders, hyps, concl = prop
+    if not isinstance(cert, tuple) or not cert:
+        raise KernelError(f"a certificate is a tuple naming its kind, got {cert!r:.80}")
+    kind = cert[0]
+    if kind == "and":
+        if concl[0] != "and" or len(cert) != 2 or not isinstance(cert[1], tuple) or len(cert[1]) != len(concl) - 1:
+            raise KernelError("an 'and' certificate holds one certificate per conjunct")
+        for r, c in zip(concl[1:], cert[1]):
+            _decide(("forall", binders, hyps, r), c, context)
+        return
+    if concl[0] == "and":
+        raise KernelError("a conjunction needs an 'and' certificate")
+    if kind == "ideal" and len(cert) == 2:
+        if concl[0] != "eq":
+            raise KernelError("an ideal certificate decides an equation")
+        _ideal(_diff(concl), cert[1], hyps, context)
+    elif kind == "sign" and len(cert) == 1:
+        if concl[0] == "eq":
+            raise KernelError("a sign certificate decides <, <= or !=")
+        d = _add(normal(concl[2]), normal(concl[1]), -1)
+        ok = positive(d) if concl[0] == "lt" else nonneg(d) if concl[0] == "le" else \
+            positive(d) or positive(_add({}, d, -1))
+        if not ok:
+            raise KernelError(f"the sorts do not give {concl[0]}: the difference's sign is {sign(d)}")
+    elif kind == "eval" and len(cert) == 1:
+        if binders:
+            raise KernelError("an eval certificate decides a closed relation (no binders)")
+        a, b = exact(concl[1]), exact(concl[2])
+        if not {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b}[concl[0]]:
+            raise KernelError(f"exactly, {a} {concl[0]} {b} is false")
+    elif kind == "interval" and len(cert) == 2:
+        if binders:
+            raise KernelError("an interval certificate decides a closed relation (no binders)")
+        lo, hi = enclose(("add", concl[2], ("mul", num(-1), concl[1])), cert[1])  # b - a
+        ok = {"lt": lo > 0, "le": lo >= 0, "ne": lo > 0 or hi < 0, "eq": False}[concl[0]]
+        if not ok:
+            raise KernelError(f"the enclosure [{lo}, {hi}] of b - a does not decide {concl[0]}")
+    elif kind == "enum" and len(cert) == 3:
+        _enum(prop, cert[1], cert[2], context)
+    elif kind == "induction" and len(cert) == 4:
+        _induction(prop, cert[1], cert[2], cert[3], context)
+    elif kind == "instance" and len(cert) == 3:
+        if type(cert[1]) is not int or not 0 <= cert[1] < len(context):
+            raise KernelError("an instance names a theorem of the context by its index")
+        inst = _instance(context[cert[1]], cert[2], hyps)
+        if not _same_concl(inst, concl):
+            raise KernelError("the conclusion is not the theorem's at the substitution")
+    else:
+        raise KernelError(f"unknown certificate {cert!r:.80}")
+
+
+def _bound_var(binders: tuple, name: Any) -> tuple:
+    for b in binders:
+        if b[0] == "var" and b[1] == name and b[2] in INTEGER_SORTS:
+            return b
+    raise KernelError(f"{name!r} is not an integer variable bound by the proposition")
+
+
+def _literal_bound(hyps: tuple, v: tuple, side: str) -> tuple[int, int]:
+    """(index, value) of the hypothesis ``lit <= v`` (side 'lo') or ``v <= lit`` (side 'hi')."""
+    for i, h in enumerate(hyps):
+        lit, x = (h[1], h[2]) if side == "lo" else (h[2], h[1])
+        if h[0] == "le" and x == v and lit[0] == "num" and lit[2] == 1:
+            return i, lit[1]
+    raise KernelError(f"no hypothesis bounds {v[1]!r} by an integer literal ({side})")
+
+
+def _drop(prop: tuple, v: tuple, drop: set, value: tuple, extra: tuple = ()) -> tuple:
+    _, binders, hyps, concl = prop
+    sub = {v[1]: value}
+    nb = tuple(b for b in binders if b != v) + extra
+    nh = tuple((h[0], substitute(h[1], sub), substitute(h[2], sub)) for i, h in enumerate(hyps) if i not in drop)
+    if concl[0] == "and":
+        nc = ("and", *((r[0], substitute(r[1], sub), substitute(r[2], sub)) for r in concl[1:]))
+    else:
+        nc = (concl[0], substitute(concl[1], sub), substitute(concl[2], sub))
+    return well_formed(("forall", nb, nh, nc))
+
+
+def _enum(prop: tuple, name: Any, certs: Any, context: Sequence[Theorem]) -> None:
+    v = _bound_var(prop[1], name)
+    i_lo, lo = _literal_bound(prop[2], v, "lo")
+    i_hi, hi = _literal_bound(prop[2], v, "hi")
+    count = hi - lo + 1
+    if count + _CASES[0] > MAX_CASES:
+        raise KernelError(f"refused before any case is built: {count} cases, {_CASES[0]} already (at most {MAX_CASES} "
+                          "in one check, nested enumerations together)")
+    _CASES[0] += max(count, 0)
+    per_case = isinstance(certs, tuple) and certs and isinstance(certs[0], tuple)
+    if per_case and len(certs) != max(count, 0):
+        raise KernelError(f"an enumeration of {count} cases holds {len(certs)} certificates")
+    for n, value in enumerate(range(lo, hi + 1)):
+        _decide(_drop(prop, v, {i_lo, i_hi}, num(value)), certs[n] if per_case else certs, context)
+
+
+def _induction(prop: tuple, name: Any, base_cert: Any, step_cert: Any, context: Sequence[Theorem]) -> None:
+    v = _bound_var(prop[1], name)
+    i_lo, base = _literal_bound(prop[2], v, "lo")
+    if prop[3][0] != "eq":
+        raise KernelError("an induction concludes one equation")
+    others = [h for i, h in enumerate(prop[2]) if i != i_lo]
+    if any(v in variables(h[1]) | variables(h[2]) for h in others):
+        raise KernelError(f"an induction's other hypotheses must not involve {v[1]!r}")
+    _decide(_drop(prop, v, {i_lo}, num(base)), base_cert, context)
+    taken = {b[1] for b in prop[1]}
+    m = next(("var", f"m{i}", "nat") for i in range(len(taken) + 1) if f"m{i}" not in taken)
+    at = ("add", num(base), m)
+    step = _drop(prop, v, {i_lo}, ("add", at, num(1)), (m,))
+    hyp = _drop(prop, v, {i_lo}, at, (m,))[3]
+    _decide(well_formed(("forall", step[1], step[2] + (hyp,), step[3])), step_cert, context)
+
+
+def check(prop: Any, cert: Any, context: Sequence[Theorem] = ()) -> Theorem:
+    """Verify ``cert`` for ``prop`` (both plain data), theorems of ``context`` available to it; return the
+    Theorem, or raise :class:`~pemath.kernel.terms.KernelError` saying why not."""
+    if not all(isinstance(t, Theorem) for t in context):
+        raise KernelError("a context holds Theorems the checker made")
+    with function_sorts({b[1]: b[3] for b in prop[1] if b[0] == "fun"}):
+        well_formed(prop)
+        _CASES[0] = 0
+        _decide(prop, cert, context)
+    return Theorem(prop, _TOKEN)
+

@@ -1,0 +1,198 @@
+"""Interval enclosures of closed terms, outward-rounded by mpmath's ``iv`` context, with bounded cost.
+
+Every operation of a closed term (no variables, no arbitrary functions) is enclosed at ``prec`` bits; an
+inverse of an interval holding 0, an exp of an argument beyond 2^20 in magnitude, a power of a magnitude beyond
+2^20 bits, a sum of more than MAX_SUM_TERMS terms, or an infinite or NaN end is refused before or as it is met,
+so an enclosure never hangs.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+
+from .terms import KernelError, substitute
+
+__all__ = ["enclose", "exact", "MAX_PREC", "MAX_SUM_TERMS", "MAX_NODES", "MAX_BITS"]
+
+MAX_BITS = 200_000
+MAX_PREC = 4000  # bits
+MAX_SUM_TERMS = 20_000
+MAX_NODES = 200_000  # enclosed nodes of one term, sums unrolled, counted before enclosing
+_EXP_ARG = 2 ** 20
+_iv = mpmath.iv
+
+
+def _nodes(t: tuple, budget: int = MAX_NODES) -> int:
+    """The number of nodes the enclosure visits, sums unrolled (their bounds must be integer literals); counting
+    stops just past ``budget``, so the count itself costs at most about that many steps."""
+    head = t[0]
+    if head in ("num", "pi"):
+        return 1
+    if head in ("var", "app"):
+        raise KernelError(f"an enclosure is of a closed term: {t[0]} {t[1]!r} has no value")
+    if head == "sum":
+        lo, hi = _int_literal(t[3]), _int_literal(t[4])
+        if hi - lo + 1 > MAX_SUM_TERMS:
+            raise KernelError(f"refused before any work: a sum of {hi - lo + 1} terms (at most {MAX_SUM_TERMS} are "
+                              "enclosed term by term)")
+        n = 1
+        for k in range(lo, hi + 1):
+            n += _nodes(substitute(t[1], {t[2]: ("num", k, 1)}), budget - n)
+            if n > budget:
+                break
+        return n
+    n = 1
+    for a in (t[1][1:] + t[2:] if head == "if" else t[1:]):
+        if isinstance(a, tuple):
+            n += _nodes(a, budget - n)
+            if n > budget:
+                break
+    return n
+
+
+def _int_literal(t: tuple) -> int:
+    if t[0] != "num" or t[2] != 1:
+        raise KernelError(f"an enclosed sum's bounds are integer literals, got {t!r:.80}")
+    return t[1]
+
+
+def _finite(x: object) -> object:
+    if not (mpmath.isfinite(mpmath.mpf(x.a)) and mpmath.isfinite(mpmath.mpf(x.b))):
+        raise KernelError("an enclosure reached an infinite or undefined end")
+    return x
+
+
+def _enc(t: tuple) -> object:
+    head = t[0]
+    if head == "num":
+        return _iv.mpf(t[1]) / t[2] if t[2] != 1 else _iv.mpf(t[1])
+    if head == "pi":
+        return _iv.pi
+    if head == "add":
+        out = _enc(t[1])
+        for a in t[2:]:
+            out = out + _enc(a)
+        return _finite(out)
+    if head == "mul":
+        out = _enc(t[1])
+        for a in t[2:]:
+            out = out * _enc(a)
+        return _finite(out)
+    if head == "pow":
+        b = _enc(t[1])
+        mag = max(abs(mpmath.mpf(b.a)), abs(mpmath.mpf(b.b)))
+        if mag > 1 and t[2] * int(mpmath.log(mag, 2) + 1) > 2 ** 20:
+            raise KernelError("a power of more than 2^20 bits' magnitude is refused")
+        return _finite(b ** t[2])
+    if head == "inv":
+        b = _enc(t[1])
+        if mpmath.mpf(b.a) <= 0 <= mpmath.mpf(b.b):
+            raise KernelError("an inverse of an interval holding 0 is refused (the divisor is not shown nonzero)")
+        return _finite(1 / b)
+    if head in ("cos", "sin"):
+        return _finite(getattr(_iv, head)(_enc(t[1])))
+    if head == "exp":
+        b = _enc(t[1])
+        if max(abs(mpmath.mpf(b.a)), abs(mpmath.mpf(b.b))) > _EXP_ARG:
+            raise KernelError(f"exp of an argument beyond {_EXP_ARG} in magnitude is refused")
+        return _finite(_iv.exp(b))
+    if head == "log":
+        b = _enc(t[1])
+        if mpmath.mpf(b.a) <= 0:
+            raise KernelError("a log of an interval reaching 0 or below is refused")
+        return _finite(_iv.log(b))
+    if head == "abs":
+        b = _enc(t[1])
+        lo, hi = mpmath.mpf(b.a), mpmath.mpf(b.b)
+        return _iv.mpf([0 if lo <= 0 <= hi else min(abs(lo), abs(hi)), max(abs(lo), abs(hi))])
+    if head == "floor":
+        b = _enc(t[1])
+        lo, hi = mpmath.floor(mpmath.mpf(b.a)), mpmath.floor(mpmath.mpf(b.b))
+        if lo != hi:
+            raise KernelError("a floor of an enclosure that straddles an integer is refused (not decided)")
+        return _iv.mpf(lo)
+    if head in ("min", "max"):
+        a, b = _enc(t[1]), _enc(t[2])
+        pick = min if head == "min" else max
+        return _iv.mpf([pick(mpmath.mpf(a.a), mpmath.mpf(b.a)), pick(mpmath.mpf(a.b), mpmath.mpf(b.b))])
+    if head == "if":
+        holds = _decides(t[1])
+        return _enc(t[2] if holds else t[3])
+    if head == "sum":
+        lo, hi = _int_literal(t[3]), _int_literal(t[4])
+        out = _iv.mpf(0)
+        for k in range(lo, hi + 1):
+            out = out + _enc(substitute(t[1], {t[2]: ("num", k, 1)}))
+        return _finite(out)
+    raise KernelError(f"no enclosure of a term of kind {head!r}")
+
+
+def _decides(r: tuple) -> bool:
+    """Whether the closed relation r holds, from an enclosure of r's b - a; refused when it does not tell."""
+    d = _enc(("add", r[2], ("mul", ("num", -1, 1), r[1])))
+    lo, hi = mpmath.mpf(d.a), mpmath.mpf(d.b)
+    verdict = {"lt": (lo > 0, hi <= 0), "le": (lo >= 0, hi < 0), "eq": (lo == hi == 0, lo > 0 or hi < 0),
+               "ne": (lo > 0 or hi < 0, lo == hi == 0)}[r[0]]
+    if verdict[0] == verdict[1]:
+        raise KernelError(f"the enclosure of a condition ({r[0]}) does not decide it")
+    return verdict[0]
+
+
+def exact(t: tuple) -> Fraction:
+    """The exact rational value of a closed term made of numbers, +, *, powers, inverses, |.|, floor, min, max and
+    conditionals; refuses any other term (pi, cos, ...) and any value past MAX_BITS."""
+    head = t[0]
+    if head == "num":
+        return Fraction(t[1], t[2])
+    if head in ("add", "mul"):
+        out = exact(t[1])
+        for a in t[2:]:
+            out = out + exact(a) if head == "add" else out * exact(a)
+            _bits(out)
+        return out
+    if head == "pow":
+        b = exact(t[1])
+        if t[2] * max(b.numerator.bit_length(), b.denominator.bit_length()) > MAX_BITS:
+            raise KernelError(f"refused before any work: a power of more than {MAX_BITS} bits")
+        return b ** t[2]
+    if head == "inv":
+        b = exact(t[1])
+        if not b:
+            raise KernelError("an inverse of 0")
+        return 1 / b
+    if head == "abs":
+        return abs(exact(t[1]))
+    if head == "floor":
+        return Fraction(math.floor(exact(t[1])))
+    if head in ("min", "max"):
+        return (min if head == "min" else max)(exact(t[1]), exact(t[2]))
+    if head == "if":
+        r = t[1]
+        a, b = exact(r[1]), exact(r[2])
+        holds = {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b}[r[0]]
+        return exact(t[2] if holds else t[3])
+    raise KernelError(f"no exact rational value for a term of kind {head!r}")
+
+
+def _bits(x: Fraction) -> None:
+    if max(x.numerator.bit_length(), x.denominator.bit_length()) > MAX_BITS:
+        raise KernelError(f"an exact value past {MAX_BITS} bits is refused")
+
+
+def enclose(t: tuple, prec: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """An enclosure [lo, hi] of the closed term ``t`` at ``prec`` bits; refuses what it cannot bound."""
+    if type(prec) is not int or not 32 <= prec <= MAX_PREC:
+        raise KernelError(f"an enclosure's precision is an int of 32..{MAX_PREC} bits, got {prec!r}")
+    n = _nodes(t)
+    if n > MAX_NODES:
+        raise KernelError(f"refused before any work: enclosing visits {n} nodes (at most {MAX_NODES})")
+    old = _iv.prec
+    _iv.prec = prec
+    try:
+        x = _enc(t)
+        return mpmath.mpf(x.a), mpmath.mpf(x.b)
+    finally:
+        _iv.prec = old

@@ -1,0 +1,299 @@
+"""Exact normal forms: a term as a polynomial over the rationals in its atoms, with a cost bounded before any work.
+
+An *atom* is a variable, pi, or an application the checker does not expand (cos, sin, exp, inv, an arbitrary
+function, a sum), its arguments themselves in normal form, and a sum's bound variable renamed canonically. Two
+terms have the same normal form only if they are equal wherever both are defined: the normal form uses only the
+commutative-ring laws of the rationals, congruence (equal arguments give equal values), and the values of
+functions at rational points where the value is rational by definition (1/q, |q|, floor(q), min and max of
+rationals, a conditional on a relation between rationals, exp(0) = cos(0) = 1, sin(0) = 0, log(1) = 0). No other
+identity of any function is used here; those enter a proof only as relations a certificate names
+(:mod:`pemath.kernel.rules`).
+
+A polynomial is a dict from a monomial (a sorted tuple of ``(atom key, exponent)``) to a nonzero Fraction.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .terms import (INTEGER_SORTS, NONNEG_SORTS, POSITIVE_SORTS, KernelError, ONE, ZERO, num, substitute,
+                    variables)
+
+__all__ = ["MAX_TERMS", "MAX_BITS", "normal", "term_of", "atom_term", "cost", "is_integer_valued", "sign",
+           "nonneg", "positive", "Poly", "add_poly", "mul_poly", "FUNCTION_SORTS", "function_sorts"]
+
+Poly = dict
+#: The most monomials a normal form may reach (estimated from the term before any expansion).
+MAX_TERMS = 100_000
+#: The most bits the rational coefficients of a normal form may reach (estimated likewise).
+MAX_BITS = 200_000
+
+_ATOMS: dict[str, tuple] = {}  # atom key -> its canonical term (so a polynomial reads back as a term)
+#: the value sorts a function binder may have
+FUNCTION_SORTS = ("real", "pos", "nonneg")
+
+
+class _FunctionSorts:
+    """The value sorts of the functions bound by the proposition being checked (a sign is read from them)."""
+
+    def __init__(self) -> None:
+        self.stack: list[dict] = [{}]
+
+    def current(self) -> dict:
+        return self.stack[-1]
+
+    def __call__(self, sorts: dict) -> "_FunctionSorts":
+        self._next = dict(sorts)
+        return self
+
+    def __enter__(self) -> None:
+        self.stack.append(self._next)
+
+    def __exit__(self, *exc: object) -> None:
+        self.stack.pop()
+
+
+function_sorts = _FunctionSorts()
+
+
+def cost(t: tuple) -> tuple[int, int]:
+    """An upper bound on (monomials, coefficient bits) of ``normal(t)``, computed from the tree alone and capped
+    just past the limits, so the bound itself is cheap. ``normal`` refuses a term over either limit."""
+    cap_t, cap_b = MAX_TERMS + 1, MAX_BITS + 1
+    head = t[0]
+    if head == "num":
+        return 1, max(abs(t[1]).bit_length(), t[2].bit_length(), 1)
+    if head in ("var", "pi", "app", "sum", "inv", "cos", "sin", "exp", "log", "abs", "floor", "min", "max", "if"):
+        if head in ("var", "pi"):
+            return 1, 1
+        inner = [a for a in (t[1][1:] + t[2:] if head == "if" else t[1:]) if isinstance(a, tuple)]
+        for a in inner:  # arguments are normalised too
+            ca = cost(a)
+            if ca[0] > MAX_TERMS or ca[1] > MAX_BITS:
+                return ca
+        return 1, 1
+    if head == "add":
+        n = b = 0
+        for a in t[1:]:
+            ca = cost(a)
+            n, b = min(n + ca[0], cap_t), min(max(b, ca[1]) + 1, cap_b)
+        return n, b
+    if head == "mul":
+        n, b = 1, 0
+        for a in t[1:]:
+            ca = cost(a)
+            n, b = min(n * ca[0], cap_t), min(b + ca[1] + ca[0].bit_length(), cap_b)
+        return n, b
+    if head == "pow":
+        cb = cost(t[1])
+        e = t[2]
+        if e == 0:
+            return 1, 1
+        n = cb[0] if cb[0] <= 1 else (cap_t if e * (cb[0].bit_length() - 1) > 64 else min(cb[0] ** e, cap_t))
+        return n, min(e * (cb[1] + cb[0].bit_length()), cap_b)
+    raise KernelError(f"no normal form for a term of kind {head!r}")
+
+
+def _key(poly: Poly) -> tuple:
+    return tuple(sorted(poly.items()))
+
+
+def term_of(poly: Poly) -> tuple:
+    """The canonical term of a polynomial (monomials in key order): equal polynomials give equal terms."""
+    if not poly:
+        return ZERO
+    out = []
+    for mono, c in sorted(poly.items()):
+        factors = [(_ATOMS[a] if e == 1 else ("pow", _ATOMS[a], e)) for a, e in mono]
+        if c != 1 or not factors:
+            factors.insert(0, num(c))
+        out.append(factors[0] if len(factors) == 1 else ("mul", *factors))
+    return out[0] if len(out) == 1 else ("add", *out)
+
+
+def atom_term(key: str) -> tuple:
+    return _ATOMS[key]
+
+
+def _atom(t: tuple) -> Poly:
+    k = repr(t)
+    _ATOMS.setdefault(k, t)
+    return {((k, 1),): Fraction(1)}
+
+
+def _add(p: Poly, q: Poly, scale: Fraction = Fraction(1)) -> Poly:
+    out = dict(p)
+    for m, c in q.items():
+        v = out.get(m, 0) + scale * c
+        if v:
+            out[m] = v
+        else:
+            out.pop(m, None)
+    return out
+
+
+def _mono_mul(a: tuple, b: tuple) -> tuple:
+    d = dict(a)
+    for k, e in b:
+        d[k] = d.get(k, 0) + e
+    return tuple(sorted(d.items()))
+
+
+def _mul(p: Poly, q: Poly) -> Poly:
+    out: Poly = {}
+    for ma, ca in p.items():
+        for mb, cb in q.items():
+            m = _mono_mul(ma, mb)
+            v = out.get(m, 0) + ca * cb
+            if v:
+                out[m] = v
+            else:
+                out.pop(m, None)
+    return out
+
+
+def _rational(p: Poly) -> Fraction | None:
+    """The value of a constant polynomial, or None."""
+    if not p:
+        return Fraction(0)
+    return p[()] if list(p) == [()] else None
+
+
+#: functions evaluated where both the argument and the value are rational: their values at these points are
+#: part of their definitions (exp(0) = 1, cos(0) = 1, sin(0) = 0, log(1) = 0), and |q|, floor(q), 1/q exactly
+_AT_ZERO_ONE = {("exp", Fraction(0)): Fraction(1), ("cos", Fraction(0)): Fraction(1),
+                ("sin", Fraction(0)): Fraction(0), ("log", Fraction(1)): Fraction(0)}
+_ON_RATIONALS = {"abs": abs, "floor": lambda q: Fraction(q.numerator // q.denominator)}
+
+
+def _inverse(q: Fraction) -> Fraction:
+    if not q:
+        raise KernelError("an inverse of 0 has no normal form")
+    return 1 / q
+
+
+_ON_RATIONALS["inv"] = _inverse
+
+
+def _fresh(base: str, taken: set) -> str:
+    i = 0
+    while f"{base}{i}" in taken:
+        i += 1
+    return f"{base}{i}"
+
+
+def normal(t: tuple) -> Poly:
+    """The normal form of a validated term; refuses (KernelError) a term whose cost bound is over the limits,
+    before expanding anything."""
+    n, b = cost(t)
+    if n > MAX_TERMS or b > MAX_BITS:
+        raise KernelError(f"refused before any work: the normal form may reach {n} monomials or {b} coefficient bits "
+                          f"(limits {MAX_TERMS} and {MAX_BITS})")
+    return _normal(t)
+
+
+def _normal(t: tuple) -> Poly:
+    head = t[0]
+    if head == "num":
+        v = Fraction(t[1], t[2])
+        return {(): v} if v else {}
+    if head in ("var", "pi"):
+        return _atom(t)
+    if head == "add":
+        out: Poly = {}
+        for a in t[1:]:
+            out = _add(out, _normal(a))
+        return out
+    if head == "mul":
+        out = {(): Fraction(1)}
+        for a in t[1:]:
+            out = _mul(out, _normal(a))
+        return out
+    if head == "pow":
+        base, out = _normal(t[1]), {(): Fraction(1)}
+        for _ in range(t[2]):
+            out = _mul(out, base)
+        return out
+    if head in ("inv", "cos", "sin", "exp", "log", "abs", "floor"):
+        arg = _normal(t[1])
+        q = _rational(arg)
+        if q is not None and (head, q) in _AT_ZERO_ONE or (q is not None and head in _ON_RATIONALS):
+            v = _AT_ZERO_ONE.get((head, q)) if (head, q) in _AT_ZERO_ONE else _ON_RATIONALS[head](q)
+            return {(): v} if v else {}
+        return _atom((head, term_of(arg)))
+    if head in ("min", "max"):  # symmetric: the two arguments in key order
+        args = [_normal(a) for a in t[1:]]
+        qs = [_rational(a) for a in args]
+        if None not in qs:
+            v = (min if head == "min" else max)(qs)
+            return {(): v} if v else {}
+        return _atom((head, *sorted((term_of(a) for a in args), key=repr)))
+    if head == "if":
+        r = t[1]
+        d = _rational(_add(_normal(r[2]), _normal(r[1]), -1))  # b - a
+        if d is not None:
+            holds = {"eq": d == 0, "ne": d != 0, "lt": d > 0, "le": d >= 0}[r[0]]
+            return _normal(t[2] if holds else t[3])
+        return _atom(("if", (r[0], term_of(_normal(r[1])), term_of(_normal(r[2]))), term_of(_normal(t[2])),
+                      term_of(_normal(t[3]))))
+    if head == "app":
+        return _atom(("app", t[1], *(term_of(_normal(a)) for a in t[2:])))
+    if head == "sum":
+        body, k, lo, hi = t[1:]
+        taken = {v[1] for v in variables(body) if v[0] == "var"}
+        canon = _fresh("k_", taken - {k})
+        body = substitute(body, {k: ("var", canon, "int")}) if canon != k else body
+        return _atom(("sum", term_of(_normal(body)), canon, term_of(_normal(lo)), term_of(_normal(hi))))
+    raise KernelError(f"no normal form for a term of kind {head!r}")
+
+
+# --- what the sorts give: integer values and signs, read from the normal form alone --------------------------
+
+def _atom_sign(key: str) -> str | None:
+    """'pos', 'nonneg' or None (unknown) for an atom, from its sort or its function."""
+    t = _ATOMS[key]
+    if t[0] == "var":
+        return "pos" if t[2] in POSITIVE_SORTS else "nonneg" if t[2] in NONNEG_SORTS else None
+    if t[0] in ("pi", "exp"):
+        return "pos"  # every term is real, so exp of it is positive
+    if t[0] == "abs":
+        return "nonneg"
+    if t[0] == "app":
+        v = function_sorts.current().get(t[1])
+        return v if v in ("pos", "nonneg") else None
+    if t[0] == "inv":
+        return "pos" if positive(_normal(t[1])) else None
+    return None
+
+
+def is_integer_valued(poly: Poly) -> bool:
+    """Integer coefficients and only variables of integer sorts: an integer wherever the variables are."""
+    return all(c.denominator == 1 for c in poly.values()) and all(
+        _ATOMS[a][0] == "var" and _ATOMS[a][2] in INTEGER_SORTS for m in poly for a, _ in m)
+
+
+def sign(poly: Poly) -> str | None:
+    """'pos' when every monomial is >= 0 by the sorts (a nonnegative coefficient, atoms of known sign or even
+    powers) and one is > 0 everywhere; 'nonneg' when all are >= 0; None when the sorts do not tell."""
+    strict = False
+    for mono, c in poly.items():
+        if c < 0:
+            return None
+        signs = [_atom_sign(a) if e % 2 else "even" for a, e in mono]
+        if any(s is None for s in signs):
+            return None
+        if all(s == "pos" for s in signs):
+            strict = True
+    return "pos" if strict else "nonneg"
+
+
+def positive(poly: Poly) -> bool:
+    return sign(poly) == "pos"
+
+
+def nonneg(poly: Poly) -> bool:
+    return sign(poly) is not None or not poly
+
+
+add_poly, mul_poly = _add, _mul
+_ = ONE

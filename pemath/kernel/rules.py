@@ -1,0 +1,144 @@
+"""The relations a certificate may use: each a polynomial that is zero wherever its side condition holds.
+
+These are the only facts about functions the checker knows. Each is a textbook identity of the real functions,
+stated here once, with its side condition checked from the sorts (and, for ``inv``, the proposition's
+hypotheses) before it is used:
+
+=================  ===========================================  ==========================================
+rule (arguments)   relation (= 0)                               side condition
+=================  ===========================================  ==========================================
+pyth (u)           cos(u)^2 + sin(u)^2 - 1
+cos_add (u, v)     cos(u+v) - cos(u) cos(v) + sin(u) sin(v)
+sin_add (u, v)     sin(u+v) - sin(u) cos(v) - cos(u) sin(v)
+cos_neg (u)        cos(-u) - cos(u)
+sin_neg (u)        sin(-u) + sin(u)
+exp_add (u, v)     exp(u+v) - exp(u) exp(v)
+cos_zero, sin_zero cos(0) - 1, sin(0)
+exp_zero           exp(0) - 1
+cos_pi, sin_pi     cos(pi) + 1, sin(pi)
+cos_half_pi ...    cos(pi/2), sin(pi/2) - 1
+cos_2pi_int (k)    cos(2 pi k) - 1                              k integer-valued (by its sorts)
+sin_2pi_int (k)    sin(2 pi k)                                  k integer-valued
+inv (u)            u inv(u) - 1                                 u nonzero (sorts, or a hypothesis u != 0)
+exp_log (u)        exp(log(u)) - u                              u positive (sorts, or a hypothesis 0 < u)
+log_exp (u)        log(exp(u)) - u
+log_mul (u, v)     log(u v) - log(u) - log(v)                   u, v positive
+abs_sq (u)         |u|^2 - u^2
+sum_step (f,k,a,n) sum(f,k,a,n+1) - sum(f,k,a,n) - f[k:=n+1]    a, n integer-valued; n + 1 - a >= 0
+sum_empty (f,k,a)  sum(f,k,a,a-1)                               a integer-valued
+=================  ===========================================  ==========================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from .poly import Poly, _add, is_integer_valued, nonneg, normal, positive
+from .terms import PI, KernelError, ONE, ZERO, num, substitute, validate
+
+__all__ = ["RULES", "relation"]
+
+
+def _p(t: tuple) -> Poly:
+    return normal(t)
+
+
+def _sub(a: tuple, b: tuple) -> Poly:
+    return _add(normal(a), normal(b), -1)
+
+
+def _neg(u: tuple) -> tuple:
+    return ("mul", num(-1), u)
+
+
+def _integer(u: tuple, rule: str) -> None:
+    if not is_integer_valued(normal(u)):
+        raise KernelError(f"{rule}: its argument must be integer-valued by its variables' sorts")
+
+
+def _nonzero(u: tuple, hyps: Sequence[tuple], rule: str) -> None:
+    p = normal(u)
+    if p and (positive(p) or positive(_add({}, p, -1))):
+        return
+    for h in hyps:  # a hypothesis a != b or a < b with a - b = +-u
+        if h[0] in ("ne", "lt") and _sub(h[1], h[2]) in (p, _add({}, p, -1)):
+            return
+    raise KernelError(f"{rule}: {u!r:.100} is not shown nonzero (by the sorts or a hypothesis u != 0)")
+
+
+def _positive(u: tuple, hyps: Sequence[tuple], rule: str) -> None:
+    p = normal(u)
+    if positive(p):
+        return
+    for h in hyps:  # a hypothesis a < b with b - a = u
+        if h[0] == "lt" and _sub(h[2], h[1]) == p:
+            return
+    raise KernelError(f"{rule}: {u!r:.100} is not shown positive (by the sorts or a hypothesis 0 < u)")
+
+
+def _sum_step(f: tuple, k: str, a: tuple, n: tuple, hyps: Sequence[tuple]) -> Poly:
+    _integer(a, "sum_step")
+    _integer(n, "sum_step")
+    if not nonneg(_sub(("add", n, ONE), a)):
+        raise KernelError("sum_step: n + 1 - a must be nonnegative by the sorts (the sum up to n + 1 has the term "
+                          "at n + 1)")
+    n1 = ("add", n, ONE)
+    return _add(_sub(("sum", f, k, a, n1), ("sum", f, k, a, n)), normal(substitute(f, {k: n1})), -1)
+
+
+def _sum_empty(f: tuple, k: str, a: tuple, hyps: Sequence[tuple]) -> Poly:
+    _integer(a, "sum_empty")
+    return normal(("sum", f, k, a, ("add", a, num(-1))))
+
+
+RULES: dict[str, tuple[int, Callable[..., Poly]]] = {
+    "pyth": (1, lambda u, h: _sub(("add", ("pow", ("cos", u), 2), ("pow", ("sin", u), 2)), ONE)),
+    "cos_add": (2, lambda u, v, h: _sub(("cos", ("add", u, v)),
+                                        ("add", ("mul", ("cos", u), ("cos", v)),
+                                         _neg(("mul", ("sin", u), ("sin", v)))))),
+    "sin_add": (2, lambda u, v, h: _sub(("sin", ("add", u, v)),
+                                        ("add", ("mul", ("sin", u), ("cos", v)), ("mul", ("cos", u), ("sin", v))))),
+    "cos_neg": (1, lambda u, h: _sub(("cos", _neg(u)), ("cos", u))),
+    "sin_neg": (1, lambda u, h: _add(_p(("sin", _neg(u))), _p(("sin", u)))),
+    "exp_add": (2, lambda u, v, h: _sub(("exp", ("add", u, v)), ("mul", ("exp", u), ("exp", v)))),
+    "cos_zero": (0, lambda h: _sub(("cos", ZERO), ONE)),
+    "sin_zero": (0, lambda h: _p(("sin", ZERO))),
+    "exp_zero": (0, lambda h: _sub(("exp", ZERO), ONE)),
+    "cos_pi": (0, lambda h: _add(_p(("cos", PI)), _p(ONE))),
+    "sin_pi": (0, lambda h: _p(("sin", PI))),
+    "cos_half_pi": (0, lambda h: _p(("cos", ("mul", ("num", 1, 2), PI)))),
+    "sin_half_pi": (0, lambda h: _sub(("sin", ("mul", ("num", 1, 2), PI)), ONE)),
+    "cos_2pi_int": (1, lambda k, h: (_integer(k, "cos_2pi_int"),
+                                     _sub(("cos", ("mul", num(2), PI, k)), ONE))[1]),
+    "sin_2pi_int": (1, lambda k, h: (_integer(k, "sin_2pi_int"), _p(("sin", ("mul", num(2), PI, k))))[1]),
+    "inv": (1, lambda u, h: (_nonzero(u, h, "inv"), _sub(("mul", u, ("inv", u)), ONE))[1]),
+    "exp_log": (1, lambda u, h: (_positive(u, h, "exp_log"), _sub(("exp", ("log", u)), u))[1]),
+    "log_exp": (1, lambda u, h: _sub(("log", ("exp", u)), u)),
+    "log_mul": (2, lambda u, v, h: (_positive(u, h, "log_mul"), _positive(v, h, "log_mul"),
+                                    _sub(("log", ("mul", u, v)), ("add", ("log", u), ("log", v))))[2]),
+    "abs_sq": (1, lambda u, h: _sub(("pow", ("abs", u), 2), ("pow", u, 2))),
+    "sum_step": (4, lambda f, k, a, n, h: _sum_step(f, k, a, n, h)),
+    "sum_empty": (3, lambda f, k, a, h: _sum_empty(f, k, a, h)),
+}
+
+
+def relation(name: str, args: Sequence, hyps: Sequence[tuple]) -> Poly:
+    """The relation polynomial of rule ``name`` at ``args`` (terms; a sum's bound variable as its name), after its
+    side condition is checked."""
+    if name not in RULES:
+        raise KernelError(f"no rule {name!r}: the rules are {sorted(RULES)}")
+    arity, make = RULES[name]
+    if not isinstance(args, (list, tuple)) or len(args) != arity:
+        raise KernelError(f"rule {name} takes {arity} arguments, got {args!r:.100}")
+    if name in ("sum_step", "sum_empty"):
+        if not isinstance(args[1], str):
+            raise KernelError(f"{name}: the second argument is the bound variable's name")
+        validate(("sum", args[0], args[1], args[2], args[2]))
+        checked = [("sum", args[0], args[1], args[2], args[2])] + list(args[2:])
+    else:
+        checked = list(args)
+    from .check import defined  # the definedness check lives with the propositions
+
+    for a in checked:
+        defined(validate(a), tuple(hyps))
+    return make(*args, hyps)

@@ -1,0 +1,96 @@
+"""A claim's verdict, derived from its formal statement and the propositions the checker verified; never read.
+
+A claim states a proposition (:mod:`pemath.kernel.check`). Against the checked steps of its derivation, each
+tagged with the part of the verdict it bears on ("statement", "counterexample", "fair reading"):
+
+* the statement is *established* when every relation of its conclusion is the conclusion (or one relation of
+  the conclusion) of a checked "statement" step with the same hypotheses and no binder the statement lacks;
+* it is *refuted* when a checked "counterexample" step proves exactly :func:`counterexample` of it at the
+  witness the claim names: the statement's hypotheses at the witness, and the negation of one of its relations
+  there, all closed;
+* a published claim refuted whose fair reading (a proposition too) is established is *imprecise*.
+
+:func:`derive` gives "proved", "refuted", "imprecise" or "failed"; the runner and the re-checker both call it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .check import _same_rel, well_formed
+from .terms import KernelError, show_proposition, substitute
+
+__all__ = ["negation", "counterexample", "established", "derive", "title"]
+
+_NEGATION = {"eq": ("ne", 1, 2), "ne": ("eq", 1, 2), "lt": ("le", 2, 1), "le": ("lt", 2, 1)}
+
+
+def negation(r: tuple) -> tuple:
+    kind, a, b = _NEGATION[r[0]]
+    return (kind, r[a], r[b])
+
+
+def _relations(concl: tuple) -> list[tuple]:
+    return list(concl[1:]) if concl[0] == "and" else [concl]
+
+
+def counterexample(statement: tuple, witness: Any) -> tuple:
+    """The closed proposition that refutes ``statement`` at ``witness`` = ``(index, ((name, term), ...))``: its
+    hypotheses at the witness and the negation of its relation ``index`` there. Every binder gets a closed value
+    (a statement about every function has no counterexample of this form)."""
+    if not (isinstance(witness, tuple) and len(witness) == 2 and type(witness[0]) is int):
+        raise KernelError("a witness is (relation index, ((name, term), ...))")
+    index, pairs = witness
+    rels = _relations(statement[3])
+    if not 0 <= index < len(rels):
+        raise KernelError(f"the statement has {len(rels)} relations, not {index + 1}")
+    values = dict(pairs)
+    if set(values) != {b[1] for b in statement[1]} or any(b[0] != "var" for b in statement[1]):
+        raise KernelError("a witness gives every binder of the statement (variables only) a value")
+    sub = lambda r: (r[0], substitute(r[1], values), substitute(r[2], values))  # noqa: E731
+    closed = [sub(h) for h in statement[2]] + [negation(sub(rels[index]))]
+    return well_formed(("forall", (), (), closed[0] if len(closed) == 1 else ("and", *closed)))
+
+
+def _covers(step: tuple, statement: tuple, r: tuple) -> bool:
+    if not set(step[1]) <= set(statement[1]) or len(step[2]) != len(statement[2]):
+        return False
+    if not all(_same_rel(a, b) for a, b in zip(step[2], statement[2])):
+        return False
+    return any(_same_rel(c, r) for c in _relations(step[3]))
+
+
+def established(statement: tuple, props: Sequence[tuple]) -> bool:
+    """Whether the checked propositions ``props`` establish every relation of ``statement``'s conclusion."""
+    return all(any(_covers(p, statement, r) for p in props) for r in _relations(statement[3]))
+
+
+def derive(kind: str, statement: tuple, checked: Sequence[tuple[str, tuple]], *, witness: Any = None,
+           fair: tuple | None = None) -> str:
+    """The verdict of a claim of ``kind`` ("theorem" or "published claim") from its formal ``statement`` and the
+    ``(part, proposition)`` of each checked step."""
+    by_part: dict[str, list[tuple]] = {}
+    for part, prop in checked:
+        by_part.setdefault(part, []).append(prop)
+    if established(statement, by_part.get("statement", [])):
+        return "proved"
+    if witness is not None and kind == "published claim":
+        refuting = counterexample(statement, witness)
+        if any(_same_closed(p, refuting) for p in by_part.get("counterexample", [])):
+            if fair is not None and established(fair, by_part.get("fair reading", [])):
+                return "imprecise"
+            return "refuted"
+    return "failed"
+
+
+def _same_closed(p: tuple, q: tuple) -> bool:
+    if p[1] or p[2] or q[1] or q[2]:
+        return False
+    a, b = _relations(p[3]), _relations(q[3])
+    return len(a) == len(b) and all(_same_rel(x, y) for x, y in zip(a, b))
+
+
+def title(statement: tuple) -> str:
+    """The title a formal claim's record carries: generated from its statement, so it says exactly that."""
+    return show_proposition(statement)

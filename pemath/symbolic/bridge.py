@@ -1,0 +1,646 @@
+"""SymPy proposes, the checker disposes: formulas translated to the checker's terms, and certificates found for them.
+
+Nothing here is trusted. :func:`proposition` translates a decided step's SymPy formula, as it was built, into a
+proposition of :mod:`pemath.kernel` (refusing every function the checker has no rules for, every float, every
+symbol whose name is ambiguous and every undefined function declared with properties); :func:`certificate` finds
+a certificate for it (cofactors of the checker's relations, found by rewriting with them; a sign; an enclosure's
+precision; an induction's two halves). :func:`certify` does both and has :func:`pemath.kernel.check` verify the
+result: a mistake here can only make a step go unchecked, never make a false one checked.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+import zlib
+from fractions import Fraction
+from typing import Any
+
+import sympy as sp
+
+from .. import kernel
+from ..kernel import poly as KP
+from ..kernel.rules import relation
+from ..kernel.terms import PI, KernelError, num, term_is_valid_name
+
+__all__ = ["Untranslatable", "NoCertificate", "Translator", "proposition", "certificate", "certify", "formal"]
+
+
+class Untranslatable(ValueError):
+    """The formula uses something the checker has no rules for (or cannot name unambiguously)."""
+
+
+class NoCertificate(ValueError):
+    """The proposer found no certificate the checker accepts."""
+
+
+# --- translation ----------------------------------------------------------------------------------------------
+
+_RELATIONS = {sp.Eq: "eq", sp.Ne: "ne", sp.StrictLessThan: "lt", sp.LessThan: "le"}
+_FLIPPED = {sp.StrictGreaterThan: "lt", sp.GreaterThan: "le"}
+
+
+def _sort(s: sp.Symbol) -> str:
+    if s.is_integer:
+        return "posint" if s.is_positive else "nat" if s.is_nonnegative else "int"
+    if s.is_positive:
+        return "pos"
+    if s.is_nonnegative:
+        return "nonneg"
+    if s.is_real:
+        return "real"
+    raise Untranslatable(f"the symbol {s.name!r} is not declared real (the checker's variables are real)")
+
+
+class Translator:
+    """SymPy to checker terms, one name per symbol: a name the checker accepts as it is, or, for a notation label
+    (:class:`~pemath.symbolic.notation.Label`), a name derived from its text; two different symbols never share
+    a name, and a plain symbol whose name is not one the checker accepts is refused."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, Any] = {}
+        self.binders: dict[str, tuple] = {}
+
+    def _name(self, obj: Any, name: str, *, label: bool) -> str:
+        if not term_is_valid_name(name):
+            if not label or any(unicodedata.category(ch) in ("Cf", "Cc", "Zl", "Zp") for ch in name):
+                raise Untranslatable(f"the name {name!r} is not one the checker accepts (invisible, confusable or "
+                                     "punctuation characters)")
+            name = f"L{zlib.crc32(name.encode('utf-8')):08x}"
+        if isinstance(obj, sp.Dummy):
+            name = f"{name}_d{obj.dummy_index}"
+        if self.names.setdefault(name, obj) != obj:
+            raise Untranslatable(f"two different symbols are named {name!r}")
+        return name
+
+    def var(self, s: sp.Symbol) -> tuple:
+        from .notation import Label
+
+        name = self._name(s, s.name, label=isinstance(s, Label))
+        t = ("var", name, _sort(s))
+        self.binders[name] = t
+        return t
+
+    def term(self, e: Any) -> tuple:
+        if isinstance(e, bool) or not isinstance(e, sp.Basic):
+            raise Untranslatable(f"not a SymPy expression: {e!r:.80}")
+        if e.is_Integer or e.is_Rational:
+            return num(Fraction(int(e.p), int(e.q)))
+        if e is sp.pi:
+            return PI
+        if e is sp.E:
+            return ("exp", num(1))
+        if isinstance(e, sp.Symbol):
+            return self.var(e)
+        if isinstance(e, sp.Add):
+            return ("add", *(self.term(a) for a in e.args))
+        if isinstance(e, sp.Mul):
+            return ("mul", *(self.term(a) for a in e.args))
+        if isinstance(e, sp.Pow):
+            b, x = e.args
+            if x.is_Integer:
+                n = int(x)
+                if abs(n) > 4096:
+                    raise Untranslatable("a power beyond 4096")
+                t = self.term(b)
+                p = t if abs(n) == 1 else ("pow", t, abs(n))
+                return p if n >= 0 else ("inv", p)
+            if b.is_positive:  # b^x = exp(x log b), the definition for a positive base
+                return ("exp", ("mul", self.term(x), ("log", self.term(b))))
+            raise Untranslatable(f"a power with exponent {sp.sstr(x)[:40]} of a base not declared positive")
+        if isinstance(e, (sp.cos, sp.sin, sp.exp, sp.floor)):
+            return (type(e).__name__, self.term(e.args[0]))
+        if isinstance(e, sp.log) and len(e.args) == 1:
+            return ("log", self.term(e.args[0]))
+        if isinstance(e, sp.Abs):
+            return ("abs", self.term(e.args[0]))
+        if isinstance(e, sp.ceiling):
+            return ("mul", num(-1), ("floor", ("mul", num(-1), self.term(e.args[0]))))
+        if isinstance(e, sp.frac):
+            a = self.term(e.args[0])
+            return ("add", a, ("mul", num(-1), ("floor", a)))
+        if isinstance(e, sp.Mod):  # SymPy's Mod(a, b) = a - b floor(a / b)
+            a, b = self.term(e.args[0]), self.term(e.args[1])
+            return ("add", a, ("mul", num(-1), b, ("floor", ("mul", a, ("inv", b)))))
+        if isinstance(e, (sp.Min, sp.Max)):
+            out = self.term(e.args[-1])
+            for a in reversed(e.args[:-1]):
+                out = (type(e).__name__.lower(), self.term(a), out)
+            return out
+        if isinstance(e, sp.Piecewise):
+            *pieces, (last, cond) = e.args
+            if cond is not sp.true:
+                raise Untranslatable("a Piecewise without a final True branch is not defined everywhere")
+            out = self.term(last)
+            for val, c in reversed(pieces):
+                out = ("if", self.relation(c), self.term(val), out)
+            return out
+        if isinstance(e, sp.Indexed):
+            return ("app", self._fun(e.base.label, len(e.indices), label=False, sort="real"),
+                    *(self.term(i) for i in e.indices))
+        if isinstance(e, sp.core.function.AppliedUndef):
+            f = type(e)
+            kw = dict(getattr(f, "_kwargs", None) or {})
+            # the checker's function binders are real-valued, of a sign or not; a function declared with more
+            # (integer values, ...) is still one of these, so a theorem about these holds for it
+            sort = "pos" if kw.get("positive") is True else "nonneg" if kw.get("nonnegative") is True else \
+                "real" if kw.get("real") is True or not kw else None
+            if sort is None or f.__name__ in dir(sp):
+                raise Untranslatable(f"the function {f.__name__!r} is not declared real-valued (or shadows a SymPy "
+                                     "function)")
+            return ("app", self._fun(f, len(e.args), label=False, sort=sort), *(self.term(a) for a in e.args))
+        if isinstance(e, sp.Sum) and len(e.limits) == 1:
+            k, lo, hi = e.limits[0]
+            inner = Translator()
+            inner.names, inner.binders = dict(self.names), {}
+            kname = inner._name(k, k.name, label=False)
+            body = inner.term(e.function.xreplace({k: sp.Symbol(kname, integer=True)})) if kname != k.name or \
+                not k.is_integer else inner.term(e.function)
+            for n, t in inner.binders.items():
+                if n != kname:
+                    self.binders[n] = t
+            self.names.update({n: o for n, o in inner.names.items() if n != kname})
+            body = _rename_sort(body, kname)
+            return ("sum", body, kname, self.term(lo), self.term(hi))
+        raise Untranslatable(f"the checker has no rules for {type(e).__name__}")
+
+    def _fun(self, f: Any, arity: int, *, label: bool, sort: str) -> str:
+        name = self._name(f, str(getattr(f, "__name__", f)), label=label)
+        self.binders[name] = ("fun", name, arity, sort)
+        return name
+
+    def relation(self, r: Any) -> tuple:
+        for cls, kind in _RELATIONS.items():
+            if type(r) is cls:
+                return (kind, self.term(r.lhs), self.term(r.rhs))
+        for cls, kind in _FLIPPED.items():
+            if type(r) is cls:
+                return (kind, self.term(r.rhs), self.term(r.lhs))
+        raise Untranslatable(f"not a relation the checker decides: {type(r).__name__}")
+
+    def conclusion(self, r: Any) -> tuple:
+        if isinstance(r, sp.Eq) and isinstance(r.lhs, sp.MatrixBase) and isinstance(r.rhs, sp.MatrixBase):
+            if r.lhs.shape != r.rhs.shape:
+                raise Untranslatable("matrices of different shapes")
+            out = [("eq", self.term(a), self.term(b)) for a, b in zip(r.lhs, r.rhs)]
+            return out[0] if len(out) == 1 else ("and", *out)
+        if isinstance(r, sp.And):
+            return ("and", *(self.relation(a) for a in r.args))
+        if r is sp.true:
+            raise Untranslatable("a predicate SymPy already evaluated to True")
+        if isinstance(r, sp.Not):
+            inner = self.relation(r.args[0])
+            flip = {"eq": ("ne", 1, 2), "ne": ("eq", 1, 2), "lt": ("le", 2, 1), "le": ("lt", 2, 1)}[inner[0]]
+            return (flip[0], inner[flip[1]], inner[flip[2]])
+        return self.relation(r)
+
+    def proposition(self, hyps: tuple, concl: tuple) -> tuple:
+        binders = tuple(self.binders[n] for n in sorted(self.binders))
+        return ("forall", binders, hyps, concl)
+
+
+def _rename_sort(body: tuple, k: str) -> tuple:
+    """The bound variable of a sum is of sort int in its body, whatever SymPy declared."""
+    if not isinstance(body, tuple):
+        return body
+    if body[:2] == ("var", k):
+        return ("var", k, "int")
+    return tuple(_rename_sort(a, k) if isinstance(a, tuple) else a for a in body)
+
+
+def proposition(certificate: str, formula: Any) -> tuple:
+    """The checker's proposition of a decided step's formula (for the certificates it covers), or Untranslatable."""
+    tr = Translator()
+    if certificate in ("rewrite", "closed on construction", "exact boolean", "interval"):
+        return tr.proposition((), tr.conclusion(formula))
+    if certificate == "assumption query":
+        kind = formula.function.name if hasattr(formula, "function") else None
+        e = tr.term(formula.arguments[0])
+        forms = {"positive": ("lt", num(0), e), "nonnegative": ("le", num(0), e), "nonzero": ("ne", e, num(0)),
+                 "negative": ("lt", e, num(0)), "nonpositive": ("le", e, num(0))}
+        if kind not in forms:
+            raise Untranslatable(f"the checker has no proposition for the assumption {kind!r}")
+        return tr.proposition((), forms[kind])
+    if certificate == "enumeration":
+        variables, domain, predicate = formula
+        names = list(variables) if isinstance(variables, sp.Tuple) else [variables]
+        if not all(isinstance(v, sp.Symbol) and v.is_integer for v in names):
+            raise Untranslatable("an enumeration over a variable that is not an integer symbol")
+        try:
+            cases = [tuple(c) if isinstance(c, sp.Tuple) else (c,) for c in domain]
+        except TypeError:
+            raise Untranslatable("an enumeration over a domain that is not finite") from None
+        if not cases or any(len(c) != len(names) or not all(x.is_Integer for x in c) for c in cases):
+            raise Untranslatable("an enumeration whose cases are not integer tuples")
+        ranges = [(min(int(c[i]) for c in cases), max(int(c[i]) for c in cases)) for i in range(len(names))]
+        if len(set(cases)) != math.prod(hi - lo + 1 for lo, hi in ranges):
+            raise Untranslatable("an enumeration over a domain that is not a box of consecutive integers")
+        hyps = []
+        for v, (lo, hi) in zip(names, ranges):
+            t = tr.var(v)
+            hyps += [("le", num(lo), t), ("le", t, num(hi))]
+        return tr.proposition(tuple(hyps), tr.conclusion(predicate))
+    if certificate == "induction":
+        var, base, lhs, rhs = formula
+        v = tr.var(var)
+        concl = ("eq", tr.term(lhs(var)), tr.term(rhs(var)))
+        return tr.proposition((("le", num(int(base)), v),), concl)
+    raise Untranslatable(f"steps decided by {certificate!r} are not yet translated for the checker")
+
+
+def formal(conclusion: Any, hypotheses: Any = ()) -> tuple:
+    """A claim's formal statement from SymPy: ``conclusion`` (a relation, an ``And`` of relations or a list of
+    them) for every value of its symbols in their declared sorts, under ``hypotheses`` (relations). Build it from
+    plain SymPy expressions written for the statement, not from the functions the proof (or a mutant) uses."""
+    tr = Translator()
+    if isinstance(conclusion, (list, tuple)):
+        rels = [tr.relation(r) for r in conclusion]
+        concl = rels[0] if len(rels) == 1 else ("and", *rels)
+    else:
+        concl = tr.conclusion(conclusion)
+    hyps = tuple(tr.relation(h) for h in hypotheses)
+    return kernel.well_formed(tr.proposition(hyps, concl))
+
+
+# --- proposing certificates -------------------------------------------------------------------------------------
+
+def _poly_of_atom(key: str) -> dict:
+    return {((key, 1),): Fraction(1)}
+
+
+def _pow(p: dict, n: int) -> dict:
+    out = {(): Fraction(1)}
+    for _ in range(n):
+        out = KP.mul_poly(out, p)
+    return out
+
+
+def _substitute_atom(P: dict, X: str, Y: dict) -> tuple[dict, dict]:
+    """P with atom X replaced by Y, and Q with P - P[X:=Y] = (X - Y) Q."""
+    new: dict = {}
+    Q: dict = {}
+    Xp = _poly_of_atom(X)
+    for mono, c in P.items():
+        k = dict(mono).get(X, 0)
+        rest = {tuple((a, e) for a, e in mono if a != X): c}
+        if not k:
+            new = KP.add_poly(new, rest)
+            continue
+        new = KP.add_poly(new, KP.mul_poly(rest, _pow(Y, k)))
+        for i in range(k):
+            Q = KP.add_poly(Q, KP.mul_poly(rest, KP.mul_poly(_pow(Xp, k - 1 - i), _pow(Y, i))))
+        if len(new) > KP.MAX_TERMS or len(Q) > KP.MAX_TERMS:
+            raise NoCertificate("the rewriting grew past the checker's limits")
+    return new, Q
+
+
+def _frac_gcd(a: Fraction, b: Fraction) -> Fraction:
+    return Fraction(math.gcd(a.numerator, b.numerator), math.lcm(a.denominator, b.denominator))
+
+
+class _Proposer:
+    def __init__(self, hyps: tuple) -> None:
+        self.hyps = hyps
+        self.gens: list[tuple[tuple, dict]] = []
+
+    def use(self, gen: tuple, cof: dict) -> None:
+        if cof:
+            self.gens.append((gen, cof))
+
+    def rule(self, name: str, args: tuple) -> tuple[tuple, dict]:
+        gen = ("rule", name, args)
+        try:
+            return gen, relation(name, args, self.hyps)
+        except KernelError as exc:
+            raise NoCertificate(f"rule {name}: {exc}") from None
+
+    def rewrite(self, P: dict, X: str, name: str, args: tuple) -> dict:
+        """Rewrite atom X with the rule instance whose relation is X - Y (X's coefficient 1)."""
+        gen, g = self.rule(name, args)
+        Xp = _poly_of_atom(X)
+        if g.get(((X, 1),)) != 1:
+            raise NoCertificate(f"rule {name} does not rewrite the atom it was chosen for")
+        Y = KP.add_poly(Xp, g, -1)
+        P, Q = _substitute_atom(P, X, Y)
+        self.use(gen, Q)
+        return P
+
+    # the function atoms, their arguments split over base angles
+    def bases(self, P: dict) -> dict:
+        g: dict = {}
+        for mono in P:
+            for a, _ in mono:
+                t = KP.atom_term(a)
+                if t[0] in ("cos", "sin", "exp"):
+                    for m, c in KP.normal(t[1]).items():
+                        g[m] = _frac_gcd(g[m], c) if m in g else abs(c)
+        for m in g:
+            if m == (("('pi',)", 1),) and all(c % Fraction(1, 2) == 0 for c in [g[m]]):
+                g[m] = min(g[m], Fraction(1, 2))
+        return g
+
+    def step(self, P: dict) -> dict | None:
+        """One rewrite of a function atom whose argument is not a base angle; None when all are."""
+        base = self.bases(P)
+        for mono in sorted(P, key=lambda m: (-len(m), m)):
+            for a, _ in mono:
+                t = KP.atom_term(a)
+                f = t[0]
+                if f not in ("cos", "sin", "exp"):
+                    continue
+                u = KP.normal(t[1])
+                if not u:
+                    return self.rewrite(P, a, f + "_zero", ())
+                if f in ("cos", "sin"):
+                    per = {m: c for m, c in u.items() if _periodic(m, c)}
+                    if per:
+                        rest = {m: c for m, c in u.items() if m not in per}
+                        K = KP.term_of({_drop_pi(m): c / 2 for m, c in per.items()})
+                        if rest:
+                            return self.rewrite(P, a, f + "_add", (KP.term_of(rest), KP.term_of(per)))
+                        return self.rewrite(P, a, f + "_2pi_int", (K,))
+                if f == "exp" and len(u) == 1:
+                    (m, c), = u.items()
+                    if len(m) == 1 and m[0][1] == 1 and KP.atom_term(m[0][0])[0] == "log" and c == 1:
+                        return self.rewrite(P, a, "exp_log", (KP.atom_term(m[0][0])[1],))
+                if len(u) >= 2:
+                    (m0, c0), *rest = sorted(u.items())
+                    return self.rewrite(P, a, f + "_add", (KP.term_of({m0: c0}), KP.term_of(dict(rest))))
+                (m, c), = u.items()
+                k = c / base[m]
+                b = KP.term_of({m: base[m]})
+                if k == 1:
+                    if m == (("('pi',)", 1),) and base[m] == Fraction(1, 2):
+                        return self.rewrite(P, a, f + "_half_pi", ()) if f != "exp" else None
+                    continue
+                if k < 0 and f in ("cos", "sin"):
+                    return self.rewrite(P, a, f + "_neg", (KP.term_of({m: -c}),))
+                if k == -1:
+                    continue  # exp(-b): paired with exp(b) at the end
+                step_ = base[m] if k > 0 else -base[m]
+                return self.rewrite(P, a, f + "_add", (KP.term_of({m: step_}), KP.term_of({m: c - step_})))
+        return None
+
+    def reduce(self, P: dict, depth: int = 0) -> None:
+        """Append generators with P = sum cof * gen, or raise NoCertificate."""
+        for _ in range(2000):
+            nxt = self.step(P)
+            if nxt is None:
+                break
+            P = nxt
+        else:
+            raise NoCertificate("the rewriting did not end within 2000 steps")
+        inv = sorted({a for m in P for a, _ in m if KP.atom_term(a)[0] == "inv"})
+        if inv and depth < 8:
+            self.clear(P, inv[0], depth)
+            return
+        P = self.pythagoras(P)
+        P = self.exp_pairs(P)
+        if P:
+            raise NoCertificate(f"{len(P)} monomials remain after the rewrites, e.g. "
+                                f"{kernel.show(KP.term_of(dict(list(P.items())[:3])))[:200]}")
+
+    def clear(self, P: dict, J: str, depth: int) -> None:
+        """P = Q1 (u J - 1) + J^e R with R free of J = inv(u); R reduced in turn, its cofactors times J^e."""
+        u = KP.atom_term(J)[1]
+        up = KP.normal(u)
+        parts: dict[int, dict] = {}
+        for mono, c in P.items():
+            k = dict(mono).get(J, 0)
+            parts.setdefault(k, {})
+            parts[k] = KP.add_poly(parts[k], {tuple((a, e) for a, e in mono if a != J): c})
+        e = max(parts)
+        uJ = KP.mul_poly(up, _poly_of_atom(J))
+        Q1: dict = {}
+        R: dict = {}
+        for i, Pi in parts.items():
+            R = KP.add_poly(R, KP.mul_poly(Pi, _pow(up, e - i)))
+            inner: dict = {}
+            for j in range(e - i):
+                inner = KP.add_poly(inner, _pow(uJ, j))
+            Q1 = KP.add_poly(Q1, KP.mul_poly(KP.mul_poly(Pi, _pow(_poly_of_atom(J), i)), inner), -1)
+            if len(R) > KP.MAX_TERMS or len(Q1) > KP.MAX_TERMS:
+                raise NoCertificate("clearing a denominator grew past the checker's limits")
+        gen, _ = self.rule("inv", (u,))
+        self.use(gen, Q1)
+        sub = _Proposer(self.hyps)
+        sub.reduce(R, depth + 1)
+        Je = _pow(_poly_of_atom(J), e)
+        for g, c in sub.gens:
+            self.use(g, KP.mul_poly(Je, c))
+
+    def pythagoras(self, P: dict) -> dict:
+        for _ in range(100_000):
+            hit = None
+            for mono, c in P.items():
+                for a, e in mono:
+                    t = KP.atom_term(a)
+                    if t[0] == "sin" and e >= 2:
+                        hit = (mono, c, a, e, t[1])
+                        break
+                if hit:
+                    break
+            if not hit:
+                return P
+            mono, c, S, e, u = hit
+            rest = {tuple((x, y) if x != S else (x, y - 2) for x, y in mono if (x, y) != (S, 2)): c}
+            gen, g = self.rule("pyth", (u,))
+            self.use(gen, rest)
+            P = KP.add_poly(P, KP.mul_poly(rest, g), -1)
+        raise NoCertificate("the Pythagorean reduction did not end")
+
+    def exp_pairs(self, P: dict) -> dict:
+        for _ in range(100_000):
+            hit = None
+            for mono, c in P.items():
+                atoms = dict(mono)
+                for a in atoms:
+                    t = KP.atom_term(a)
+                    if t[0] == "exp":
+                        neg = KP.normal(("exp", ("mul", num(-1), t[1])))
+                        (nk, _), = next(iter(neg))
+                        if nk in atoms:
+                            hit = (mono, c, a, nk, t[1])
+                            break
+                if hit:
+                    break
+            if not hit:
+                return P
+            mono, c, E, F, b = hit
+            rest = {tuple(sorted((x, y - (1 if x in (E, F) else 0)) for x, y in mono
+                                 if y - (1 if x in (E, F) else 0))): c}
+            g0, p0 = self.rule("exp_zero", ())
+            g1, p1 = self.rule("exp_add", (b, ("mul", num(-1), b)))
+            self.use(g0, rest)
+            self.use(g1, KP.add_poly({}, rest, -1))
+            P = KP.add_poly(P, KP.mul_poly(rest, KP.add_poly(p0, p1, -1)), -1)
+        raise NoCertificate("the exponential pairing did not end")
+
+
+def _periodic(m: tuple, c: Fraction) -> bool:
+    """Whether c * m is 2 pi times an integer-valued monomial."""
+    d = dict(m)
+    if d.get("('pi',)") != 1 or (c / 2).denominator != 1:
+        return False
+    rest = _drop_pi(m)
+    return not rest or KP.is_integer_valued({rest: Fraction(1)})
+
+
+def _drop_pi(m: tuple) -> tuple:
+    return tuple((a, e) for a, e in m if a != "('pi',)")
+
+
+def _ideal(prop: tuple, rel: tuple) -> tuple:
+    P = KP.add_poly(KP.normal(rel[1]), KP.normal(rel[2]), -1)
+    pr = _Proposer(prop[2])
+    pr.reduce(P)
+    return ("ideal", tuple((g, KP.term_of(c)) for g, c in pr.gens))
+
+
+def _relation_cert(prop: tuple, rel: tuple, bits: int | None) -> tuple:
+    if rel[0] == "eq":
+        return _ideal(prop, rel)
+    closed = not prop[1]
+    if bits is not None or closed:
+        d = KP.add_poly(KP.normal(rel[2]), KP.normal(rel[1]), -1)
+        if closed and (not d or list(d) != [()]):
+            return ("interval", bits or 128)
+    return ("sign",)
+
+
+def certificate(certificate_kind: str, prop: tuple, method: str | None = None) -> tuple:
+    """A certificate for ``prop`` (the translation of a step decided by ``certificate_kind``), or NoCertificate."""
+    bits = None
+    if certificate_kind == "interval":
+        digits = int(str(method).split()[0]) if method else 30
+        bits = int(digits * 3.33) + 16
+    concl = prop[3]
+    if certificate_kind == "induction":
+        return _induction(prop)
+    if certificate_kind == "enumeration":
+        return _enumeration(prop)
+    if concl[0] == "and":
+        return ("and", tuple(_relation_cert(prop, r, bits) for r in concl[1:]))
+    return _relation_cert(prop, concl, bits)
+
+
+def _closed_cert(rel: tuple) -> tuple:
+    """For a closed relation: exact evaluation where both sides are rational, else an enclosure."""
+    from ..kernel.interval import exact
+
+    try:
+        exact(rel[1]), exact(rel[2])
+        return ("eval",)
+    except KernelError:
+        pass
+    if rel[0] == "eq":
+        return _ideal(("forall", (), (), rel), rel)
+    return ("interval", 128)
+
+
+def _enumeration(prop: tuple) -> tuple:
+    """Nested enumerations, one per integer variable bounded by two literal hypotheses, each case decided
+    exactly or by an enclosure."""
+    from ..kernel.terms import substitute
+
+    _, binders, hyps, concl = prop
+    bounded = [(hyps[i][2], hyps[i][1][1], hyps[i + 1][2][1]) for i in range(0, len(hyps), 2)]
+    if {b for b in binders} != {v for v, _, _ in bounded}:
+        raise NoCertificate("an enumeration with variables it does not enumerate")
+    if math.prod(hi - lo + 1 for _, lo, hi in bounded) > kernel.MAX_CASES:
+        raise NoCertificate("too many cases")
+
+    def level(i: int, sub: dict) -> tuple:
+        v, lo, hi = bounded[i]
+        certs = []
+        for c in range(lo, hi + 1):
+            s2 = {**sub, v[1]: num(c)}
+            if i + 1 < len(bounded):
+                certs.append(level(i + 1, s2))
+                continue
+            rels = concl[1:] if concl[0] == "and" else (concl,)
+            one = [_closed_cert((r[0], substitute(r[1], s2), substitute(r[2], s2))) for r in rels]
+            certs.append(("and", tuple(one)) if concl[0] == "and" else one[0])
+        return ("enum", v[1], tuple(certs))
+
+    return level(0, {})
+
+
+def _unroll(P: dict, pr: _Proposer, target: dict | None = None) -> dict:
+    """Unroll the sums of P: each sum up to hi whose hi - lo + 1 is a natural-number constant down to its empty
+    sum; with ``target`` (the sums of the induction hypothesis), only a sum one term past one of them."""
+    for _ in range(10_000):
+        hit = None
+        for mono in sorted(P):
+            for a, _ in mono:
+                t = KP.atom_term(a)
+                if t[0] != "sum":
+                    continue
+                f, k, lo, hi = t[1:]
+                hi1 = KP.term_of(KP.add_poly(KP.normal(hi), {(): Fraction(1)}, -1))
+                if target is not None:
+                    for ta in target:
+                        tt = KP.atom_term(ta)
+                        if tt[1:4] == (f, k, lo):
+                            gap = KP.add_poly(KP.normal(hi), KP.normal(tt[4]), -1)
+                            if list(gap) == [()] and gap[()] > 0 and gap[()].denominator == 1:
+                                hit = (a, "sum_step", (f, k, lo, hi1))
+                else:
+                    span = KP.add_poly(KP.normal(hi), KP.normal(lo), -1)
+                    if not span or list(span) == [()]:
+                        n = span.get((), Fraction(0))
+                        if n == -1:
+                            hit = (a, "sum_empty", (f, k, lo))
+                        elif n >= 0 and n.denominator == 1:
+                            hit = (a, "sum_step", (f, k, lo, hi1))
+                if hit:
+                    break
+            if hit:
+                break
+        if not hit:
+            return P
+        P = pr.rewrite(P, *hit)
+    raise NoCertificate("unrolling the sums did not end")
+
+
+def _induction(prop: tuple) -> tuple:
+    _, binders, hyps, concl = prop
+    (_, base, v), = hyps
+    base_prop = ("forall", tuple(b for b in binders if b != v), (),
+                 ("eq", _subst(concl[1], v, base), _subst(concl[2], v, base)))
+    pr = _Proposer(())
+    P = KP.add_poly(KP.normal(base_prop[3][1]), KP.normal(base_prop[3][2]), -1)
+    P = _unroll(P, pr)
+    pr.reduce(P)
+    base_cert = ("ideal", tuple((g, KP.term_of(c)) for g, c in pr.gens))
+    taken = {b[1] for b in binders}
+    m = next(("var", f"m{i}", "nat") for i in range(len(taken) + 1) if f"m{i}" not in taken)
+    at = ("add", base, m)
+    at1 = ("add", at, num(1))
+    hyp = ("eq", _subst(concl[1], v, at), _subst(concl[2], v, at))
+    goal = ("eq", _subst(concl[1], v, at1), _subst(concl[2], v, at1))
+    H = KP.add_poly(KP.normal(hyp[1]), KP.normal(hyp[2]), -1)
+    target = {a for mono in H for a, _ in mono if KP.atom_term(a)[0] == "sum"}
+    pr = _Proposer((hyp,))
+    P = KP.add_poly(KP.normal(goal[1]), KP.normal(goal[2]), -1)
+    P = _unroll(P, pr, target)
+    pr.use(("hyp", 0), {(): Fraction(1)})
+    pr.reduce(KP.add_poly(P, H, -1))
+    step_cert = ("ideal", tuple((g, KP.term_of(c)) for g, c in pr.gens))
+    return ("induction", v[1], base_cert, step_cert)
+
+
+def _subst(t: tuple, v: tuple, value: tuple) -> tuple:
+    from ..kernel.terms import substitute
+
+    return substitute(t, {v[1]: value})
+
+
+def certify(certificate_kind: str, formula: Any, method: str | None = None,
+            context: tuple = ()) -> tuple[tuple, tuple, kernel.Theorem]:
+    """Translate, propose, and have the checker verify: ``(proposition, certificate, theorem)``; raises
+    Untranslatable, NoCertificate or KernelError (the checker's refusal) otherwise."""
+    prop = proposition(certificate_kind, formula)
+    with KP.function_sorts({b[1]: b[3] for b in prop[1] if b[0] == "fun"}):
+        cert = certificate(certificate_kind, prop, method)
+    return prop, cert, kernel.check(prop, cert, context)
