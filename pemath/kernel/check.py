@@ -348,6 +348,29 @@ def _drop(prop: tuple, v: tuple, drop: set, value: tuple, extra: tuple = ()) -> 
     return well_formed(("forall", nb, nh, nc))
 
 
+def _cases(prop: tuple, cert: Any) -> int:
+    """How many cases ``cert`` enumerates for ``prop``, nested enumerations multiplied, from the literal bounds
+    alone (no case is built); capped just past MAX_CASES."""
+    if not isinstance(cert, tuple) or not cert:
+        return 1
+    if cert[0] == "and" and len(cert) == 2 and isinstance(cert[1], tuple):
+        return min(sum(_cases(prop, c) for c in cert[1]), MAX_CASES + 1)
+    if cert[0] != "enum" or len(cert) != 3:
+        return 1
+    v = _bound_var(prop[1], cert[1])
+    i_lo, lo = _literal_bound(prop[2], v, "lo")
+    i_hi, hi = _literal_bound(prop[2], v, "hi")
+    count = max(hi - lo + 1, 0)
+    if count > MAX_CASES:
+        return MAX_CASES + 1
+    inner = ("forall", tuple(b for b in prop[1] if b != v), tuple(h for i, h in enumerate(prop[2])
+                                                                     if i not in (i_lo, i_hi)), prop[3])
+    subs = cert[2]
+    if isinstance(subs, tuple) and subs and isinstance(subs[0], tuple):
+        return min(sum(_cases(inner, c) for c in subs[:count]), MAX_CASES + 1)
+    return min(count * _cases(inner, subs), MAX_CASES + 1)
+
+
 def _enum(prop: tuple, name: Any, certs: Any, context: Sequence[Theorem]) -> None:
     v = _bound_var(prop[1], name)
     i_lo, lo = _literal_bound(prop[2], v, "lo")
@@ -389,6 +412,10 @@ def check(prop: Any, cert: Any, context: Sequence[Theorem] = ()) -> Theorem:
     with function_sorts({b[1]: b[3] for b in prop[1] if b[0] == "fun"}):
         well_formed(prop)
         _CASES[0] = 0
+        total = _cases(prop, cert)
+        if total > MAX_CASES:
+            raise KernelError(f"refused before any case is built: more than {MAX_CASES} cases, nested enumerations "
+                              "multiplied")
         _decide(prop, cert, context)
     return Theorem(prop, _TOKEN)
 

@@ -807,6 +807,88 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
+#: the most terms a sum or product with concrete bounds may have, and the most bits a number may reach, before
+#: the kernel refuses a formula without evaluating anything (a bound on work, checked first)
+MAX_SUM_TERMS = 20_000
+MAX_NUMBER_BITS = 100_000
+_MAX_NODES = 200_000
+
+
+def _magnitude(e: Any) -> float:
+    """An upper bound on log2 |value| of a numeric SymPy expression, from its tree alone (inf when unbounded);
+    0 for what holds a symbol (its magnitude is not a number's)."""
+    if isinstance(e, sp.Integer):
+        return float(max(int(e).bit_length(), 1))
+    if isinstance(e, sp.Rational):
+        return float(max(int(e.p).bit_length(), int(e.q).bit_length()))
+    if not isinstance(e, sp.Basic) or not e.is_number or e.free_symbols:
+        return 0.0
+    if isinstance(e, sp.Add):
+        return max((_magnitude(a) for a in e.args), default=0.0) + len(e.args)
+    if isinstance(e, sp.Mul):
+        return sum(_magnitude(a) for a in e.args)
+    if isinstance(e, sp.Pow):
+        mx = _magnitude(e.exp)
+        return float("inf") if mx > 60 else (2.0 ** mx) * max(_magnitude(e.base), 1.0)
+    if isinstance(e, sp.exp):
+        mx = _magnitude(e.args[0])
+        return float("inf") if mx > 60 else (2.0 ** mx) * 1.5
+    if isinstance(e, (sp.sin, sp.cos)):
+        return 1.0
+    return max((_magnitude(a) for a in e.args), default=2.0) + 1
+
+
+def _size_bound(domain: Any) -> int | None:
+    """An upper bound on the number of elements of a finite SymPy set, from its form alone (no element is built);
+    None when its form gives none."""
+    if isinstance(domain, sp.Range):
+        size = domain.size
+        return int(size) if size.is_Integer else None
+    if isinstance(domain, sp.FiniteSet):
+        return len(domain.args)
+    if isinstance(domain, sp.ProductSet):
+        out = 1
+        for part in domain.args:
+            b = _size_bound(part)
+            if b is None:
+                return None
+            out *= b
+        return out
+    if isinstance(domain, sp.Union):
+        parts = [_size_bound(p) for p in domain.args]
+        return None if None in parts else sum(parts)
+    if isinstance(domain, (sp.Intersection, sp.Complement)):
+        parts = [b for b in (_size_bound(p) for p in domain.args[:1 if isinstance(domain, sp.Complement) else None])
+                 if b is not None]
+        return min(parts) if parts else None
+    return None
+
+
+def _bounded(formula: Any) -> None:
+    """Refuse, before any evaluation, a formula whose work is past the limits: a sum or product over more than
+    MAX_SUM_TERMS concrete terms (it would be unrolled or enclosed term by term), a number past MAX_NUMBER_BITS
+    (10^(10^10) would be computed in full), a tree of more than 200,000 nodes."""
+    stack, seen = [formula], 0
+    while stack:
+        e = stack.pop()
+        seen += 1
+        if seen > _MAX_NODES:
+            raise ProofFailure(f"refused before any work: the formula has more than {_MAX_NODES} nodes")
+        if not isinstance(e, sp.Basic):
+            continue
+        if isinstance(e, (sp.Sum, sp.Product)):
+            for _, lo, hi in e.limits:
+                if isinstance(lo, sp.Integer) and isinstance(hi, sp.Integer) and int(hi) - int(lo) + 1 > MAX_SUM_TERMS:
+                    raise ProofFailure(f"refused before any work: a sum or product of {int(hi) - int(lo) + 1} terms "
+                                       f"(at most {MAX_SUM_TERMS} concrete terms)")
+        if isinstance(e, (sp.Pow, sp.exp)) and e.is_number and not e.free_symbols:
+            if _magnitude(e) > MAX_NUMBER_BITS:
+                raise ProofFailure(f"refused before any work: a number of more than {MAX_NUMBER_BITS} bits "
+                                   f"({sp.sstr(e)[:80]})")
+            continue
+        stack.extend(e.args)
+
+
 def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence[Any] = (), *,
            allowed: Sequence[str] | None = None, strict: bool = True) -> str:
     """Establish ``certificate`` for ``formula`` (and ``method``) from the formula alone, or raise
@@ -817,6 +899,7 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
     ``strict`` (the kernel, minting a step) also refuses formulas that decide nothing the text could mean (two
     identical sides, a relation between two bare numbers); the re-checker asks only whether the formula holds."""
     _no_floats(formula, f"the {certificate} formula")
+    _bounded(formula)
     _plain_functions(formula)
     _defined(formula)
     _discontinuities(formula)
@@ -876,6 +959,10 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
                                f"{variables}: it decides nothing about them", predicate)
         if domain.is_finite_set is not True:
             raise ProofFailure(f"an enumeration runs over a finite set, got {sp.sstr(domain)[:120]}")
+        bound = _size_bound(domain)
+        if bound is None or bound > MAX_CASES:
+            raise ProofFailure(f"refused before any case is built: the domain has {bound or 'an uncomputed number of'} "
+                               f"cases (at most {MAX_CASES}, bounded from the set's form first)")
         if domain.is_empty is not False:
             raise ProofFailure(f"an enumeration needs at least one case; {sp.sstr(domain)[:120]} is empty")
         size = int(domain.size) if isinstance(domain, sp.Range) else None

@@ -1,0 +1,323 @@
+"""The proof checker (pemath.kernel): small, free of any simplifier, sound on the routes that fooled the SymPy
+kernel, bounded in cost; verdicts derived from formal statements, and records that cannot be relabelled."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import pathlib
+import time
+
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pemath import kernel
+from pemath.claims import Claim, Verdict, run_claim
+from pemath.claims.report import checker_line, checker_size
+from pemath.kernel import KernelError, check
+from pemath.kernel.terms import PI, num, show_proposition, var
+from pemath.kernel.verdict import counterexample, derive
+from pemath.symbolic import Derivation, ProofFailure, bridge
+from pemath.symbolic._decide import unevaluated
+from pemath.symbolic.recheck import recheck
+
+x, y = var("x"), var("y")
+ALLOWED = {"collections", "fractions", "math", "mpmath", "re", "typing", "unicodedata"}
+
+
+def _prop(concl, binders=(), hyps=()):
+    return ("forall", tuple(binders), tuple(hyps), concl)
+
+
+def _refused(prop, cert, context=()):
+    with pytest.raises(KernelError):
+        check(prop, cert, context)
+
+
+# --- the trusted base -------------------------------------------------------------------------------------------
+
+def test_the_checker_imports_no_simplifier_and_its_size_is_printed():
+    here = pathlib.Path(kernel.__file__).parent
+    for path in here.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                assert {a.name.split(".")[0] for a in node.names} <= ALLOWED, path.name
+            elif isinstance(node, ast.ImportFrom):
+                assert node.level == 1 or (node.module or "").split(".")[0] in ALLOWED | {"__future__"}, path.name
+    size = checker_size()
+    assert set(size["imports"]) <= ALLOWED and "sympy" not in size["imports"]
+    assert 300 < size["lines"] < 1500  # lines of code, docstrings and comments excluded
+    assert f"({size['lines']} lines" in checker_line([])
+
+
+def test_a_theorem_is_made_by_the_checker_only():
+    with pytest.raises(TypeError):
+        kernel.Theorem(_prop(("eq", num(0), num(1))))
+    thm = check(_prop(("eq", num(1), num(1))), ("ideal", ()))
+    with pytest.raises(AttributeError):
+        thm.prop = _prop(("eq", num(0), num(1)))
+
+
+def test_identities_are_decided_by_cofactors_of_the_checkers_relations_only():
+    angle_sum = _prop(("eq", ("cos", ("add", x, y)),
+                       ("add", ("mul", ("cos", x), ("cos", y)), ("mul", num(-1), ("sin", x), ("sin", y)))), (x, y))
+    check(angle_sum, ("ideal", ((("rule", "cos_add", (x, y)), num(1)),)))
+    _refused(angle_sum, ("ideal", ()))  # no simplifier: without the relation, the difference is not zero
+    _refused(angle_sum, ("ideal", ((("rule", "sin_add", (x, y)), num(1)),)))
+    _refused(angle_sum, ("ideal", ((("rule", "no_such_rule", (x, y)), num(1)),)))
+    false = _prop(("eq", ("cos", ("add", x, y)),
+                   ("add", ("mul", ("cos", x), ("cos", y)), ("mul", ("sin", x), ("sin", y)))), (x, y))
+    with pytest.raises((bridge.NoCertificate, KernelError)):
+        bridge.certificate("rewrite", false)
+
+
+def test_pi_half_is_not_minus_pi_half_and_acot_is_not_a_function_the_checker_knows():
+    half = ("mul", ("num", 1, 2), PI)
+    claim = _prop(("eq", half, ("mul", num(-1), half)))
+    _refused(claim, ("ideal", ()))
+    _refused(claim, ("interval", 128))
+    check(_prop(("ne", half, ("mul", num(-1), half))), ("interval", 128))
+    xs = sp.Symbol("x", real=True)
+    for f in (sp.acot(-xs), sp.atan2(xs, -1), sp.arg(xs), sp.Derivative(sp.Abs(xs), xs),
+              sp.Limit(sp.sin(xs) / xs, xs, 0), sp.sqrt(xs), sp.log(xs)):
+        with pytest.raises((bridge.Untranslatable, KernelError)):  # no rule for it, or undefined where it quantifies
+            kernel.well_formed(bridge.proposition("rewrite", sp.Eq(f, 0, evaluate=False)))
+
+
+def test_a_proposition_is_defined_wherever_it_quantifies():
+    inverse = _prop(("eq", ("mul", x, ("inv", x)), num(1)), (x,))
+    _refused(inverse, ("ideal", ((("rule", "inv", (x,)), num(1)),)))  # x = 0 is a real
+    check(_prop(inverse[3], (x,), (("ne", x, num(0)),)), ("ideal", ((("rule", "inv", (x,)), num(1)),)))
+    p = var("p", "pos")
+    check(_prop(("eq", ("mul", p, ("inv", p)), num(1)), (p,)), ("ideal", ((("rule", "inv", (p,)), num(1)),)))
+    _refused(_prop(("eq", ("log", x), ("log", x)), (x,)), ("ideal", ()))  # log of a real that may be <= 0
+    # a cofactor may not bring in an undefined term either
+    _refused(_prop(("eq", num(0), num(0)), (x,)), ("ideal", ((("rule", "pyth", (("inv", x),)), num(1)),)))
+
+
+def test_unbound_variables_sorts_and_functions_are_refused():
+    n = var("n", "int")
+    _refused(_prop(("eq", x, x)), ("ideal", ()))  # x unbound
+    _refused(_prop(("eq", var("x", "pos"), var("x", "pos")), (x,)), ("ideal", ()))  # bound with another sort
+    _refused(_prop(("eq", ("app", "f", x), ("app", "f", x)), (x,)), ("ideal", ()))  # f unbound
+    check(_prop(("eq", ("app", "f", x), ("app", "f", x)), (x, ("fun", "f", 1, "real"))), ("ideal", ()))
+    _refused(_prop(("eq", ("cos", ("mul", num(2), PI, x)), num(1)), (x,)),
+             ("ideal", ((("rule", "cos_2pi_int", (x,)), num(1)),)))  # x is not an integer
+    check(_prop(("eq", ("cos", ("mul", num(2), PI, n)), num(1)), (n,)),
+          ("ideal", ((("rule", "cos_2pi_int", (n,)), num(1)),)))
+
+
+def test_names_with_invisible_or_confusable_characters_are_refused():
+    for name in ("x\u200b", "\u0430", "x y", "", "x" * 65, "ﬁ"):  # zero-width space, Cyrillic a, ligature
+        with pytest.raises(KernelError):
+            var(name)
+        with pytest.raises(bridge.Untranslatable):
+            bridge.proposition("rewrite", sp.Eq(sp.Symbol(name or "_", real=True), 0, evaluate=False))
+
+
+def test_a_function_declared_with_properties_proves_nothing_about_a_real_function():
+    xs = sp.Symbol("x", real=True)
+    f_pos, f_real = sp.Function("f", positive=True), sp.Function("f", real=True)
+    statement = bridge.formal(sp.Gt(f_real(xs), 0))
+    _, _, thm = bridge.certify("assumption query", sp.Q.positive(f_pos(xs)))
+    assert derive("theorem", statement, [("statement", thm.prop)]) == "failed"
+    with sp.evaluate(False):  # SymPy would call f(x) > 0 True on construction
+        assert derive("theorem", bridge.formal(sp.Gt(f_pos(xs), 0)), [("statement", thm.prop)]) == "proved"
+
+
+# --- bounded work -----------------------------------------------------------------------------------------------
+
+HANGS = {
+    "a finite sum of 10^12 terms enclosed term by term":
+        (_prop(("lt", num(0), ("sum", ("inv", ("add", ("pow", var("k", "int"), 2), num(1))), "k", num(1),
+                                      num(10 ** 12)))), ("interval", 128)),
+    "an enumeration of 10^10 cases":
+        (_prop(("le", num(0), ("pow", var("n", "int"), 2)), (var("n", "int"),),
+               (("le", num(0), var("n", "int")), ("le", var("n", "int"), num(10 ** 10)))), ("enum", "n", ("sign",))),
+    "a number of 10^(10^10) digits":
+        (_prop(("lt", num(1), ("pow", ("pow", num(10), 4096), 4096))), ("eval",)),
+    "its enclosure": (_prop(("lt", num(1), ("pow", ("pow", num(10), 4096), 4096))), ("interval", 128)),
+    "its normal form": (_prop(("eq", ("pow", ("pow", num(10), 4096), 4096), num(0))), ("ideal", ())),
+    "exp(exp(10^6))": (_prop(("lt", num(1), ("exp", ("exp", num(10 ** 6))))), ("interval", 128)),
+    "nested enumerations of 10^4 x 10^4 cases":
+        (_prop(("le", num(0), ("pow", ("add", var("a", "int"), var("b", "int")), 2)), (var("a", "int"), var("b", "int")),
+               (("le", num(0), var("a", "int")), ("le", var("a", "int"), num(9999)),
+                ("le", num(0), var("b", "int")), ("le", var("b", "int"), num(9999)))),
+         ("enum", "a", ("enum", "b", ("sign",)))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HANGS))
+def test_the_hang_shapes_are_refused_within_a_second(name):
+    prop, cert = HANGS[name]
+    t0 = time.perf_counter()
+    with pytest.raises(KernelError, match="refused|beyond|more than"):
+        check(prop, cert)
+    assert time.perf_counter() - t0 < 1.0
+
+
+@pytest.mark.parametrize("shape", ["sum", "number", "exp", "product set"])
+def test_the_sympy_kernel_refuses_the_hang_shapes_within_a_second_too(shape):
+    k = sp.Symbol("k", integer=True, positive=True)
+    a, b = sp.symbols("a b", integer=True, nonnegative=True)
+    d = Derivation("hang")
+    t0 = time.perf_counter()
+    with pytest.raises(ProofFailure, match="refused before any"):
+        if shape == "sum":
+            d.interval("a sum of 10^12 terms", sp.Sum(1 / k ** 2, (k, 1, 10 ** 12)), "<", 2)
+        elif shape == "number":
+            d.interval("10^(10^10) > 1", sp.Pow(10, sp.Pow(10, 10 ** 10, evaluate=False), evaluate=False), ">", 1)
+        elif shape == "exp":
+            d.interval("exp(exp(10^6)) > 1", sp.exp(sp.exp(10 ** 6, evaluate=False), evaluate=False), ">", 1)
+        else:
+            d.enumerated("10^10 cases", (a, b), sp.ProductSet(sp.Range(10 ** 5), sp.Range(10 ** 5)),
+                         sp.Ne(a - b, 10 ** 6))
+    assert time.perf_counter() - t0 < 1.0
+
+
+# --- the proposer and the checker agree on what is true --------------------------------------------------------
+
+ANGLES = st.lists(st.integers(-3, 3), min_size=2, max_size=2)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(a=ANGLES, b=ANGLES, power=st.integers(1, 3), shift=st.integers(-2, 2))
+def test_trigonometric_identities_are_certified_and_perturbed_ones_refused(a, b, power, shift):
+    u, v = sp.symbols("u v", real=True)
+    left = sp.cos(a[0] * u + a[1] * v) ** power * sp.sin(b[0] * u + b[1] * v + shift * sp.pi / 2)
+    right = sp.expand(sp.expand_trig(sp.expand(left)))  # SymPy proposes the expansion; the checker disposes
+    prop, cert, thm = bridge.certify("rewrite", sp.Eq(left, right, evaluate=False))
+    assert thm.prop == prop
+    wrong = sp.Eq(left, right + sp.sin(u) ** 2 * sp.cos(v), evaluate=False)
+    with pytest.raises((bridge.NoCertificate, KernelError)):
+        bridge.certify("rewrite", wrong)
+    with pytest.raises(KernelError):  # the true identity's certificate does not carry over to the false one
+        check(bridge.proposition("rewrite", wrong), cert)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(coeffs=st.lists(st.integers(-5, 5), min_size=3, max_size=3), n=st.integers(1, 4))
+def test_an_induction_over_a_sum_is_checked(coeffs, n):
+    k, m = sp.Symbol("k", integer=True), sp.Symbol("m", integer=True, positive=True)
+    body = coeffs[0] + coeffs[1] * k + coeffs[2] * k ** 2
+    closed = sp.summation(body, (k, 1, m))
+    f = sp.Tuple(m, 1, sp.Lambda(m, sp.Sum(body, (k, 1, m))), sp.Lambda(m, closed))
+    bridge.certify("induction", f)
+    off = sp.Tuple(m, 1, sp.Lambda(m, sp.Sum(body, (k, 1, m))), sp.Lambda(m, closed + n * m * (m - 1)))
+    with pytest.raises((bridge.NoCertificate, KernelError)):
+        bridge.certify("induction", off)
+
+
+def test_closed_relations_are_decided_exactly_or_by_enclosures_and_false_ones_refused():
+    check(_prop(("eq", ("floor", ("num", 7, 2)), num(3))), ("eval",))
+    _refused(_prop(("eq", ("floor", ("num", 7, 2)), num(4))), ("eval",))
+    check(_prop(("lt", num(3), PI)), ("interval", 64))
+    _refused(_prop(("lt", PI, num(3))), ("interval", 64))
+    check(_prop(("lt", ("exp", ("mul", ("num", 255, 256), ("log", num(10000)))), num(10000))), ("interval", 128))
+    _refused(_prop(("lt", ("log", num(0)), num(1))), ("interval", 64))
+
+
+# --- formal statements and derived verdicts --------------------------------------------------------------------
+
+def _square_claim(kind: str = "published claim", bad_witness: bool = False) -> Claim:
+    """A published claim 'x^2 >= x for every real x', refuted at x = 1/2 (a checked counterexample)."""
+    xs = sp.Symbol("x", real=True)
+
+    def proof() -> Verdict:
+        d = Derivation("x^2 >= x")
+        with d.part("counterexample"):
+            d.interval("at x = 1/2, x^2 = 1/4 < 1/2 = x",
+                       unevaluated(lambda: sp.Pow(sp.Rational(1, 2), 2)), "<", sp.Rational(1, 2))
+        return Verdict(d, counterexample="x = 1/2: x^2 = 1/4 < 1/2")
+
+    return Claim(id="test.square", title="x^2 >= x", kind=kind, family="test",
+                 statement=lambda: sp.Ge(xs ** 2, xs), proof=proof,
+                 formal=lambda: bridge.formal(sp.Ge(xs ** 2, xs)),
+                 witness=lambda: (0, (("x", ("num", 1, 3 if bad_witness else 2)),)))
+
+
+def _record(*outcomes) -> list[dict]:
+    return json.loads(json.dumps([o.as_json(latex=False) for o in outcomes]))
+
+
+def test_a_formal_claims_verdict_is_derived_and_its_title_generated():
+    out = run_claim(_square_claim(), checks=False)
+    assert out.status == "refuted" and out.title == show_proposition(out.statement)
+    assert out.title == "for all x real: x^2 >= x" or out.title.startswith("for all x real")
+    assert out.headline == "x^2 >= x"
+    assert recheck(_record(out)).ok
+    # a witness whose counterexample the steps do not prove: the derived verdict differs, the claim fails
+    assert run_claim(_square_claim(bad_witness=True), checks=False).status == "failed"
+    t5 = run_claim(next(c for c in __import__("pemath").claims.all_claims() if c.id == "t5.relative"), checks=False)
+    assert t5.status == "proved" and t5.title.startswith("for all i, j, s integer")
+    assert recheck(_record(t5)).ok
+
+
+def test_recheck_fails_on_a_relabelled_step_a_deleted_counterexample_a_replaced_title_or_an_appended_step():
+    refuted = run_claim(_square_claim(), checks=False)
+    t5 = run_claim(next(c for c in __import__("pemath").claims.all_claims() if c.id == "t5.relative"), checks=False)
+    good = _record(refuted, t5)
+    assert recheck(good).ok
+
+    relabelled = copy.deepcopy(good)  # the refuted claim relabelled proved
+    relabelled[0]["status"] = "proved"
+    assert not recheck(relabelled).ok
+
+    deleted = copy.deepcopy(good)  # its counterexample deleted, and relabelled proved to match
+    deleted[0]["steps"] = [s for s in deleted[0]["steps"] if s.get("part") != "counterexample"]
+    deleted[0]["status"] = "proved"
+    deleted[0]["counterexample"] = None
+    assert not recheck(deleted).ok
+
+    moved = copy.deepcopy(good)  # the counterexample step relabelled as a step of the statement
+    for s in moved[0]["steps"]:
+        if s.get("part") == "counterexample":
+            s["part"] = "statement"
+    moved[0]["status"] = "proved"
+    assert not recheck(moved).ok
+
+    retitled = copy.deepcopy(good)  # a title replaced by a false statement
+    retitled[1]["title"] = "for all i, j, s integer: T(b(j + s)) = T(b(j))"
+    assert not recheck(retitled).ok
+
+    restated = copy.deepcopy(good)  # the statement itself replaced (and its title regenerated to match)
+    i, j, s = (var(n, "int") for n in "ijs")
+    false = _prop(("eq", ("app", "T", ("app", "b", ("add", j, s))), ("app", "T", ("app", "b", j))),
+                  (i, j, s, ("fun", "T", 1, "real"), ("fun", "b", 1, "real")))
+    restated[1]["statement"]["proposition"] = kernel.to_json(false)
+    restated[1]["title"] = show_proposition(false)
+    assert not recheck(restated).ok
+
+    appended = copy.deepcopy(good)  # a false step appended, carrying the true step's proposition and certificate
+    from pemath.symbolic._certify import dump, load
+
+    step = copy.deepcopy(next(s for s in appended[1]["steps"] if s["status"] == "proved"))
+    true_formula = load(step["formula"])
+    T_ = next(iter(true_formula.atoms(sp.core.function.AppliedUndef))).func
+    apps = sorted(true_formula.atoms(sp.core.function.AppliedUndef), key=sp.count_ops)
+    b_ = next(a.func for a in apps if a.func != T_) if len(apps) > 1 else T_
+    i_, j_, s_ = sp.symbols("i j s", integer=True)
+    with sp.evaluate(False):
+        false_formula = sp.Eq(T_(b_(j_ + s_)) - T_(b_(j_)), 0)
+    step["text"], step["formula"] = "T(b(j + s)) = T(b(j))", dump(false_formula)
+    appended[1]["steps"].append(step)
+    assert not recheck(appended).ok
+    kernel_only = copy.deepcopy(good)  # the same, with the false proposition too (its certificate cannot prove it)
+    step = copy.deepcopy(step)
+    step["kernel"]["proposition"] = kernel.to_json(bridge.proposition("rewrite", false_formula))
+    kernel_only[1]["steps"].append(step)
+    assert not recheck(kernel_only).ok
+
+
+def test_a_counterexample_is_the_statements_negation_at_the_witness():
+    xv = var("x")
+    statement = _prop(("le", xv, ("pow", xv, 2)), (xv,))
+    refuting = counterexample(statement, (0, (("x", ("num", 1, 2)),)))
+    assert refuting == _prop(("lt", ("pow", ("num", 1, 2), 2), ("num", 1, 2)))
+    with pytest.raises(KernelError):
+        counterexample(statement, (0, ()))  # every binder needs a value
+    with pytest.raises(KernelError):
+        counterexample(statement, (1, (("x", num(0)),)))  # the statement has one relation
