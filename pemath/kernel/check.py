@@ -26,6 +26,9 @@ A certificate (all plain data, so a record stores it and the re-checker replays 
 * ``("enum", v, certificate or (certificate, ...))``: v an integer binder with hypotheses lo <= v and v <= hi
   (integer literals); the proposition at each v = lo..hi, decided by the certificate (or the one for that case).
   The count is bounded before any case is built.
+* ``("enumset", i, certificate or (certificate, ...))``: hypothesis i a membership ``("in", (v1, ...), rows)``
+  (the variables take one of the listed rows of literals); the proposition at each row, decided by the
+  certificate (or the one for that row).
 * ``("induction", v, base_certificate, step_certificate)``: v an integer binder with a hypothesis base <= v (a
   literal) and a conclusion that is one equation; the proposition at v = base, and, for a fresh natural m, the
   proposition at v = base + m + 1 with the one at base + m as a further hypothesis (the last one).
@@ -147,7 +150,8 @@ def well_formed(prop: Any) -> tuple:
         if b[1] in names:
             raise KernelError(f"{b[1]!r} is bound twice")
         names[b[1]] = b
-    atoms = list(hyps) + (list(concl[1:]) if isinstance(concl, tuple) and concl[:1] == ("and",) else [concl])
+    atoms = [h for h in hyps if not _membership(h, names)] + \
+        (list(concl[1:]) if isinstance(concl, tuple) and concl[:1] == ("and",) else [concl])
     if isinstance(concl, tuple) and concl[:1] == ("and",) and len(concl) < 2:
         raise KernelError("a conjunction has one or more relations")
     for r in atoms:
@@ -160,6 +164,23 @@ def well_formed(prop: Any) -> tuple:
                     raise KernelError(f"the function {v[1]!r} is not bound")
             defined(side, hyps, names)
     return prop
+
+
+def _membership(h: Any, names: dict) -> bool:
+    """Whether ``h`` is a membership hypothesis ``("in", (v1, ..., vn), ((c11, ..., c1n), ...))``: the variables
+    (bound, distinct) take one of the listed tuples of rational literals. Checks it when it is one."""
+    if not (isinstance(h, tuple) and h[:1] == ("in",)):
+        return False
+    if len(h) != 3 or not isinstance(h[1], tuple) or not isinstance(h[2], tuple) or not h[1] or not h[2]:
+        raise KernelError("a membership is ('in', (variables), (rows of literals))")
+    if len(h[2]) > MAX_CASES:
+        raise KernelError(f"a membership lists at most {MAX_CASES} rows")
+    if len(set(h[1])) != len(h[1]) or any(v[:1] != ("var",) or names.get(v[1]) != v for v in h[1]):
+        raise KernelError("a membership's variables are distinct variables bound with their sorts")
+    for row in h[2]:
+        if not isinstance(row, tuple) or len(row) != len(h[1]) or any(validate(c)[0] != "num" for c in row):
+            raise KernelError("a membership's rows are tuples of number literals, one per variable")
+    return True
 
 
 def same(p: tuple, q: tuple) -> bool:
@@ -177,6 +198,8 @@ def _diff(r: tuple) -> dict:
 def _same_rel(a: tuple, b: tuple) -> bool:
     if a[0] != b[0]:
         return False
+    if a[0] == "in":
+        return a == b
     da, db = _diff(a), _diff(b)
     return da == db or (a[0] in ("eq", "ne") and da == _add({}, db, -1))
 
@@ -228,6 +251,8 @@ def _instance(thm: Theorem, subst: Any, hyps: tuple) -> tuple:
                               f"{b[1]!r} is not bound so")
     values = _substitution(subst, binders, hyps)
     for h in thyps:
+        if h[0] == "in":
+            raise KernelError("a theorem with a membership hypothesis is not instantiated")
         hs = (h[0], substitute(h[1], values), substitute(h[2], values))
         if not any(_same_rel(hs, g) for g in hyps):
             raise KernelError(f"a theorem used needs the hypothesis {hs!r:.120}, which this proposition does not have")
@@ -279,8 +304,8 @@ def _decide(prop: tuple, cert: Any, context: Sequence[Theorem]) -> None:
         for r, c in zip(concl[1:], cert[1]):
             _decide(("forall", binders, hyps, r), c, context)
         return
-    if concl[0] == "and":
-        raise KernelError("a conjunction needs an 'and' certificate")
+    if concl[0] == "and" and kind not in ("enum", "enumset", "instance"):
+        raise KernelError("a conjunction needs an 'and' certificate (or an enumeration's, or an instance)")
     if kind == "ideal" and len(cert) == 2:
         if concl[0] != "eq":
             raise KernelError("an ideal certificate decides an equation")
@@ -308,6 +333,8 @@ def _decide(prop: tuple, cert: Any, context: Sequence[Theorem]) -> None:
             raise KernelError(f"the enclosure [{lo}, {hi}] of b - a does not decide {concl[0]}")
     elif kind == "enum" and len(cert) == 3:
         _enum(prop, cert[1], cert[2], context)
+    elif kind == "enumset" and len(cert) == 3:
+        _enumset(prop, cert[1], cert[2], context)
     elif kind == "induction" and len(cert) == 4:
         _induction(prop, cert[1], cert[2], cert[3], context)
     elif kind == "instance" and len(cert) == 3:
@@ -340,7 +367,10 @@ def _drop(prop: tuple, v: tuple, drop: set, value: tuple, extra: tuple = ()) -> 
     _, binders, hyps, concl = prop
     sub = {v[1]: value}
     nb = tuple(b for b in binders if b != v) + extra
-    nh = tuple((h[0], substitute(h[1], sub), substitute(h[2], sub)) for i, h in enumerate(hyps) if i not in drop)
+    if any(h[0] == "in" and v in h[1] for i, h in enumerate(hyps) if i not in drop):
+        raise KernelError(f"{v[1]!r} is in a membership: it is enumerated by 'enumset'")
+    nh = tuple(h if h[0] == "in" else (h[0], substitute(h[1], sub), substitute(h[2], sub))
+               for i, h in enumerate(hyps) if i not in drop)
     if concl[0] == "and":
         nc = ("and", *((r[0], substitute(r[1], sub), substitute(r[2], sub)) for r in concl[1:]))
     else:
@@ -353,6 +383,15 @@ def _cases(prop: tuple, cert: Any) -> int:
     alone (no case is built); capped just past MAX_CASES."""
     if not isinstance(cert, tuple) or not cert:
         return 1
+    if cert[0] == "enumset" and len(cert) == 3 and type(cert[1]) is int and 0 <= cert[1] < len(prop[2]) \
+            and prop[2][cert[1]][0] == "in":
+        h = prop[2][cert[1]]
+        inner = ("forall", tuple(b for b in prop[1] if b not in h[1]),
+                 tuple(g for i, g in enumerate(prop[2]) if i != cert[1]), prop[3])
+        subs = cert[2]
+        if isinstance(subs, tuple) and subs and isinstance(subs[0], tuple):
+            return min(sum(_cases(inner, c) for c in subs[:len(h[2])]), MAX_CASES + 1)
+        return min(len(h[2]) * _cases(inner, subs), MAX_CASES + 1)
     if cert[0] == "and" and len(cert) == 2 and isinstance(cert[1], tuple):
         return min(sum(_cases(prop, c) for c in cert[1]), MAX_CASES + 1)
     if cert[0] != "enum" or len(cert) != 3:
@@ -387,13 +426,37 @@ def _enum(prop: tuple, name: Any, certs: Any, context: Sequence[Theorem]) -> Non
         _decide(_drop(prop, v, {i_lo, i_hi}, num(value)), certs[n] if per_case else certs, context)
 
 
+def _enumset(prop: tuple, index: Any, certs: Any, context: Sequence[Theorem]) -> None:
+    """Each row of membership hypothesis ``index``: the proposition with its variables at the row's values."""
+    _, binders, hyps, concl = prop
+    if type(index) is not int or not 0 <= index < len(hyps) or hyps[index][0] != "in":
+        raise KernelError("an 'enumset' certificate names a membership hypothesis by its index")
+    vs, rows = hyps[index][1], hyps[index][2]
+    per_case = isinstance(certs, tuple) and certs and isinstance(certs[0], tuple)
+    if per_case and len(certs) != len(rows):
+        raise KernelError(f"an enumeration of {len(rows)} rows holds {len(certs)} certificates")
+    _CASES[0] += len(rows)
+    if _CASES[0] > MAX_CASES:
+        raise KernelError(f"refused: more than {MAX_CASES} cases in one check")
+    rest = tuple(b for b in binders if b not in vs)
+    for n, row in enumerate(rows):
+        sub = {v[1]: c for v, c in zip(vs, row)}
+        if any(h[0] == "in" and set(h[1]) & set(vs) for i, h in enumerate(hyps) if i != index):
+            raise KernelError("two memberships share a variable")
+        nh = tuple(h if h[0] == "in" else (h[0], substitute(h[1], sub), substitute(h[2], sub))
+                   for i, h in enumerate(hyps) if i != index)
+        rel = lambda r: (r[0], substitute(r[1], sub), substitute(r[2], sub))  # noqa: E731
+        nc = ("and", *map(rel, concl[1:])) if concl[0] == "and" else rel(concl)
+        _decide(well_formed(("forall", rest, nh, nc)), certs[n] if per_case else certs, context)
+
+
 def _induction(prop: tuple, name: Any, base_cert: Any, step_cert: Any, context: Sequence[Theorem]) -> None:
     v = _bound_var(prop[1], name)
     i_lo, base = _literal_bound(prop[2], v, "lo")
     if prop[3][0] != "eq":
         raise KernelError("an induction concludes one equation")
     others = [h for i, h in enumerate(prop[2]) if i != i_lo]
-    if any(v in variables(h[1]) | variables(h[2]) for h in others):
+    if any(v in h[1] if h[0] == "in" else v in variables(h[1]) | variables(h[2]) for h in others):
         raise KernelError(f"an induction's other hypotheses must not involve {v[1]!r}")
     _decide(_drop(prop, v, {i_lo}, num(base)), base_cert, context)
     taken = {b[1] for b in prop[1]}

@@ -290,6 +290,9 @@ _REL = {"eq": "=", "lt": "<", "le": "<=", "ne": "!="}
 
 
 def show_relation(r: tuple) -> str:
+    if r[0] == "in":
+        rows = ", ".join("(" + ", ".join(show(c) for c in row) + ")" for row in r[2])
+        return f"({', '.join(v[1] for v in r[1])}) in {{{rows}}}"
     return f"{show(r[1])} {_REL[r[0]]} {show(r[2])}"
 
 

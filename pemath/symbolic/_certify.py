@@ -814,28 +814,19 @@ MAX_NUMBER_BITS = 100_000
 _MAX_NODES = 200_000
 
 
-def _magnitude(e: Any) -> float:
-    """An upper bound on log2 |value| of a numeric SymPy expression, from its tree alone (inf when unbounded);
-    0 for what holds a symbol (its magnitude is not a number's)."""
+def _value_bits(e: Any) -> float:
+    """An upper bound on log2 |value| of a number given as an integer literal or a tower of integer powers and
+    exponentials (``10**(10**10)``, ``exp(exp(10**6))``), from its tree alone; 0 for anything else, whose size
+    the kernel's evaluation does not blow up."""
     if isinstance(e, sp.Integer):
         return float(max(int(e).bit_length(), 1))
-    if isinstance(e, sp.Rational):
-        return float(max(int(e.p).bit_length(), int(e.q).bit_length()))
-    if not isinstance(e, sp.Basic) or not e.is_number or e.free_symbols:
-        return 0.0
-    if isinstance(e, sp.Add):
-        return max((_magnitude(a) for a in e.args), default=0.0) + len(e.args)
-    if isinstance(e, sp.Mul):
-        return sum(_magnitude(a) for a in e.args)
-    if isinstance(e, sp.Pow):
-        mx = _magnitude(e.exp)
-        return float("inf") if mx > 60 else (2.0 ** mx) * max(_magnitude(e.base), 1.0)
-    if isinstance(e, sp.exp):
-        mx = _magnitude(e.args[0])
-        return float("inf") if mx > 60 else (2.0 ** mx) * 1.5
-    if isinstance(e, (sp.sin, sp.cos)):
-        return 1.0
-    return max((_magnitude(a) for a in e.args), default=2.0) + 1
+    if isinstance(e, sp.Pow) and isinstance(e.base, sp.Integer) and e.exp.is_number:
+        ex = _value_bits(e.exp) if not isinstance(e.exp, sp.Integer) else float(abs(int(e.exp)).bit_length())
+        return float("inf") if ex > 60 else (2.0 ** ex) * max(int(e.base).bit_length(), 1)
+    if isinstance(e, sp.exp) and e.args[0].is_number:
+        ex = _value_bits(e.args[0])
+        return float("inf") if ex > 60 else (2.0 ** ex) * 1.5
+    return 0.0
 
 
 def _size_bound(domain: Any) -> int | None:
@@ -882,7 +873,7 @@ def _bounded(formula: Any) -> None:
                     raise ProofFailure(f"refused before any work: a sum or product of {int(hi) - int(lo) + 1} terms "
                                        f"(at most {MAX_SUM_TERMS} concrete terms)")
         if isinstance(e, (sp.Pow, sp.exp)) and e.is_number and not e.free_symbols:
-            if _magnitude(e) > MAX_NUMBER_BITS:
+            if _value_bits(e) > MAX_NUMBER_BITS:
                 raise ProofFailure(f"refused before any work: a number of more than {MAX_NUMBER_BITS} bits "
                                    f"({sp.sstr(e)[:80]})")
             continue

@@ -233,8 +233,10 @@ def proposition(certificate: str, formula: Any) -> tuple:
         if not cases or any(len(c) != len(names) or not all(x.is_Integer for x in c) for c in cases):
             raise Untranslatable("an enumeration whose cases are not integer tuples")
         ranges = [(min(int(c[i]) for c in cases), max(int(c[i]) for c in cases)) for i in range(len(names))]
-        if len(set(cases)) != math.prod(hi - lo + 1 for lo, hi in ranges):
-            raise Untranslatable("an enumeration over a domain that is not a box of consecutive integers")
+        if len(set(cases)) != math.prod(hi - lo + 1 for lo, hi in ranges):  # a table: the rows listed
+            vs = tuple(tr.var(v) for v in names)
+            rows = tuple(tuple(num(int(x)) for x in c) for c in sorted(set(cases)))
+            return tr.proposition((("in", vs, rows),), tr.conclusion(predicate))
         hyps = []
         for v, (lo, hi) in zip(names, ranges):
             t = tr.var(v)
@@ -544,6 +546,17 @@ def _enumeration(prop: tuple) -> tuple:
     from ..kernel.terms import substitute
 
     _, binders, hyps, concl = prop
+    if hyps and hyps[0][0] == "in":
+        vs, rows = hyps[0][1], hyps[0][2]
+        if set(binders) != set(vs):
+            raise NoCertificate("an enumeration with variables it does not enumerate")
+        rels = concl[1:] if concl[0] == "and" else (concl,)
+        certs = []
+        for row in rows:
+            s2 = {v[1]: c for v, c in zip(vs, row)}
+            one = [_closed_cert((r[0], substitute(r[1], s2), substitute(r[2], s2))) for r in rels]
+            certs.append(("and", tuple(one)) if concl[0] == "and" else one[0])
+        return ("enumset", 0, tuple(certs))
     bounded = [(hyps[i][2], hyps[i][1][1], hyps[i + 1][2][1]) for i in range(0, len(hyps), 2)]
     if {b for b in binders} != {v for v, _, _ in bounded}:
         raise NoCertificate("an enumeration with variables it does not enumerate")
