@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 import json
 import pathlib
 import time
@@ -128,6 +129,33 @@ def test_a_function_declared_with_properties_proves_nothing_about_a_real_functio
         assert derive("theorem", bridge.formal(sp.Gt(f_pos(xs), 0)), [("statement", thm.prop)]) == "proved"
 
 
+def test_the_docs_list_the_checkers_imports_and_every_rule():
+    text = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "claims.rst").read_text(encoding="utf-8")
+    listed = text.split("its\nimports are", 1)[1].split("(", 1)[0] if "its\nimports are" in text else \
+        text.split("imports are", 1)[1].split("(", 1)[0]
+    assert sorted(re.findall(r"``(\w+)``", listed)) == checker_size()["imports"]
+    from pemath.kernel.rules import RULES
+
+    doc = kernel.rules.__doc__
+    assert all(name in doc for name in RULES), [n for n in RULES if n not in doc]
+
+
+JUNK = st.recursive(st.one_of(st.none(), st.integers(-3, 3), st.text(max_size=3), st.sampled_from(
+    ["num", "var", "add", "mul", "pow", "inv", "cos", "sum", "if", "app", "forall", "eq", "lt", "ideal", "rule",
+     "enum", "enumset", "induction", "instance", "in", "fun", "real", "int", "pyth", "cos_add", "sum_step"])),
+    lambda inner: st.lists(inner, max_size=5).map(tuple), max_leaves=30)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(prop=JUNK, cert=JUNK)
+def test_hostile_propositions_and_certificates_are_refused_with_a_reason(prop, cert):
+    try:
+        check(prop, cert)
+    except KernelError:
+        return
+    raise AssertionError(f"accepted junk: {prop!r} with {cert!r}")
+
+
 # --- bounded work -----------------------------------------------------------------------------------------------
 
 HANGS = {
@@ -180,11 +208,11 @@ def test_the_sympy_kernel_refuses_the_hang_shapes_within_a_second_too(shape):
 
 # --- the proposer and the checker agree on what is true --------------------------------------------------------
 
-ANGLES = st.lists(st.integers(-3, 3), min_size=2, max_size=2)
+ANGLES = st.lists(st.integers(-2, 2), min_size=2, max_size=2)
 
 
-@settings(max_examples=40, deadline=None, derandomize=True)
-@given(a=ANGLES, b=ANGLES, power=st.integers(1, 3), shift=st.integers(-2, 2))
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(a=ANGLES, b=ANGLES, power=st.integers(1, 2), shift=st.integers(-2, 2))
 def test_trigonometric_identities_are_certified_and_perturbed_ones_refused(a, b, power, shift):
     u, v = sp.symbols("u v", real=True)
     left = sp.cos(a[0] * u + a[1] * v) ** power * sp.sin(b[0] * u + b[1] * v + shift * sp.pi / 2)
@@ -198,7 +226,7 @@ def test_trigonometric_identities_are_certified_and_perturbed_ones_refused(a, b,
         check(bridge.proposition("rewrite", wrong), cert)
 
 
-@settings(max_examples=40, deadline=None, derandomize=True)
+@settings(max_examples=15, deadline=None, derandomize=True)
 @given(coeffs=st.lists(st.integers(-5, 5), min_size=3, max_size=3), n=st.integers(1, 4))
 def test_an_induction_over_a_sum_is_checked(coeffs, n):
     k, m = sp.Symbol("k", integer=True), sp.Symbol("m", integer=True, positive=True)

@@ -30,7 +30,7 @@ A certificate (all plain data, so a record stores it and the re-checker replays 
   (the variables take one of the listed rows of literals); the proposition at each row, decided by the
   certificate (or the one for that row).
 * ``("induction", v, base_certificate, step_certificate)``: v an integer binder with a hypothesis base <= v (a
-  literal) and a conclusion that is one equation; the proposition at v = base, and, for a fresh natural m, the
+  literal), or, without one, of sort nat (base 0) or posint (base 1), and a conclusion that is one equation; the proposition at v = base, and, for a fresh natural m, the
   proposition at v = base + m + 1 with the one at base + m as a further hypothesis (the last one).
 * ``("instance", j, substitution)``: this proposition's conclusion is theorem j's at the substitution (the same
   relation, its difference of the same normal form), each value in its binder's sort, and theorem j's
@@ -43,9 +43,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from .interval import enclose, exact
-from .poly import FUNCTION_SORTS, MAX_TERMS, function_sorts, _add, _mul, is_integer_valued, nonneg, normal, positive, sign
+from .poly import FUNCTION_SORTS, MAX_TERMS, budget, function_sorts, _add, _mul, is_integer_valued, nonneg, normal, positive, sign
 from .rules import relation
-from .terms import INTEGER_SORTS, KernelError, num, substitute, validate, variables
+from .terms import INTEGER_SORTS, KernelError, num, substitute, validate, var, variables
 
 __all__ = ["Theorem", "check", "RELATIONS", "MAX_CASES", "MAX_GENERATORS", "well_formed", "defined", "same"]
 
@@ -87,7 +87,7 @@ def _subterms(t: tuple, bound: frozenset = frozenset()):
     head = t[0]
     if head in ("num", "var", "pi"):
         return
-    if head == "pow":
+    if head in ("pow", "diff"):
         yield from _subterms(t[1], bound)
     elif head == "app":
         for a in t[2:]:
@@ -104,6 +104,14 @@ def _subterms(t: tuple, bound: frozenset = frozenset()):
             yield from _subterms(a, bound)
 
 
+def _shown(rule: str, u: tuple, hyps: tuple) -> None:
+    """The side condition of ``rule`` at ``u`` (nonzero for inv, positive for exp_log), without checking u's own
+    subterms again (the caller walks them)."""
+    from .rules import _nonzero, _positive
+
+    (_nonzero if rule == "inv" else _positive)(u, hyps, rule)
+
+
 def defined(t: tuple, hyps: tuple, names: dict | None = None) -> tuple:
     """Check ``t`` is defined wherever the hypotheses hold: every ``inv`` of a term shown nonzero (by the sorts or a
     hypothesis; positive by the sorts inside a sum, where the index has no sign), every sum's bounds integer-valued,
@@ -116,14 +124,23 @@ def defined(t: tuple, hyps: tuple, names: dict | None = None) -> tuple:
                 if not positive(normal(sub[1])):
                     raise KernelError("an inverse of a term in a sum's index must be positive by the sorts")
             else:
-                relation("inv", (sub[1],), hyps)  # refuses a divisor not shown nonzero
+                _shown("inv", sub[1], hyps)  # refuses a divisor not shown nonzero
         if sub[0] == "log":
             if bound & {v[1] for v in variables(sub[1]) if v[0] == "var"}:
                 if not positive(normal(sub[1])):
                     raise KernelError("a log of a term in a sum's index must be positive by the sorts")
             else:
-                relation("exp_log", (sub[1],), hyps)  # refuses an argument not shown positive
+                _shown("exp_log", sub[1], hyps)  # refuses an argument not shown positive
+        if sub[0] == "diff":
+            from .calculus import derivative
+
+            if names is not None and names.get(sub[2], ("",))[0] != "var" or \
+                    (names is not None and names[sub[2]][2] not in ("real", "pos", "nonneg")):
+                raise KernelError(f"a derivative is in a bound real variable, not {sub[2]!r}")
+            defined(derivative(sub[1], sub[2]), hyps, names)
         if sub[0] == "sum":
+            if any(w[0] == "var" and w[1] == sub[2] and w[2] != "int" for w in variables(sub[1])):
+                raise KernelError(f"a sum's index {sub[2]!r} is of sort int in its body")
             for end in sub[3:]:
                 if not is_integer_valued(normal(end)):
                     raise KernelError("a sum's bounds must be integer-valued by their variables' sorts")
@@ -224,20 +241,32 @@ def _in_sort(value: tuple, sort: str) -> bool:
 
 
 def _substitution(subst: Any, binders: tuple, hyps: tuple) -> dict:
-    """A substitution for some of ``binders``: each value validated, defined where ``hyps`` hold, and shown to be
-    in its binder's sort."""
+    """A substitution for some of ``binders``: each variable's value validated, defined where ``hyps`` hold, and
+    shown to be in its binder's sort; each function's value a ``("lambda", params, body)`` of its arity whose body
+    is defined for every real value of its parameters and has the function's value sort."""
     if not isinstance(subst, tuple):
         raise KernelError("a substitution is a tuple of (name, term) pairs")
     sorts = {b[1]: b for b in binders}
     out = {}
     for pair in subst:
-        if not (isinstance(pair, tuple) and len(pair) == 2 and pair[0] in sorts and sorts[pair[0]][0] == "var"):
-            raise KernelError(f"a substitution pairs a bound variable with a term, got {pair!r:.100}")
-        defined(validate(pair[1]), hyps)
-        if not _in_sort(pair[1], sorts[pair[0]][2]):
-            raise KernelError(f"{pair[1]!r:.80} is not shown to be of sort {sorts[pair[0]][2]!r} (the sort of "
-                              f"{pair[0]!r})")
-        out[pair[0]] = pair[1]
+        if not (isinstance(pair, tuple) and len(pair) == 2 and pair[0] in sorts):
+            raise KernelError(f"a substitution pairs a bound name with a value, got {pair!r:.100}")
+        b, value = sorts[pair[0]], pair[1]
+        if b[0] == "fun":
+            if not (isinstance(value, tuple) and len(value) == 3 and value[0] == "lambda"
+                    and isinstance(value[1], tuple) and len(value[1]) == b[2] and len(set(value[1])) == b[2]):
+                raise KernelError(f"the function {b[1]!r} is replaced by ('lambda', ({b[2]} names), body)")
+            params = tuple(var(p_, "real") for p_ in value[1])
+            body = substitute(validate(value[2]), {p_[1]: p_ for p_ in params})
+            defined(body, hyps)
+            if b[3] != "real" and not (positive(normal(body)) if b[3] == "pos" else nonneg(normal(body))):
+                raise KernelError(f"the body replacing {b[1]!r} is not shown {b[3]!r} for every real argument")
+            out[b[1]] = ("lambda", value[1], body)
+            continue
+        defined(validate(value), hyps)
+        if not _in_sort(value, b[2]):
+            raise KernelError(f"{value!r:.80} is not shown to be of sort {b[2]!r} (the sort of {b[1]!r})")
+        out[b[1]] = value
     return out
 
 
@@ -245,8 +274,9 @@ def _instance(thm: Theorem, subst: Any, hyps: tuple) -> tuple:
     """Theorem ``thm``'s conclusion at ``subst``, after its hypotheses at ``subst`` are found among ``hyps``."""
     _, binders, thyps, concl = thm.prop
     here = function_sorts.current()
+    replaced = {p[0] for p in subst if isinstance(p, tuple) and p} if isinstance(subst, tuple) else set()
     for b in binders:
-        if b[0] == "fun" and here.get(b[1]) != b[3]:
+        if b[0] == "fun" and b[1] not in replaced and here.get(b[1]) != b[3]:
             raise KernelError(f"a theorem about every function {b[1]!r} of values {b[3]!r} is used where "
                               f"{b[1]!r} is not bound so")
     values = _substitution(subst, binders, hyps)
@@ -287,6 +317,7 @@ def _ideal(diff: dict, gens: Any, hyps: tuple, context: Sequence[Theorem]) -> No
         c = normal(defined(validate(pair[1]), hyps))
         if len(c) * len(g) > MAX_TERMS:
             raise KernelError(f"refused before any work: a product of {len(c)} x {len(g)} monomials")
+        budget.spend("monomials", len(c) * len(g) + len(total))
         total = _add(total, _mul(c, g))
     rest = _add(diff, total, -1)
     if rest:
@@ -452,7 +483,12 @@ def _enumset(prop: tuple, index: Any, certs: Any, context: Sequence[Theorem]) ->
 
 def _induction(prop: tuple, name: Any, base_cert: Any, step_cert: Any, context: Sequence[Theorem]) -> None:
     v = _bound_var(prop[1], name)
-    i_lo, base = _literal_bound(prop[2], v, "lo")
+    try:
+        i_lo, base = _literal_bound(prop[2], v, "lo")
+    except KernelError:  # no hypothesis: the sort's least value (a natural number from 0, a positive one from 1)
+        if v[2] not in ("nat", "posint"):
+            raise
+        i_lo, base = -1, 0 if v[2] == "nat" else 1
     if prop[3][0] != "eq":
         raise KernelError("an induction concludes one equation")
     others = [h for i, h in enumerate(prop[2]) if i != i_lo]
@@ -467,18 +503,61 @@ def _induction(prop: tuple, name: Any, base_cert: Any, step_cert: Any, context: 
     _decide(well_formed(("forall", step[1], step[2] + (hyp,), step[3])), step_cert, context)
 
 
+MAX_TREE = 400_000  # nodes of a proposition or certificate, shared subterms counted at every use
+
+
+def _plain(data: Any, what: str) -> None:
+    """Refuse anything but plain tuples, strings and ints (a subclass could lie through repr or ==), and a tree of
+    more than MAX_TREE nodes (counted with shared subterms memoised, so counting itself is cheap)."""
+    sizes: dict[int, int] = {}
+
+    def size(x: Any, depth: int) -> int:
+        if type(x) is str or type(x) is int:
+            return 1
+        if type(x) is not tuple:
+            raise KernelError(f"a {what} holds only tuples, strings and ints, got {type(x).__name__}")
+        if depth > 400:
+            raise KernelError(f"a {what} nested deeper than 400 levels is refused")
+        if id(x) in sizes:
+            return sizes[id(x)]
+        n = 1
+        for a in x:
+            n += size(a, depth + 1)
+            if n > MAX_TREE:
+                raise KernelError(f"a {what} of more than {MAX_TREE} nodes is refused")
+        sizes[id(x)] = n
+        return n
+
+    size(data, 0)
+
+
 def check(prop: Any, cert: Any, context: Sequence[Theorem] = ()) -> Theorem:
     """Verify ``cert`` for ``prop`` (both plain data), theorems of ``context`` available to it; return the
-    Theorem, or raise :class:`~pemath.kernel.terms.KernelError` saying why not."""
-    if not all(isinstance(t, Theorem) for t in context):
+    Theorem, or raise :class:`~pemath.kernel.terms.KernelError` saying why not. Malformed data of any shape is
+    refused (the error names what broke): only a verified certificate returns."""
+    if not isinstance(context, (list, tuple)) or not all(isinstance(t, Theorem) for t in context):
         raise KernelError("a context holds Theorems the checker made")
-    with function_sorts({b[1]: b[3] for b in prop[1] if b[0] == "fun"}):
-        well_formed(prop)
-        _CASES[0] = 0
-        total = _cases(prop, cert)
-        if total > MAX_CASES:
-            raise KernelError(f"refused before any case is built: more than {MAX_CASES} cases, nested enumerations "
-                              "multiplied")
-        _decide(prop, cert, context)
+    if not (isinstance(prop, tuple) and len(prop) == 4 and prop[0] == "forall" and isinstance(prop[1], tuple)):
+        raise KernelError(f"a proposition is ('forall', binders, hypotheses, conclusion), got {prop!r:.120}")
+    _plain(prop, "proposition")
+    _plain(cert, "certificate")
+    sorts = {b[1]: b[3] for b in prop[1] if isinstance(b, tuple) and len(b) == 4 and b[0] == "fun"
+             and isinstance(b[1], str)}
+    budget.reset()
+    budget.active, was = True, budget.active
+    try:
+        with function_sorts(sorts):
+            well_formed(prop)
+            _CASES[0] = 0
+            total = _cases(prop, cert)
+            if total > MAX_CASES:
+                raise KernelError(f"refused before any case is built: more than {MAX_CASES} cases, nested "
+                                  "enumerations multiplied")
+            _decide(prop, cert, context)
+    except KernelError:
+        raise
+    except (TypeError, IndexError, KeyError, AttributeError, ValueError, ArithmeticError, RecursionError) as exc:
+        raise KernelError(f"malformed proposition or certificate ({type(exc).__name__}: {exc})"[:300]) from None
+    finally:
+        budget.active = was
     return Theorem(prop, _TOKEN)
-

@@ -13,11 +13,13 @@ from fractions import Fraction
 
 import mpmath
 
+from .poly import budget
 from .terms import KernelError, substitute
 
-__all__ = ["enclose", "exact", "MAX_PREC", "MAX_SUM_TERMS", "MAX_NODES", "MAX_BITS"]
+__all__ = ["enclose", "exact", "MAX_PREC", "MAX_SUM_TERMS", "MAX_NODES", "MAX_BITS", "MAX_WORK"]
 
 MAX_BITS = 200_000
+MAX_WORK = 4_000_000  # enclosed nodes times bits of precision, in one enclosure
 MAX_PREC = 4000  # bits
 MAX_SUM_TERMS = 20_000
 MAX_NODES = 200_000  # enclosed nodes of one term, sums unrolled, counted before enclosing
@@ -59,10 +61,27 @@ def _int_literal(t: tuple) -> int:
     return t[1]
 
 
+_MAX_MAGNITUDE = 2 ** 20  # bits: the largest |end| an enclosure may reach is 2^(2^20)
+
+
+def _ends(x: object) -> tuple:
+    """The exact ends of an interval (its raw binary values, never rounded to mpmath's working precision)."""
+    lo, hi = x._mpi_
+    return mpmath.mp.make_mpf(lo), mpmath.mp.make_mpf(hi)
+
+
 def _finite(x: object) -> object:
-    if not (mpmath.isfinite(mpmath.mpf(x.a)) and mpmath.isfinite(mpmath.mpf(x.b))):
-        raise KernelError("an enclosure reached an infinite or undefined end")
+    for raw in x._mpi_:
+        if raw in (mpmath.libmp.finf, mpmath.libmp.fninf, mpmath.libmp.fnan):
+            raise KernelError("an enclosure reached an infinite or undefined end")
+        if raw[1] and raw[2] + raw[3] > _MAX_MAGNITUDE:  # mantissa bits + exponent: the end's magnitude in bits
+            raise KernelError(f"an enclosure past 2^{_MAX_MAGNITUDE} in magnitude is refused")
+    budget.spend("bits", _iv.prec)
     return x
+
+
+def _floor(v: object) -> int:
+    return mpmath.libmp.to_int(mpmath.libmp.mpf_floor(v._mpf_, 0))
 
 
 def _enc(t: tuple) -> object:
@@ -83,41 +102,47 @@ def _enc(t: tuple) -> object:
         return _finite(out)
     if head == "pow":
         b = _enc(t[1])
-        mag = max(abs(mpmath.mpf(b.a)), abs(mpmath.mpf(b.b)))
-        if mag > 1 and t[2] * int(mpmath.log(mag, 2) + 1) > 2 ** 20:
-            raise KernelError("a power of more than 2^20 bits' magnitude is refused")
+        bits = max(raw[2] + raw[3] for raw in b._mpi_ if raw[1]) if any(raw[1] for raw in b._mpi_) else 0
+        if bits > 0 and t[2] * bits > _MAX_MAGNITUDE:
+            raise KernelError(f"a power of more than 2^{_MAX_MAGNITUDE} in magnitude is refused")
         return _finite(b ** t[2])
     if head == "inv":
         b = _enc(t[1])
-        if mpmath.mpf(b.a) <= 0 <= mpmath.mpf(b.b):
+        lo, hi = _ends(b)
+        if lo <= 0 <= hi:
             raise KernelError("an inverse of an interval holding 0 is refused (the divisor is not shown nonzero)")
         return _finite(1 / b)
     if head in ("cos", "sin"):
-        return _finite(getattr(_iv, head)(_enc(t[1])))
+        b = _enc(t[1])
+        if max(abs(e) for e in _ends(b)) > _EXP_ARG:
+            raise KernelError(f"{head} of an argument beyond {_EXP_ARG} in magnitude is refused (its reduction "
+                              "would need pi to as many bits)")
+        return _finite(getattr(_iv, head)(b))
     if head == "exp":
         b = _enc(t[1])
-        if max(abs(mpmath.mpf(b.a)), abs(mpmath.mpf(b.b))) > _EXP_ARG:
+        if max(abs(e) for e in _ends(b)) > _EXP_ARG:
             raise KernelError(f"exp of an argument beyond {_EXP_ARG} in magnitude is refused")
         return _finite(_iv.exp(b))
+    if head == "diff":
+        from .calculus import derivative
+
+        return _enc(derivative(t[1], t[2]))
     if head == "log":
         b = _enc(t[1])
-        if mpmath.mpf(b.a) <= 0:
+        if _ends(b)[0] <= 0:
             raise KernelError("a log of an interval reaching 0 or below is refused")
         return _finite(_iv.log(b))
     if head == "abs":
-        b = _enc(t[1])
-        lo, hi = mpmath.mpf(b.a), mpmath.mpf(b.b)
-        return _iv.mpf([0 if lo <= 0 <= hi else min(abs(lo), abs(hi)), max(abs(lo), abs(hi))])
+        return _finite(abs(_enc(t[1])))  # the iv context's |.|, outward-rounded
     if head == "floor":
-        b = _enc(t[1])
-        lo, hi = mpmath.floor(mpmath.mpf(b.a)), mpmath.floor(mpmath.mpf(b.b))
+        lo, hi = (_floor(e) for e in _ends(_enc(t[1])))
         if lo != hi:
             raise KernelError("a floor of an enclosure that straddles an integer is refused (not decided)")
-        return _iv.mpf(lo)
+        return _finite(_iv.mpf(lo))
     if head in ("min", "max"):
-        a, b = _enc(t[1]), _enc(t[2])
+        (alo, ahi), (blo, bhi) = _ends(_enc(t[1])), _ends(_enc(t[2]))
         pick = min if head == "min" else max
-        return _iv.mpf([pick(mpmath.mpf(a.a), mpmath.mpf(b.a)), pick(mpmath.mpf(a.b), mpmath.mpf(b.b))])
+        return _finite(_iv.mpf([pick(alo, blo), pick(ahi, bhi)]))
     if head == "if":
         holds = _decides(t[1])
         return _enc(t[2] if holds else t[3])
@@ -133,7 +158,7 @@ def _enc(t: tuple) -> object:
 def _decides(r: tuple) -> bool:
     """Whether the closed relation r holds, from an enclosure of r's b - a; refused when it does not tell."""
     d = _enc(("add", r[2], ("mul", ("num", -1, 1), r[1])))
-    lo, hi = mpmath.mpf(d.a), mpmath.mpf(d.b)
+    lo, hi = _ends(d)
     verdict = {"lt": (lo > 0, hi <= 0), "le": (lo >= 0, hi < 0), "eq": (lo == hi == 0, lo > 0 or hi < 0),
                "ne": (lo > 0 or hi < 0, lo == hi == 0)}[r[0]]
     if verdict[0] == verdict[1]:
@@ -141,45 +166,54 @@ def _decides(r: tuple) -> bool:
     return verdict[0]
 
 
-def exact(t: tuple) -> Fraction:
+def exact(t: tuple, top: bool = True) -> Fraction:
     """The exact rational value of a closed term made of numbers, +, *, powers, inverses, |.|, floor, min, max and
-    conditionals; refuses any other term (pi, cos, ...) and any value past MAX_BITS."""
+    conditionals; refuses any other term (pi, cos, ...), any value past MAX_BITS and any evaluation whose work
+    (the bits of every intermediate value, added up) passes MAX_WORK."""
+    return _exact(t)
+
+
+def _exact(t: tuple) -> Fraction:
     head = t[0]
     if head == "num":
         return Fraction(t[1], t[2])
     if head in ("add", "mul"):
-        out = exact(t[1])
+        out = _exact(t[1])
         for a in t[2:]:
-            out = out + exact(a) if head == "add" else out * exact(a)
+            out = out + _exact(a) if head == "add" else out * _exact(a)
             _bits(out)
         return out
     if head == "pow":
-        b = exact(t[1])
+        b = _exact(t[1])
         if t[2] * max(b.numerator.bit_length(), b.denominator.bit_length()) > MAX_BITS:
             raise KernelError(f"refused before any work: a power of more than {MAX_BITS} bits")
-        return b ** t[2]
+        out = b ** t[2]
+        _bits(out)
+        return out
     if head == "inv":
-        b = exact(t[1])
+        b = _exact(t[1])
         if not b:
             raise KernelError("an inverse of 0")
         return 1 / b
     if head == "abs":
-        return abs(exact(t[1]))
+        return abs(_exact(t[1]))
     if head == "floor":
-        return Fraction(math.floor(exact(t[1])))
+        return Fraction(math.floor(_exact(t[1])))
     if head in ("min", "max"):
-        return (min if head == "min" else max)(exact(t[1]), exact(t[2]))
+        return (min if head == "min" else max)(_exact(t[1]), _exact(t[2]))
     if head == "if":
         r = t[1]
-        a, b = exact(r[1]), exact(r[2])
+        a, b = _exact(r[1]), _exact(r[2])
         holds = {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b}[r[0]]
-        return exact(t[2] if holds else t[3])
+        return _exact(t[2] if holds else t[3])
     raise KernelError(f"no exact rational value for a term of kind {head!r}")
 
 
 def _bits(x: Fraction) -> None:
-    if max(x.numerator.bit_length(), x.denominator.bit_length()) > MAX_BITS:
+    bits = max(x.numerator.bit_length(), x.denominator.bit_length())
+    if bits > MAX_BITS:
         raise KernelError(f"an exact value past {MAX_BITS} bits is refused")
+    budget.spend("bits", bits)
 
 
 def enclose(t: tuple, prec: int) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -187,12 +221,12 @@ def enclose(t: tuple, prec: int) -> tuple[mpmath.mpf, mpmath.mpf]:
     if type(prec) is not int or not 32 <= prec <= MAX_PREC:
         raise KernelError(f"an enclosure's precision is an int of 32..{MAX_PREC} bits, got {prec!r}")
     n = _nodes(t)
-    if n > MAX_NODES:
-        raise KernelError(f"refused before any work: enclosing visits {n} nodes (at most {MAX_NODES})")
+    if n > MAX_NODES or n * prec > MAX_WORK:
+        raise KernelError(f"refused before any work: enclosing visits {n} nodes at {prec} bits (at most {MAX_NODES} "
+                          f"nodes, and {MAX_WORK} nodes times bits)")
     old = _iv.prec
     _iv.prec = prec
     try:
-        x = _enc(t)
-        return mpmath.mpf(x.a), mpmath.mpf(x.b)
+        return _ends(_enc(t))
     finally:
         _iv.prec = old

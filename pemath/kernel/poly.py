@@ -20,13 +20,16 @@ from .terms import (INTEGER_SORTS, NONNEG_SORTS, POSITIVE_SORTS, KernelError, ON
                     variables)
 
 __all__ = ["MAX_TERMS", "MAX_BITS", "normal", "term_of", "atom_term", "cost", "is_integer_valued", "sign",
-           "nonneg", "positive", "Poly", "add_poly", "mul_poly", "FUNCTION_SORTS", "function_sorts"]
+           "nonneg", "positive", "Poly", "add_poly", "mul_poly", "FUNCTION_SORTS", "function_sorts", "budget",
+           "MAX_WORK"]
 
 Poly = dict
 #: The most monomials a normal form may reach (estimated from the term before any expansion).
 MAX_TERMS = 100_000
 #: The most bits the rational coefficients of a normal form may reach (estimated likewise).
 MAX_BITS = 200_000
+#: The most work (monomials produced, arguments and products included) one normal form may take.
+MAX_WORK = 250_000
 
 _ATOMS: dict[str, tuple] = {}  # atom key -> its canonical term (so a polynomial reads back as a term)
 #: the value sorts a function binder may have
@@ -56,42 +59,74 @@ class _FunctionSorts:
 function_sorts = _FunctionSorts()
 
 
-def cost(t: tuple) -> tuple[int, int]:
-    """An upper bound on (monomials, coefficient bits) of ``normal(t)``, computed from the tree alone and capped
-    just past the limits, so the bound itself is cheap. ``normal`` refuses a term over either limit."""
-    cap_t, cap_b = MAX_TERMS + 1, MAX_BITS + 1
+def cost(t: tuple) -> tuple[int, int, int]:
+    """Upper bounds on (monomials, coefficient bits) of ``normal(t)`` and on the work of computing it (monomials
+    produced, every atom's arguments and every product's pairs included), from the tree alone and capped just past
+    the limits, so the bound itself is cheap. ``normal`` refuses a term over a limit before any work."""
+    cap_t, cap_b, cap_w = MAX_TERMS + 1, MAX_BITS + 1, MAX_WORK + 1
     head = t[0]
     if head == "num":
-        return 1, max(abs(t[1]).bit_length(), t[2].bit_length(), 1)
-    if head in ("var", "pi", "app", "sum", "inv", "cos", "sin", "exp", "log", "abs", "floor", "min", "max", "if"):
-        if head in ("var", "pi"):
-            return 1, 1
-        inner = [a for a in (t[1][1:] + t[2:] if head == "if" else t[1:]) if isinstance(a, tuple)]
-        for a in inner:  # arguments are normalised too
-            ca = cost(a)
-            if ca[0] > MAX_TERMS or ca[1] > MAX_BITS:
-                return ca
-        return 1, 1
+        return 1, max(abs(t[1]).bit_length(), t[2].bit_length(), 1), 1
+    if head in ("var", "pi"):
+        return 1, 1, 1
+    if head in ("app", "sum", "inv", "cos", "sin", "exp", "log", "abs", "floor", "min", "max", "if"):
+        w = 1
+        for a in (t[1][1:] + t[2:] if head == "if" else t[1:]):  # arguments are normalised too
+            if isinstance(a, tuple):
+                ca = cost(a)
+                if ca[0] > MAX_TERMS or ca[1] > MAX_BITS:
+                    return ca
+                w = min(w + ca[2] + ca[0], cap_w)
+        return 1, 1, w
     if head == "add":
-        n = b = 0
+        n = b = w = 0
         for a in t[1:]:
             ca = cost(a)
-            n, b = min(n + ca[0], cap_t), min(max(b, ca[1]) + 1, cap_b)
-        return n, b
+            n, b, w = min(n + ca[0], cap_t), min(max(b, ca[1]) + 1, cap_b), min(w + ca[2] + n, cap_w)
+        return n, b, w
     if head == "mul":
-        n, b = 1, 0
+        n, b, w = 1, 0, 0
         for a in t[1:]:
             ca = cost(a)
+            w = min(w + ca[2] + n * ca[0], cap_w)
             n, b = min(n * ca[0], cap_t), min(b + ca[1] + ca[0].bit_length(), cap_b)
-        return n, b
+        return n, b, w
+    if head == "diff":
+        from .calculus import derivative
+
+        return cost(derivative(t[1], t[2]))
     if head == "pow":
         cb = cost(t[1])
         e = t[2]
         if e == 0:
-            return 1, 1
+            return 1, 1, 1
         n = cb[0] if cb[0] <= 1 else (cap_t if e * (cb[0].bit_length() - 1) > 64 else min(cb[0] ** e, cap_t))
-        return n, min(e * (cb[1] + cb[0].bit_length()), cap_b)
+        return n, min(e * (cb[1] + cb[0].bit_length()), cap_b), min(cb[2] + e * n * cb[0], cap_w)
     raise KernelError(f"no normal form for a term of kind {head!r}")
+
+
+class _Budget:
+    """The work one check may do, counted as it goes (reset by :func:`pemath.kernel.check`): monomials of
+    normal forms, and bit-operations of enclosures and exact evaluations."""
+
+    LIMITS = {"monomials": 300_000, "bits": 4_000_000}
+
+    def __init__(self) -> None:
+        self.used = dict.fromkeys(self.LIMITS, 0)
+        self.active = False  # counted inside a check only (each normal form is bounded on its own anyway)
+
+    def reset(self) -> None:
+        self.used = dict.fromkeys(self.LIMITS, 0)
+
+    def spend(self, kind: str, amount: int) -> None:
+        if not self.active:
+            return
+        self.used[kind] += amount
+        if self.used[kind] > self.LIMITS[kind]:
+            raise KernelError(f"refused: this check's work passed its bound ({self.LIMITS[kind]} {kind})")
+
+
+budget = _Budget()
 
 
 def _key(poly: Poly) -> tuple:
@@ -185,10 +220,11 @@ def _fresh(base: str, taken: set) -> str:
 def normal(t: tuple) -> Poly:
     """The normal form of a validated term; refuses (KernelError) a term whose cost bound is over the limits,
     before expanding anything."""
-    n, b = cost(t)
-    if n > MAX_TERMS or b > MAX_BITS:
-        raise KernelError(f"refused before any work: the normal form may reach {n} monomials or {b} coefficient bits "
-                          f"(limits {MAX_TERMS} and {MAX_BITS})")
+    n, b, w = cost(t)
+    if n > MAX_TERMS or b > MAX_BITS or w > MAX_WORK:
+        raise KernelError(f"refused before any work: the normal form may reach {n} monomials or {b} coefficient bits, "
+                          f"or take {w} steps (limits {MAX_TERMS}, {MAX_BITS} and {MAX_WORK})")
+    budget.spend("monomials", w)
     return _normal(t)
 
 
@@ -230,14 +266,18 @@ def _normal(t: tuple) -> Poly:
         return _atom((head, *sorted((term_of(a) for a in args), key=repr)))
     if head == "if":
         r = t[1]
-        d = _rational(_add(_normal(r[2]), _normal(r[1]), -1))  # b - a
+        ra, rb = _normal(r[1]), _normal(r[2])  # each side once
+        d = _rational(_add(rb, ra, -1))  # b - a
         if d is not None:
             holds = {"eq": d == 0, "ne": d != 0, "lt": d > 0, "le": d >= 0}[r[0]]
             return _normal(t[2] if holds else t[3])
-        return _atom(("if", (r[0], term_of(_normal(r[1])), term_of(_normal(r[2]))), term_of(_normal(t[2])),
-                      term_of(_normal(t[3]))))
+        return _atom(("if", (r[0], term_of(ra), term_of(rb)), term_of(_normal(t[2])), term_of(_normal(t[3]))))
     if head == "app":
         return _atom(("app", t[1], *(term_of(_normal(a)) for a in t[2:])))
+    if head == "diff":
+        from .calculus import derivative
+
+        return _normal(derivative(t[1], t[2]))
     if head == "sum":
         body, k, lo, hi = t[1:]
         taken = {v[1] for v in variables(body) if v[0] == "var"}

@@ -16,7 +16,8 @@ exp_add (u, v)     exp(u+v) - exp(u) exp(v)
 cos_zero, sin_zero cos(0) - 1, sin(0)
 exp_zero           exp(0) - 1
 cos_pi, sin_pi     cos(pi) + 1, sin(pi)
-cos_half_pi ...    cos(pi/2), sin(pi/2) - 1
+cos_half_pi        cos(pi/2)
+sin_half_pi        sin(pi/2) - 1
 cos_2pi_int (k)    cos(2 pi k) - 1                              k integer-valued (by its sorts)
 sin_2pi_int (k)    sin(2 pi k)                                  k integer-valued
 inv (u)            u inv(u) - 1                                 u nonzero (sorts, or a hypothesis u != 0)

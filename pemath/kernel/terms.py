@@ -14,6 +14,7 @@ A term is one of::
     ("abs", t) ("floor", t)   |t| and the largest integer <= t
     ("min", a, b) ("max", a, b)
     ("if", r, a, b)           a where the atomic relation r holds, b elsewhere (both must be defined)
+    ("diff", t, v)            the derivative of t in the variable named v (:mod:`pemath.kernel.calculus`)
     ("app", name, t1, ...)    an arbitrary function (a variable of the proposition) applied to terms
     ("sum", body, k, lo, hi)  the sum of body over the integers k = lo..hi (0 when hi < lo); k is the name of
                               the bound variable, of sort "int" in body; lo and hi are integer-valued
@@ -43,7 +44,7 @@ BINARY = ("min", "max")
 RELATION_KINDS = ("eq", "lt", "le", "ne")
 MAX_EXPONENT = 4096
 MAX_DEPTH = 200
-_NAME = re.compile(r"[A-Za-z\u0391-\u03a9\u03b1-\u03c9][A-Za-z0-9_\u0391-\u03a9\u03b1-\u03c9']{0,63}\Z")
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_']{0,63}\Z")  # ASCII only: no letter that looks like another
 
 
 class KernelError(ValueError):
@@ -52,10 +53,10 @@ class KernelError(ValueError):
 
 def _name(name: Any, what: str) -> str:
     """Identifiers are compared by their full identity, so a name must be unambiguous to a reader: ASCII letters,
-    digits, underscores, primes and Greek letters, NFC-normal, with no invisible or look-alike characters."""
+    digits, underscores and primes (Greek is spelled out: theta), so no invisible or look-alike character."""
     if not isinstance(name, str) or not _NAME.match(name) or unicodedata.normalize("NFKC", name) != name:
-        raise KernelError(f"{what} name {name!r} is refused: a name is 1-64 ASCII letters, digits, underscores, "
-                          "primes or Greek letters, starting with a letter (no invisible or confusable characters)")
+        raise KernelError(f"{what} name {name!r} is refused: a name is 1-64 ASCII letters, digits, underscores "
+                          "or primes, starting with a letter (ASCII only: no invisible or confusable characters)")
     return name
 
 
@@ -161,6 +162,11 @@ def validate(t: Any, depth: int = 0) -> tuple:
             raise KernelError("an application names its function and takes one or more terms")
         _name(args[0], "a function's")
         args = args[1:]
+    elif head == "diff":
+        if len(args) != 2:
+            raise KernelError("a derivative is ('diff', t, variable name)")
+        _name(args[1], "a derivative's variable")
+        args = (args[0],)
     elif head == "sum":
         if len(args) != 4:
             raise KernelError("a sum is ('sum', body, k, lo, hi)")
@@ -181,7 +187,7 @@ def variables(t: tuple, bound: frozenset = frozenset()) -> set:
         return set() if t[1] in bound else {t}
     if head in ("num", "pi"):
         return set()
-    if head == "pow":
+    if head in ("pow", "diff"):
         return variables(t[1], bound)
     if head == "app":
         out = {("app", t[1])}
@@ -198,21 +204,43 @@ def variables(t: tuple, bound: frozenset = frozenset()) -> set:
     return out
 
 
+def free_of_value(value: tuple) -> set:
+    """The free variable names of a substitution's value: a term, or a ``("lambda", params, body)`` for a
+    function (its parameters are not free)."""
+    if value[0] == "lambda":
+        return {w[1] for w in variables(value[2]) if w[0] == "var"} - set(value[1])
+    return {w[1] for w in variables(value) if w[0] == "var"}
+
+
 def substitute(t: tuple, values: dict) -> tuple:
-    """``t`` with each free variable named in ``values`` replaced by its term; a replacement that a sum's bound
-    variable would capture is refused."""
+    """``t`` with each free variable named in ``values`` replaced by its term, and each function named in it
+    replaced by its ``("lambda", params, body)`` (applied: the body at the arguments); a replacement that a sum's
+    bound variable would capture is refused."""
     head = t[0]
     if head == "var":
-        return values.get(t[1], t)
+        v = values.get(t[1], t)
+        if v[0] == "lambda":
+            raise KernelError(f"{t[1]!r} is a variable, replaced by a function")
+        return v
     if head in ("num", "pi"):
         return t
     if head == "pow":
         return ("pow", substitute(t[1], values), t[2])
+    if head == "diff":
+        if t[2] in values:
+            raise KernelError(f"a value for {t[2]!r} inside a derivative in {t[2]!r}: differentiate first")
+        return ("diff", substitute(t[1], values), t[2])
     if head == "app":
-        return ("app", t[1], *(substitute(a, values) for a in t[2:]))
+        args = tuple(substitute(a, values) for a in t[2:])
+        f = values.get(t[1])
+        if f is None:
+            return ("app", t[1], *args)
+        if f[0] != "lambda" or len(f[1]) != len(args):
+            raise KernelError(f"the function {t[1]!r} is replaced by a function of {len(args)} arguments")
+        return substitute(f[2], dict(zip(f[1], args)))
     if head == "sum":
         inner = {k: v for k, v in values.items() if k != t[2]}
-        if any(t[2] in {w[1] for w in variables(v) if w[0] == "var"} for v in inner.values()):
+        if any(t[2] in free_of_value(v) for v in inner.values()):
             raise KernelError(f"substituting into a sum over {t[2]!r} would capture a free {t[2]!r}")
         return ("sum", substitute(t[1], inner), t[2], substitute(t[3], values), substitute(t[4], values))
     if head == "if":
@@ -272,6 +300,8 @@ def show(t: tuple, prec: int = 0) -> str:
         return f"({show(t[2])} if {show_relation(t[1])} else {show(t[3])})"
     if head == "abs":
         return f"|{show(t[1])}|"
+    if head == "diff":
+        return f"d/d{t[2]} {show(t[1], 2)}"
     return f"{head}({', '.join(show(a) for a in t[1:])})"
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .check import _same_rel, well_formed
+from .check import _in_sort, _same_rel, well_formed
 from .terms import KernelError, show_proposition, substitute
 
 __all__ = ["negation", "counterexample", "established", "derive", "title"]
@@ -50,6 +50,9 @@ def counterexample(statement: tuple, witness: Any) -> tuple:
     values = dict(pairs)
     if set(values) != {b[1] for b in statement[1]} or any(b[0] != "var" for b in statement[1]):
         raise KernelError("a witness gives every binder of the statement (variables only) a value")
+    for b in statement[1]:
+        if values[b[1]][0] != "num" or not _in_sort(values[b[1]], b[2]):
+            raise KernelError(f"the witness's value of {b[1]!r} is not a number of its sort {b[2]!r}")
     sub = lambda r: (r[0], substitute(r[1], values), substitute(r[2], values))  # noqa: E731
     closed = [sub(h) for h in statement[2]] + [negation(sub(rels[index]))]
     return well_formed(("forall", (), (), closed[0] if len(closed) == 1 else ("and", *closed)))

@@ -398,7 +398,7 @@ class Derivation:
         if certificate == "rewrite" and established == "identical":
             certificate = "closed on construction"
         concl = conclusion(certificate, formula)
-        checked = _checker(certificate, formula, method)
+        checked = _checker(certificate, formula, method, self.steps)
         rests: tuple[str, ...] = ()
         fixed: frozenset = frozenset()
         if certificate in ("substitution", "instance"):
@@ -534,17 +534,33 @@ class Derivation:
         return self._mint(text, "instance", sp.Tuple(lemma, function(*replacement.variables), replacement, out))
 
 
-def _checker(certificate: str, formula: Any, method: str | None) -> dict:
+def _checker(certificate: str, formula: Any, method: str | None, steps: Sequence[Step] = ()) -> dict:
     """The step verified by :mod:`pemath.kernel` (SymPy proposes the translation and the certificate, the checker
-    decides), or the reason it is not yet."""
+    decides), or the reason it is not yet. An instance of a lemma decided earlier (and verified) is the checker's
+    instance of the lemma's theorem; the record then carries the lemma's proposition and certificate as its
+    premise, so the re-checker rebuilds the theorem it starts from."""
     from . import bridge
-    from ..kernel import KernelError, to_json
+    from ..kernel import KernelError, from_json, to_json
 
+    premises: list = []
     try:
-        prop, cert, _ = bridge.certify(certificate, formula, method)
+        if certificate == "instance":
+            lemma = formula[0]
+            source = next((s for s in reversed(steps) if s.status == "proved" and isinstance(s.kernel, dict)
+                           and "proposition" in s.kernel and conclusion(s.certificate, s.formula) == lemma), None)
+            if source is None:
+                raise bridge.NoCertificate("the lemma it instantiates is not verified by the checker")
+            lp, lc = from_json(source.kernel["proposition"]), from_json(source.kernel["certificate"])
+            prop, cert, _ = bridge.instance(formula, lp, lc)
+            premises = [[source.kernel["proposition"], source.kernel["certificate"]]]
+        else:
+            prop, cert, _ = bridge.certify(certificate, formula, method)
     except (bridge.Untranslatable, bridge.NoCertificate, KernelError) as exc:
         return {"refused": f"{type(exc).__name__}: {exc}"[:300]}
-    return {"proposition": to_json(prop), "certificate": to_json(cert)}
+    out = {"proposition": to_json(prop), "certificate": to_json(cert)}
+    if premises:
+        out["premises"] = premises
+    return out
 
 
 def unevaluated(build: Callable[..., Any], *args: Any) -> Any:

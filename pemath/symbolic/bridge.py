@@ -149,6 +149,15 @@ class Translator:
                 raise Untranslatable(f"the function {f.__name__!r} is not declared real-valued (or shadows a SymPy "
                                      "function)")
             return ("app", self._fun(f, len(e.args), label=False, sort=sort), *(self.term(a) for a in e.args))
+        if isinstance(e, sp.Derivative):
+            out = self.term(e.expr)
+            for v, count in e.variable_count:
+                if not isinstance(v, sp.Symbol) or not count.is_Integer or int(count) > 8:
+                    raise Untranslatable("a derivative in something other than a symbol, or of order above 8")
+                name = self.var(v)[1]
+                for _ in range(int(count)):
+                    out = ("diff", out, name)
+            return out
         if isinstance(e, sp.Sum) and len(e.limits) == 1:
             k, lo, hi = e.limits[0]
             inner = Translator()
@@ -221,6 +230,23 @@ def proposition(certificate: str, formula: Any) -> tuple:
         if kind not in forms:
             raise Untranslatable(f"the checker has no proposition for the assumption {kind!r}")
         return tr.proposition((), forms[kind])
+    if certificate == "free symbols":
+        # "expr does not involve t": for every t and t', expr at t equals expr at t'
+        expr, syms = formula
+        primed = {v: sp.Symbol(v.name + "'", **v.assumptions0) for v in syms}
+        moved = expr.xreplace(primed)
+        if isinstance(expr, sp.MatrixBase):
+            return tr.proposition((), tr.conclusion(sp.Eq(sp.ImmutableMatrix(expr), sp.ImmutableMatrix(moved),
+                                                          evaluate=False)))
+        for v in list(syms) + list(primed.values()):
+            tr.var(v)
+        return tr.proposition((), ("eq", tr.term(expr), tr.term(moved)))
+    if certificate in ("substitution", "instance"):
+        # the result on its own (its premise is not used: the checker decides it from scratch, or not at all)
+        result = formula[-1]
+        if not isinstance(result, sp.Eq):
+            raise Untranslatable("a substitution whose result is not an equation")
+        return tr.proposition((), tr.conclusion(result))
     if certificate == "enumeration":
         variables, domain, predicate = formula
         names = list(variables) if isinstance(variables, sp.Tuple) else [variables]
@@ -246,7 +272,9 @@ def proposition(certificate: str, formula: Any) -> tuple:
         var, base, lhs, rhs = formula
         v = tr.var(var)
         concl = ("eq", tr.term(lhs(var)), tr.term(rhs(var)))
-        return tr.proposition((("le", num(int(base)), v),), concl)
+        implied = {"nat": 0, "posint": 1}.get(v[2])
+        hyps = () if implied is not None and int(base) <= implied else (("le", num(int(base)), v),)
+        return tr.proposition(hyps, concl)
     raise Untranslatable(f"steps decided by {certificate!r} are not yet translated for the checker")
 
 
@@ -618,7 +646,12 @@ def _unroll(P: dict, pr: _Proposer, target: dict | None = None) -> dict:
 
 def _induction(prop: tuple) -> tuple:
     _, binders, hyps, concl = prop
-    (_, base, v), = hyps
+    if hyps:
+        (_, base, v), = hyps
+    else:
+        v = next(b for b in binders if b[0] == "var" and b[2] in ("nat", "posint") and
+                 any(x == b for x in _vars_of(concl)))
+        base = num(0 if v[2] == "nat" else 1)
     base_prop = ("forall", tuple(b for b in binders if b != v), (),
                  ("eq", _subst(concl[1], v, base), _subst(concl[2], v, base)))
     pr = _Proposer(())
@@ -641,6 +674,28 @@ def _induction(prop: tuple) -> tuple:
     pr.reduce(KP.add_poly(P, H, -1))
     step_cert = ("ideal", tuple((g, KP.term_of(c)) for g, c in pr.gens))
     return ("induction", v[1], base_cert, step_cert)
+
+
+def instance(formula: Any, lemma: tuple, lemma_cert: tuple) -> tuple[tuple, tuple, kernel.Theorem]:
+    """An instance step (``Tuple(lemma, g(args), Lambda, result)``) as the checker's instance of the lemma's
+    theorem (proposition ``lemma``, verified again with ``lemma_cert``) at g := the Lambda: ``(proposition,
+    certificate, theorem)``."""
+    _, g_applied, lam, _ = formula
+    thm = kernel.check(lemma, lemma_cert)
+    prop = proposition("instance", formula)
+    tr = Translator()
+    gname = tr._fun(type(g_applied), len(g_applied.args), label=False, sort="real")
+    params = tuple(tr.var(p)[1] for p in lam.variables)
+    lam_term = ("lambda", params, tr.term(lam.expr))
+    cert = ("instance", 0, ((gname, lam_term),))
+    with KP.function_sorts({b[1]: b[3] for b in prop[1] if b[0] == "fun"}):
+        return prop, cert, kernel.check(prop, cert, (thm,))
+
+
+def _vars_of(concl: tuple) -> set:
+    from ..kernel.terms import variables
+
+    return variables(concl[1]) | variables(concl[2])
 
 
 def _subst(t: tuple, v: tuple, value: tuple) -> tuple:

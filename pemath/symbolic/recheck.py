@@ -126,7 +126,8 @@ def _kernel_check(step: dict, cert: str, formula: Any) -> bool:
     if translated != prop and not kernel.same(translated, prop):
         raise ProofFailure("the stored checker proposition is not the translation of the step's formula")
     try:
-        kernel.check(prop, certificate)
+        context = tuple(kernel.check(kernel.from_json(p), kernel.from_json(c)) for p, c in k.get("premises") or ())
+        kernel.check(prop, certificate, context)
     except kernel.KernelError as exc:
         raise ProofFailure(f"pemath.kernel refuses the stored certificate: {exc}") from None
     return True

@@ -1,0 +1,149 @@
+"""The independent audits of pemath.kernel: every route each one found to a false Theorem, a wrong verdict, an
+ambiguous name or an unbounded check, kept here and refused (or bounded) now."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from pemath.kernel import KernelError, check, well_formed
+from pemath.kernel.verdict import counterexample, derive
+
+
+def N(p: int, q: int = 1) -> tuple:
+    return ("num", p, q)
+
+
+def _refused_quickly(prop: tuple, cert: tuple, seconds: float = 3.0) -> str:
+    t0 = time.perf_counter()
+    with pytest.raises(KernelError) as err:
+        check(prop, cert)
+    assert time.perf_counter() - t0 < seconds, f"refused only after {time.perf_counter() - t0:.1f} s"
+    return str(err.value)
+
+
+# --- the first audit ------------------------------------------------------------------------------------------
+
+ONE_MINUS = ("add", N(1), ("mul", N(-1), ("pow", N(1, 2), 100)))  # 1 - 2^-100
+
+
+@pytest.mark.parametrize("concl", [
+    ("lt", N(0), ("floor", ONE_MINUS)),  # floor(1 - 2^-100) = 0
+    ("le", N(1), ("abs", ONE_MINUS)),  # |1 - 2^-100| < 1
+    ("le", N(1), ("max", ONE_MINUS, N(0))),
+    ("lt", ("if", ("eq", ("abs", ONE_MINUS), N(1)), N(0), N(1)), N(1, 2)),  # the conditional is 1
+])
+def test_route_1_enclosure_ends_are_read_exactly_not_rounded_to_53_bits(concl):
+    with pytest.raises(KernelError):
+        check(("forall", (), (), concl), ("interval", 400))
+
+
+def test_route_2_a_witness_outside_the_statements_sort_refutes_nothing():
+    n = ("var", "n", "nat")
+    statement = ("forall", (n,), (), ("le", N(0), n))  # true
+    with pytest.raises(KernelError, match="sort"):
+        counterexample(statement, (0, (("n", N(-1)),)))
+    x = ("var", "x", "int")
+    square = ("forall", (x,), (), ("le", x, ("pow", x, 2)))  # true for integers; 1/2 is no integer
+    thm = check(("forall", (), (), ("lt", ("pow", N(1, 2), 2), N(1, 2))), ("eval",))
+    with pytest.raises(KernelError, match="sort"):
+        derive("published claim", square, [("counterexample", thm.prop)], witness=(0, (("x", N(1, 2)),)))
+
+
+def test_route_3_nested_inverses_are_checked_in_linear_time():
+    x = ("var", "x", "pos")
+    t = x
+    for _ in range(40):
+        t = ("inv", t)
+    t0 = time.perf_counter()
+    check(("forall", (x,), (), ("lt", N(0), t)), ("sign",))
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_route_4_a_cosine_of_a_huge_argument_is_refused_before_reducing_it():
+    big = ("pow", N(2 ** 255 + 1), 4096)
+    _refused_quickly(("forall", (), (), ("le", ("cos", big), N(2))), ("interval", 32), 1.0)
+    _refused_quickly(("forall", (), (), ("le", ("cos", ("mul", big, big, big, big)), N(2))), ("interval", 32), 1.0)
+
+
+def _big_product() -> tuple[list, list, tuple]:
+    xs = [("var", f"x{i}", "real") for i in range(300)]
+    ys = [("var", f"y{i}", "real") for i in range(300)]
+    return xs, ys, ("mul", ("add", *xs), ("add", *ys))  # 90,000 monomials
+
+
+def test_route_5_an_atoms_arguments_count_toward_the_normal_forms_work():
+    xs, ys, P = _big_product()
+    lhs = ("add", *(("cos", ("add", P, N(i))) for i in range(4)))
+    _refused_quickly(("forall", tuple(xs + ys), (), ("eq", lhs, N(0))), ("ideal", ()), 1.0)
+
+
+def test_route_6_an_ideal_certificates_whole_size_is_bounded():
+    xs, ys, P = _big_product()
+    z = ("var", "z", "real")
+    prop = ("forall", tuple(xs + ys) + (z,), (("eq", z, N(0)),), ("eq", z, N(0)))
+    _refused_quickly(prop, ("ideal", tuple((("hyp", 0), P) for _ in range(8))))
+
+
+def test_route_7_an_enumerations_whole_work_is_bounded_not_only_its_count():
+    n = ("var", "n", "int")
+    big = ("pow", N(2 ** 47 + 1, 2 ** 47 - 1), 4096)
+    prop = ("forall", (n,), (("le", N(1), n), ("le", n, N(200))), ("le", ("mul", n, big), ("mul", N(201), big)))
+    _refused_quickly(prop, ("enum", "n", ("eval",)), 1.0)
+
+
+def test_route_8_names_that_look_like_others_are_refused():
+    for name in ("\u0391", "\u039f", "\u03bf", "\u03a2", "\u03b8"):  # Greek capital A, O, small o, unassigned, theta
+        with pytest.raises(KernelError):
+            check(("forall", (("var", name, "real"),), (), ("eq", ("var", name, "real"), ("var", name, "real"))),
+                  ("ideal", ()))
+
+
+def test_route_9_shared_subterms_are_counted_once_per_use_before_any_walk():
+    x = ("var", "x", "real")
+    t = x
+    for _ in range(20):
+        t = ("add", t, t)  # 2^20 leaves from 21 distinct tuples
+    assert "nodes" in _refused_quickly(("forall", (x,), (), ("eq", t, t)), ("ideal", ()), 1.0)
+
+
+def test_route_10_a_sums_index_has_sort_int_in_its_body():
+    k = ("var", "k", "posint")
+    s = ("sum", ("inv", k), "k", N(-1), N(1))  # 1/0 at k = 0
+    with pytest.raises(KernelError, match="index"):
+        check(("forall", (), (), ("eq", s, s)), ("ideal", ()))
+    n = ("var", "n", "nat")
+    s2 = ("sum", ("log", ("var", "k", "pos")), "k", ("mul", N(-1), n), n)
+    with pytest.raises(KernelError):
+        well_formed(("forall", (n,), (), ("eq", s2, s2)))
+
+
+def test_route_11_data_that_is_not_plain_tuples_strings_and_ints_is_refused():
+    class Liar(tuple):
+        def __repr__(self) -> str:
+            return repr(("var", "y", "real"))
+
+    x, y = Liar(("var", "x", "real")), ("var", "y", "real")
+    with pytest.raises(KernelError, match="only tuples"):
+        check(("forall", (("var", "x", "real"), y), (), ("eq", x, y)), ("ideal", ()))
+
+
+def test_route_12_a_conditionals_condition_is_normalised_once():
+    x = ("var", "x", "real")
+    t = x
+    for _ in range(40):
+        t = ("if", ("lt", t, N(0)), N(0), N(1))
+    t0 = time.perf_counter()
+    try:
+        check(("forall", (x,), (), ("eq", t, t)), ("ideal", ()))
+    except KernelError:
+        pass
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_route_13_an_enclosures_nodes_times_precision_is_bounded():
+    k = ("var", "k", "int")
+    body = ("cos", ("mul", N(10 ** 12), ("exp", ("mul", N(1, 1000), k))))
+    t = ("sum", body, "k", N(1), N(2000))
+    _refused_quickly(("forall", (), (), ("le", t, N(2001))), ("interval", 4000), 1.0)
