@@ -8,6 +8,7 @@ import numpy as np
 import sympy as sp
 
 from ..symbolic.notation import label
+from ..symbolic import bridge
 from ..symbolic import failures as sym
 from ._model import Check, CheckFailure, Claim, Skip, Verdict
 from ._registry import register
@@ -286,6 +287,24 @@ register(Claim(
     references=("vLLM #41236 (fixed in #41277; earlier #3488): a static base under a dynamic name",),
 ))
 
+def _factor_twice_formal() -> tuple:
+    """As stated: with the factor a on the cos/sin tables of both q and k the score of q rotated by phi against k
+    is a^2 times the plain score, applied twice a^4 times; at s = 128, a = 0.1 ln s + 1 is 1.4852 and a^2 2.2058
+    (to the four places stated)."""
+    q0, q1, k0, k1, phi = sp.symbols("q_0 q_1 k_0 k_1 phi", real=True)
+    a = sp.Symbol("a", positive=True)
+    with sp.evaluate(False):
+        rq = (q0 * sp.cos(phi) - q1 * sp.sin(phi), q0 * sp.sin(phi) + q1 * sp.cos(phi))  # R(phi) q
+        plain = k0 * rq[0] + k1 * rq[1]
+        once = (a * k0) * (a * rq[0]) + (a * k1) * (a * rq[1])
+        twice = (a ** 2 * k0) * (a ** 2 * rq[0]) + (a ** 2 * k1) * (a ** 2 * rq[1])
+        factor = 1 + sp.log(128) / 10
+        rels = [sp.Eq(once, a ** 2 * plain), sp.Eq(twice, a ** 4 * plain),
+                sp.Lt(sp.Rational(14851, 10000), factor), sp.Lt(factor, sp.Rational(14853, 10000)),
+                sp.Lt(sp.Rational(22057, 10000), factor ** 2), sp.Lt(factor ** 2, sp.Rational(22059, 10000))]
+    return bridge.formal(rels)
+
+
 register(Claim(
     id="failures.factor_twice",
     name="YaRN's attention factor applied twice",
@@ -295,6 +314,7 @@ register(Claim(
     statement=lambda: sp.Eq(label("score_twice", r"\operatorname{score}_{\mathrm{twice}}"),
                             sym.a**4 * label("score_plain", r"\operatorname{score}_{\mathrm{plain}}"), evaluate=False),
     proof=lambda: Verdict(sym.factor_twice()),
+    formal=_factor_twice_formal,
     checks=(Check("numeric", _factor_twice_numeric), Check("mpmath", _factor_twice_mpmath)),
     references=("SGLang #33558: attention_factor applied twice, 1.4852 -> 2.2058",),
 ))

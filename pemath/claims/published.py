@@ -15,6 +15,7 @@ import numpy as np
 import sympy as sp
 
 from ..symbolic import Derivation
+from ..symbolic import bridge
 from ..symbolic import published as sym
 from ..symbolic.notation import label
 from ._inputs import Choice, Floats, Ints, for_all
@@ -127,6 +128,35 @@ def _vaswani_proof() -> Verdict:
     return Verdict(d, cx, fair)
 
 
+def _vaswani_formal() -> tuple:
+    """As stated: for every d = 2h, the wavelengths 2 pi 10000^(i/h), i = 0..h-1, run from 2 pi to 10000 * 2 pi."""
+    h = sp.Symbol("h", integer=True, positive=True)
+    with sp.evaluate(False):
+        first = 2 * sp.pi * sp.Pow(10000, 0 / h)
+        last = 2 * sp.pi * sp.Pow(10000, (h - 1) / h)
+        return bridge.formal([sp.Eq(first, 2 * sp.pi), sp.Eq(last, 10000 * (2 * sp.pi))])
+
+
+def _vaswani_witness() -> tuple:
+    return (1, (("h", ("num", 256, 1)),))  # the paper's d_model = 512: the end point fails
+
+
+def _vaswani_fair() -> tuple:
+    """The fair reading, as decided for every base b = 1 + beta > 1 and d = 2h: the ratio of consecutive
+    wavelengths is b^(1/h) for every i (a geometric progression), the first is 2 pi, and the last over 2 pi,
+    b^((h-1)/h), stays below b: in logarithms, ((h-1)/h) log b - log b = -(1/h) log b, which is negative."""
+    h = sp.Symbol("h", integer=True, positive=True)
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    beta = sp.Symbol("beta", positive=True)
+    with sp.evaluate(False):
+        b = 1 + beta
+        ratio = sp.Eq(sp.exp((1 + i) / h * sp.log(b)) * sp.exp(-i / h * sp.log(b)), sp.exp(1 / h * sp.log(b)))
+        first = sp.Eq(2 * sp.pi * sp.exp(0 / h * sp.log(b)), 2 * sp.pi)
+        gap = sp.Eq((h - 1) / h * sp.log(b) - sp.log(b), -(1 / h) * sp.log(b))
+        below = sp.Lt(-(1 / h) * sp.log(b), 0)
+        return bridge.formal([ratio, first, gap, below])
+
+
 def _vaswani_numeric() -> str:
 
     lam = sinusoidal.wavelengths(512, convention="interleaved")
@@ -148,6 +178,9 @@ register(
         kind="published claim",
         family="published",
         statement=lambda: sp.Eq(label("lambda_{d/2-1}", r"\lambda_{d/2-1}"), 10000 * 2 * sp.pi, evaluate=False),
+        formal=_vaswani_formal,
+        witness=_vaswani_witness,
+        fair=_vaswani_fair,
         proof=_vaswani_proof,
         checks=(Check("numeric", _vaswani_numeric), Check("mpmath", _wave_mpmath)),
         references=(_VASWANI,),

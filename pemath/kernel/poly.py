@@ -298,6 +298,9 @@ def _atom_sign(key: str) -> str | None:
         return "pos"  # every term is real, so exp of it is positive
     if t[0] == "abs":
         return "nonneg"
+    if t[0] == "log":  # log u > 0 exactly where u > 1, >= 0 where u >= 1
+        rest = _add(_normal(t[1]), {(): Fraction(1)}, -1)
+        return "pos" if positive(rest) else "nonneg" if nonneg(rest) else None
     if t[0] == "app":
         v = function_sorts.current().get(t[1])
         return v if v in ("pos", "nonneg") else None

@@ -137,6 +137,8 @@ def vaswani_end_point(dim: int = 512, base: int = 10000) -> Derivation:
     d.define(f"With d = {dim} (the paper's d_model) and b = {base} the last pair i = {dim // 2 - 1} has wavelength",
           sp.Eq(label("lambda_last", r"\lambda_{\mathrm{last}}"), lam))
     d.true(f"2 pi {base}^({dim - 2}/{dim}) < {base} * 2 pi", unevaluated(lambda: sp.Lt(lam, 2 * sp.pi * base)))
+    d.true(f"so the last wavelength 2 pi {base}^(({dim // 2} - 1)/{dim // 2}) is not {base} * 2 pi",
+           unevaluated(lambda: sp.Ne(2 * sp.pi * sp.Pow(base, sp.Rational(dim // 2 - 1, dim // 2)), 2 * sp.pi * base)))
     with mpmath.workdps(30):
         val = mpmath.mpf(2) * mpmath.pi * mpmath.mpf(base) ** (mpmath.mpf(dim - 2) / dim)
         d.result["last"] = val
