@@ -205,6 +205,14 @@ def _claim_rst(claim, outcome, latex, char: str) -> list[str]:
     except Exception as exc:  # pragma: no cover - reported, never hidden
         logger.warning("claim %s: statement() raised %s: %s", claim.id, type(exc).__name__, exc)
     out += [f"As ``pemath prove`` lists it: ``{' '.join(claim.title.split())}``", ""]
+    if getattr(outcome, "statement", None) is not None:
+        out += ["**Formal statement** (the proof checker derives the verdict from it and the checked steps):", "",
+                f"``{' '.join(outcome.title.split())}``", ""]
+    decided = [s for s in (outcome.derivation.steps if outcome.derivation is not None else []) if s.status == "proved"]
+    if decided:
+        checked = sum(1 for s in decided if isinstance(s.kernel, dict) and "proposition" in s.kernel)
+        out += [f"{checked} of its {len(decided)} decided steps are verified by the proof checker "
+                "(:doc:`/claims`); the others are decided by the SymPy kernel alone.", ""]
     if outcome.counterexample:
         out += ["**False as stated.**", "", _text(outcome.counterexample), ""]
     if outcome.fair_reading:
