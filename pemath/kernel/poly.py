@@ -156,14 +156,19 @@ def _atom(t: tuple) -> Poly:
     return {((k, 1),): Fraction(1)}
 
 
+def _put(out: Poly, m: tuple, c: Fraction) -> None:
+    """Add c to the coefficient of monomial m, dropping it when it cancels to 0."""
+    v = out.get(m, 0) + c
+    if v:
+        out[m] = v
+    else:
+        out.pop(m, None)
+
+
 def _add(p: Poly, q: Poly, scale: Fraction = Fraction(1)) -> Poly:
     out = dict(p)
     for m, c in q.items():
-        v = out.get(m, 0) + scale * c
-        if v:
-            out[m] = v
-        else:
-            out.pop(m, None)
+        _put(out, m, scale * c)
     return out
 
 
@@ -178,12 +183,7 @@ def _mul(p: Poly, q: Poly) -> Poly:
     out: Poly = {}
     for ma, ca in p.items():
         for mb, cb in q.items():
-            m = _mono_mul(ma, mb)
-            v = out.get(m, 0) + ca * cb
-            if v:
-                out[m] = v
-            else:
-                out.pop(m, None)
+            _put(out, _mono_mul(ma, mb), ca * cb)
     return out
 
 
