@@ -349,3 +349,35 @@ def test_a_counterexample_is_the_statements_negation_at_the_witness():
         counterexample(statement, (0, ()))  # every binder needs a value
     with pytest.raises(KernelError):
         counterexample(statement, (1, (("x", num(0)),)))  # the statement has one relation
+
+
+# --- the SymPy kernel's forged routes, refused by the checker by construction -----------------------------------
+
+def test_every_forged_step_of_the_earlier_audits_is_refused_by_the_checker_too(monkeypatch, tmp_path):
+    """Each step an earlier audit forged (tests/test_kernel_forgery.py hands them to the re-checker as decided)
+    gets no certificate from the checker: it is untranslatable (a function the checker has no rule for, a name it
+    refuses, a symbol not declared real), has no certificate, or is refused by the checker itself."""
+    import inspect
+
+    import tests.test_kernel_forgery as forgery
+    from pemath.symbolic._certify import load
+
+    seen: list[dict] = []
+    real = forgery.recheck
+
+    def spy(record):
+        seen.extend(s for c in record for s in c["steps"] if s.get("status") == "proved")
+        return real(record)
+
+    monkeypatch.setattr(forgery, "recheck", spy)
+    for name, fn in inspect.getmembers(forgery, inspect.isfunction):
+        if name.startswith("test_") and "audit" in name:
+            fn(*([tmp_path] if "tmp_path" in inspect.signature(fn).parameters else []))
+    assert len(seen) >= 20
+    for step in seen:
+        try:
+            formula = load(step["formula"])
+        except Exception:  # a record the re-checker cannot even read: the checker never sees it
+            continue
+        with pytest.raises((bridge.Untranslatable, bridge.NoCertificate, KernelError)):
+            bridge.certify(step["certificate"], formula, step.get("method"))
