@@ -381,3 +381,31 @@ def test_every_forged_step_of_the_earlier_audits_is_refused_by_the_checker_too(m
             continue
         with pytest.raises((bridge.Untranslatable, bridge.NoCertificate, KernelError)):
             bridge.certify(step["certificate"], formula, step.get("method"))
+
+
+def test_the_manifest_is_the_registrys_and_binds_each_claims_statement(tmp_path):
+    """Routes 6 and 11 of the second audit: a formal statement replaced by its fair reading, or deleted, with the
+    title regenerated and the steps relabelled, is refused by the manifest the re-checker reads."""
+    from pemath.claims import _manifest
+
+    assert json.loads(_manifest.PATH.read_text(encoding="utf-8")) == _manifest.build(), \
+        "regenerate it: python -m pemath.claims._manifest"
+    v = run_claim(next(c for c in __import__("pemath").claims.all_claims() if c.id == "vaswani.wavelengths"),
+                  checks=False)
+    good = _record(v)
+    assert recheck(good).ok
+    swapped = copy.deepcopy(good)
+    fair = kernel.from_json(swapped[0]["statement"]["fair"])
+    swapped[0]["statement"] = {"proposition": kernel.to_json(fair), "witness": None, "fair": None}
+    swapped[0]["title"] = show_proposition(fair)
+    for s in swapped[0]["steps"]:
+        s["part"] = "statement"
+    swapped[0]["status"] = "proved"
+    assert not recheck(swapped).ok
+    deleted = copy.deepcopy(good)
+    deleted[0]["statement"] = None
+    for s in deleted[0]["steps"]:
+        if s.get("part") == "counterexample":
+            s["part"] = "fair reading"
+    deleted[0]["status"] = "proved"
+    assert not recheck(deleted).ok

@@ -147,3 +147,81 @@ def test_route_13_an_enclosures_nodes_times_precision_is_bounded():
     body = ("cos", ("mul", N(10 ** 12), ("exp", ("mul", N(1, 1000), k))))
     t = ("sum", body, "k", N(1), N(2000))
     _refused_quickly(("forall", (), (), ("le", t, N(2001))), ("interval", 4000), 1.0)
+
+
+# --- the second audit (after the first's fixes) -----------------------------------------------------------------
+
+X, Y = ("var", "x", "real"), ("var", "y", "real")
+
+
+def test_route_2_1_a_value_captured_by_a_derivative_is_refused():
+    T = check(("forall", (X, Y), (), ("eq", ("diff", Y, "x"), N(0))), ("ideal", ()))
+    with pytest.raises(KernelError, match="capture"):
+        check(("forall", (X,), (), ("eq", ("diff", X, "x"), N(0))), ("instance", 0, (("y", X),)), (T,))
+
+
+def test_route_2_2_a_lambda_body_captured_by_a_derivative_is_refused():
+    f = ("fun", "f", 1, "real")
+    T = check(("forall", (f, X, Y), (), ("eq", ("diff", ("app", "f", Y), "x"), N(0))), ("ideal", ()))
+    with pytest.raises(KernelError, match="capture"):
+        check(("forall", (X, Y), (), ("eq", ("diff", ("mul", Y, X), "x"), N(0))),
+              ("instance", 0, (("f", ("lambda", ("t",), ("mul", ("var", "t", "real"), X))),)), (T,))
+
+
+def test_route_2_3_a_sums_canonical_index_is_fresh_against_derivatives_variables():
+    k0, k = ("var", "k_0", "real"), ("var", "k", "int")
+    lhs = ("sum", ("diff", k, "k_0"), "k", N(1), N(1))  # 0
+    with pytest.raises(KernelError):
+        check(("forall", (k0,), (), ("eq", lhs, ("sum", N(1), "k", N(1), N(1)))), ("ideal", ()))
+
+
+def test_route_2_4_nested_derivatives_are_bounded_as_they_are_built():
+    t = ("exp", ("mul", X, X))
+    for _ in range(12):
+        t = ("diff", t, "x")
+    _refused_quickly(("forall", (X,), (), ("eq", t, t)), ("ideal", ()), 2.0)
+
+
+def test_route_2_5_an_empty_inner_enumeration_still_counts_its_outer_cases():
+    v, w = ("var", "v", "int"), ("var", "w", "int")
+    big = ("add", *([("mul", v, X)] * 10))
+    prop = ("forall", (v, w, X), (("le", N(1), v), ("le", v, N(100000)), ("le", N(1), w), ("le", w, N(0))),
+            ("eq", big, big))
+    _refused_quickly(prop, ("enum", "v", ("enum", "w", ("ideal", ()))), 1.0)
+
+
+def test_route_2_7_deriving_a_verdict_is_bounded_like_a_check():
+    xs = [("var", f"x{i}", "real") for i in range(200)]
+    ys = [("var", f"y{i}", "real") for i in range(200)]
+    statement = ("forall", tuple(xs + ys), (), ("eq", ("mul", ("add", *xs), ("add", *ys)), N(1)))
+    step = check(("forall", (), (), ("and", *([("eq", N(0), N(0))] * 40))), ("and", (("ideal", ()),) * 40)).prop
+    t0 = time.perf_counter()
+    with pytest.raises(KernelError, match="bound"):
+        derive("theorem", statement, [("statement", step)])
+    assert time.perf_counter() - t0 < 3.0
+
+
+def test_route_2_8_a_malformed_witness_is_refused_not_a_crash():
+    statement = ("forall", (("var", "h", "posint"),), (), ("eq", ("var", "h", "posint"), N(1)))
+    for witness in ((1, (("h", ()),)), (0, (("h", N(2), N(3)),)), (0, (("h", []),)), "h = 2"):
+        with pytest.raises(KernelError):
+            counterexample(statement, witness)
+
+
+def test_route_2_9_a_derivative_in_a_certificates_terms_is_refused():
+    n, k = ("var", "n", "nat"), ("var", "k", "int")
+    S = lambda hi: ("sum", k, "k", N(1), hi)  # noqa: E731
+    prop = ("forall", (n,), (), ("eq", ("add", S(("add", n, N(1))), ("mul", N(-1), S(n))), ("add", ("mul", N(2), n),
+                                                                                             N(1))))
+    with pytest.raises(KernelError, match="derivative"):
+        check(prop, ("ideal", ((("rule", "sum_step", (("diff", ("mul", k, n), "n"), "k", N(1), n)), N(1)),)))
+
+
+def test_route_2_10_titles_bracket_derivatives_and_powers():
+    from pemath.kernel.verdict import title
+
+    one = N(1)
+    a = title(("forall", (X,), (), ("eq", ("pow", ("diff", X, "x"), 2), one)))
+    b = title(("forall", (X,), (), ("eq", ("diff", ("pow", X, 2), "x"), one)))
+    c = title(("forall", (X,), (), ("eq", ("pow", ("pow", X, 2), 3), one)))
+    assert a != b and "(d/dx x)^2" in a and "d/dx (x^2)" in b and "(x^2)^3" in c

@@ -10,42 +10,74 @@ from __future__ import annotations
 
 from .terms import ONE, ZERO, KernelError, num, variables
 
-__all__ = ["derivative"]
+__all__ = ["derivative", "MAX_NODES"]
+
+MAX_NODES = 50_000  # nodes a derivative's term may have: refused past it, as it is built
 
 
 def _has(t: tuple, v: str) -> bool:
     return any(w[0] == "var" and w[1] == v for w in variables(t))
 
 
+def _size(t: object, limit: int) -> int:
+    """Nodes of ``t`` as a tree (shared subterms counted at every use), counting stops just past ``limit``."""
+    n, stack = 0, [t]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, tuple):
+            n += 1
+            if n > limit:
+                return n
+            stack.extend(x)
+    return n
+
+
 def derivative(t: tuple, v: str) -> tuple:
+    """d t / d v, built under a bound on the work and on its size (nested derivatives grow fast)."""
+    if _size(t, MAX_NODES) > MAX_NODES:
+        raise KernelError(f"refused: a derivative of a term of more than {MAX_NODES} nodes")
+    out = _derivative(t, v, [0], {})
+    if _size(out, MAX_NODES) > MAX_NODES:
+        raise KernelError(f"refused: a derivative of more than {MAX_NODES} nodes")
+    return out
+
+
+def _derivative(t: tuple, v: str, count: list, has: dict) -> tuple:
+    count[0] += 1
+    if count[0] > MAX_NODES:
+        raise KernelError(f"refused: a derivative of more than {MAX_NODES} nodes")
+    d = lambda a: _derivative(a, v, count, has)  # noqa: E731
     head = t[0]
-    if not _has(t, v):
+    key = id(t)
+    if key not in has:
+        has[key] = (_has(t, v), t)  # the term is kept so its id stays its own
+    if not has[key][0]:
         return ZERO
     if head == "var":
         return ONE
     if head == "add":
-        return ("add", *(derivative(a, v) for a in t[1:]))
+        return ("add", *(d(a) for a in t[1:]))
     if head == "mul":  # the product rule, one factor differentiated per term
-        return ("add", *(("mul", *t[1:i], derivative(t[i], v), *t[i + 1:]) for i in range(1, len(t))))
+        return ("add", *(("mul", *t[1:i], d(t[i]), *t[i + 1:]) for i in range(1, len(t))))
     if head == "pow":
         n = t[2]
-        return ("mul", num(n), ("pow", t[1], n - 1), derivative(t[1], v))
+        return ("mul", num(n), ("pow", t[1], n - 1), d(t[1]))
     if head == "inv":
-        return ("mul", num(-1), ("pow", ("inv", t[1]), 2), derivative(t[1], v))
+        return ("mul", num(-1), ("pow", ("inv", t[1]), 2), d(t[1]))
     if head == "cos":
-        return ("mul", num(-1), ("sin", t[1]), derivative(t[1], v))
+        return ("mul", num(-1), ("sin", t[1]), d(t[1]))
     if head == "sin":
-        return ("mul", ("cos", t[1]), derivative(t[1], v))
+        return ("mul", ("cos", t[1]), d(t[1]))
     if head == "exp":
-        return ("mul", t, derivative(t[1], v))
+        return ("mul", t, d(t[1]))
     if head == "log":
-        return ("mul", ("inv", t[1]), derivative(t[1], v))
+        return ("mul", ("inv", t[1]), d(t[1]))
     if head == "sum":
         if _has(t[3], v) or _has(t[4], v):
             raise KernelError("a derivative of a sum whose bounds involve the variable is refused")
         if t[2] == v:
             return ZERO
-        return ("sum", derivative(t[1], v), t[2], t[3], t[4])
+        return ("sum", d(t[1]), t[2], t[3], t[4])
     if head == "diff":
-        return derivative(derivative(t[1], t[2]), v)
+        return d(_derivative(t[1], t[2], count, {}))
     raise KernelError(f"no derivative of {head} in {v!r}: it need not exist everywhere the term is defined")

@@ -112,6 +112,14 @@ def _shown(rule: str, u: tuple, hyps: tuple) -> None:
     (_nonzero if rule == "inv" else _positive)(u, hyps, rule)
 
 
+def _no_derivative(t: tuple, what: str) -> tuple:
+    """A certificate's terms (cofactors, relations' arguments, substituted values) hold no derivative: normal forms
+    never do, and a derivative is checked against the proposition's binders only where the proposition states it."""
+    if any(sub[0] == "diff" for sub, _ in _subterms(t)):
+        raise KernelError(f"a derivative in {what} is refused (only a proposition states one)")
+    return t
+
+
 def defined(t: tuple, hyps: tuple, names: dict | None = None) -> tuple:
     """Check ``t`` is defined wherever the hypotheses hold: every ``inv`` of a term shown nonzero (by the sorts or a
     hypothesis; positive by the sorts inside a sum, where the index has no sign), every sum's bounds integer-valued,
@@ -257,13 +265,13 @@ def _substitution(subst: Any, binders: tuple, hyps: tuple) -> dict:
                     and isinstance(value[1], tuple) and len(value[1]) == b[2] and len(set(value[1])) == b[2]):
                 raise KernelError(f"the function {b[1]!r} is replaced by ('lambda', ({b[2]} names), body)")
             params = tuple(var(p_, "real") for p_ in value[1])
-            body = substitute(validate(value[2]), {p_[1]: p_ for p_ in params})
+            body = substitute(_no_derivative(validate(value[2]), "a function's value"), {p_[1]: p_ for p_ in params})
             defined(body, hyps)
             if b[3] != "real" and not (positive(normal(body)) if b[3] == "pos" else nonneg(normal(body))):
                 raise KernelError(f"the body replacing {b[1]!r} is not shown {b[3]!r} for every real argument")
             out[b[1]] = ("lambda", value[1], body)
             continue
-        defined(validate(value), hyps)
+        defined(_no_derivative(validate(value), "a substituted value"), hyps)
         if not _in_sort(value, b[2]):
             raise KernelError(f"{value!r:.80} is not shown to be of sort {b[2]!r} (the sort of {b[1]!r})")
         out[b[1]] = value
@@ -314,7 +322,7 @@ def _ideal(diff: dict, gens: Any, hyps: tuple, context: Sequence[Theorem]) -> No
         if not (isinstance(pair, tuple) and len(pair) == 2):
             raise KernelError("an ideal certificate's entries are (generator, cofactor) pairs")
         g = _generator(pair[0], hyps, context)
-        c = normal(defined(validate(pair[1]), hyps))
+        c = normal(defined(_no_derivative(validate(pair[1]), "a cofactor"), hyps))
         if len(c) * len(g) > MAX_TERMS:
             raise KernelError(f"refused before any work: a product of {len(c)} x {len(g)} monomials")
         budget.spend("monomials", len(c) * len(g) + len(total))
@@ -396,6 +404,7 @@ def _literal_bound(hyps: tuple, v: tuple, side: str) -> tuple[int, int]:
 
 def _drop(prop: tuple, v: tuple, drop: set, value: tuple, extra: tuple = ()) -> tuple:
     _, binders, hyps, concl = prop
+    budget.spend("monomials", _size_of(prop))  # each case rebuilds the proposition: its size is work
     sub = {v[1]: value}
     nb = tuple(b for b in binders if b != v) + extra
     if any(h[0] == "in" and v in h[1] for i, h in enumerate(hyps) if i not in drop):
@@ -430,15 +439,15 @@ def _cases(prop: tuple, cert: Any) -> int:
     v = _bound_var(prop[1], cert[1])
     i_lo, lo = _literal_bound(prop[2], v, "lo")
     i_hi, hi = _literal_bound(prop[2], v, "hi")
-    count = max(hi - lo + 1, 0)
+    count = max(hi - lo + 1, 1)  # an empty range still costs its case's setup
     if count > MAX_CASES:
         return MAX_CASES + 1
     inner = ("forall", tuple(b for b in prop[1] if b != v), tuple(h for i, h in enumerate(prop[2])
                                                                      if i not in (i_lo, i_hi)), prop[3])
     subs = cert[2]
     if isinstance(subs, tuple) and subs and isinstance(subs[0], tuple):
-        return min(sum(_cases(inner, c) for c in subs[:count]), MAX_CASES + 1)
-    return min(count * _cases(inner, subs), MAX_CASES + 1)
+        return min(count + sum(_cases(inner, c) for c in subs[:count]), MAX_CASES + 1)
+    return min(count * max(_cases(inner, subs), 1) + count, MAX_CASES + 1)
 
 
 def _enum(prop: tuple, name: Any, certs: Any, context: Sequence[Theorem]) -> None:
@@ -457,6 +466,16 @@ def _enum(prop: tuple, name: Any, certs: Any, context: Sequence[Theorem]) -> Non
         _decide(_drop(prop, v, {i_lo, i_hi}, num(value)), certs[n] if per_case else certs, context)
 
 
+def _size_of(t: Any) -> int:
+    n, stack = 0, [t]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, tuple):
+            n += 1
+            stack.extend(x)
+    return n
+
+
 def _enumset(prop: tuple, index: Any, certs: Any, context: Sequence[Theorem]) -> None:
     """Each row of membership hypothesis ``index``: the proposition with its variables at the row's values."""
     _, binders, hyps, concl = prop
@@ -470,7 +489,9 @@ def _enumset(prop: tuple, index: Any, certs: Any, context: Sequence[Theorem]) ->
     if _CASES[0] > MAX_CASES:
         raise KernelError(f"refused: more than {MAX_CASES} cases in one check")
     rest = tuple(b for b in binders if b not in vs)
+    size = _size_of(prop)
     for n, row in enumerate(rows):
+        budget.spend("monomials", size)
         sub = {v[1]: c for v, c in zip(vs, row)}
         if any(h[0] == "in" and set(h[1]) & set(vs) for i, h in enumerate(hyps) if i != index):
             raise KernelError("two memberships share a variable")
@@ -543,10 +564,8 @@ def check(prop: Any, cert: Any, context: Sequence[Theorem] = ()) -> Theorem:
     _plain(cert, "certificate")
     sorts = {b[1]: b[3] for b in prop[1] if isinstance(b, tuple) and len(b) == 4 and b[0] == "fun"
              and isinstance(b[1], str)}
-    budget.reset()
-    budget.active, was = True, budget.active
     try:
-        with function_sorts(sorts):
+        with budget.scope(), function_sorts(sorts):
             well_formed(prop)
             _CASES[0] = 0
             total = _cases(prop, cert)
@@ -558,6 +577,4 @@ def check(prop: Any, cert: Any, context: Sequence[Theorem] = ()) -> Theorem:
         raise
     except (TypeError, IndexError, KeyError, AttributeError, ValueError, ArithmeticError, RecursionError) as exc:
         raise KernelError(f"malformed proposition or certificate ({type(exc).__name__}: {exc})"[:300]) from None
-    finally:
-        budget.active = was
     return Theorem(prop, _TOKEN)

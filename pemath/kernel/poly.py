@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from .terms import names
 from .terms import (INTEGER_SORTS, NONNEG_SORTS, POSITIVE_SORTS, KernelError, ONE, ZERO, num, substitute,
                     variables)
 
@@ -118,12 +119,32 @@ class _Budget:
     def reset(self) -> None:
         self.used = dict.fromkeys(self.LIMITS, 0)
 
+    def scope(self) -> "_Scope":
+        """A ``with`` block in which work is counted from zero (a check, or a verdict derived from checked
+        propositions); the atom cache is emptied first when it has grown past a million atoms."""
+        return _Scope(self)
+
     def spend(self, kind: str, amount: int) -> None:
         if not self.active:
             return
         self.used[kind] += amount
         if self.used[kind] > self.LIMITS[kind]:
             raise KernelError(f"refused: this check's work passed its bound ({self.LIMITS[kind]} {kind})")
+
+
+class _Scope:
+    def __init__(self, b: _Budget) -> None:
+        self.b = b
+
+    def __enter__(self) -> None:
+        self.saved = (self.b.used, self.b.active)
+        self.b.reset()
+        self.b.active = True
+        if len(_ATOMS) > 1_000_000:
+            _ATOMS.clear()
+
+    def __exit__(self, *exc: object) -> None:
+        self.b.used, self.b.active = self.saved
 
 
 budget = _Budget()
@@ -280,7 +301,7 @@ def _normal(t: tuple) -> Poly:
         return _normal(derivative(t[1], t[2]))
     if head == "sum":
         body, k, lo, hi = t[1:]
-        taken = {v[1] for v in variables(body) if v[0] == "var"}
+        taken = names(body) | names(lo) | names(hi)  # every name, derivatives' variables included
         canon = _fresh("k_", taken - {k})
         body = substitute(body, {k: ("var", canon, "int")}) if canon != k else body
         return _atom(("sum", term_of(_normal(body)), canon, term_of(_normal(lo)), term_of(_normal(hi))))

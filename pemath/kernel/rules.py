@@ -138,8 +138,8 @@ def relation(name: str, args: Sequence, hyps: Sequence[tuple]) -> Poly:
         checked = [("sum", args[0], args[1], args[2], args[2])] + list(args[2:])
     else:
         checked = list(args)
-    from .check import defined  # the definedness check lives with the propositions
+    from .check import _no_derivative, defined  # the definedness check lives with the propositions
 
     for a in checked:
-        defined(validate(a), tuple(hyps))
+        defined(_no_derivative(validate(a), f"rule {name}'s argument"), tuple(hyps))
     return make(*args, hyps)

@@ -204,6 +204,19 @@ def variables(t: tuple, bound: frozenset = frozenset()) -> set:
     return out
 
 
+def names(t: Any) -> set:
+    """Every name a term uses: its variables' (free or bound), its functions', its sums' indices and its
+    derivatives' variables (so a fresh name is fresh against all of them)."""
+    if not isinstance(t, tuple):
+        return {t} if isinstance(t, str) else set()
+    if t[:1] == ("num",):
+        return set()
+    out: set = set()
+    for a in t[1:]:
+        out |= names(a)
+    return out
+
+
 def free_of_value(value: tuple) -> set:
     """The free variable names of a substitution's value: a term, or a ``("lambda", params, body)`` for a
     function (its parameters are not free)."""
@@ -229,6 +242,8 @@ def substitute(t: tuple, values: dict) -> tuple:
     if head == "diff":
         if t[2] in values:
             raise KernelError(f"a value for {t[2]!r} inside a derivative in {t[2]!r}: differentiate first")
+        if any(t[2] in free_of_value(v) for v in values.values()):
+            raise KernelError(f"substituting into a derivative in {t[2]!r} would capture a free {t[2]!r}")
         return ("diff", substitute(t[1], values), t[2])
     if head == "app":
         args = tuple(substitute(a, values) for a in t[2:])
@@ -289,9 +304,11 @@ def show(t: tuple, prec: int = 0) -> str:
         text = "*".join(show(a, 1) for a in t[1:])
         return f"({text})" if prec >= 2 else text
     if head == "pow":
-        return f"{show(t[1], 2)}^{t[2]}"
+        text = f"{show(t[1], 2)}^{t[2]}"
+        return f"({text})" if prec >= 2 else text
     if head == "inv":
-        return f"1/{show(t[1], 2)}"
+        text = f"1/{show(t[1], 2)}"
+        return f"({text})" if prec >= 1 else text
     if head == "app":
         return f"{t[1]}({', '.join(show(a) for a in t[2:])})"
     if head == "sum":
@@ -301,7 +318,8 @@ def show(t: tuple, prec: int = 0) -> str:
     if head == "abs":
         return f"|{show(t[1])}|"
     if head == "diff":
-        return f"d/d{t[2]} {show(t[1], 2)}"
+        text = f"d/d{t[2]} {show(t[1], 2)}"
+        return f"({text})" if prec >= 1 else text
     return f"{head}({', '.join(show(a) for a in t[1:])})"
 
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .check import _in_sort, _same_rel, well_formed
+from .poly import budget
 from .terms import KernelError, show_proposition, substitute
 
 __all__ = ["negation", "counterexample", "established", "derive", "title"]
@@ -39,8 +40,11 @@ def counterexample(statement: tuple, witness: Any) -> tuple:
     """The closed proposition that refutes ``statement`` at ``witness`` = ``(index, ((name, term), ...))``: its
     hypotheses at the witness and the negation of its relation ``index`` there. Every binder gets a closed value
     (a statement about every function has no counterexample of this form)."""
-    if not (isinstance(witness, tuple) and len(witness) == 2 and type(witness[0]) is int):
-        raise KernelError("a witness is (relation index, ((name, term), ...))")
+    if not (isinstance(witness, tuple) and len(witness) == 2 and type(witness[0]) is int
+            and isinstance(witness[1], tuple) and all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str)
+                                                      and isinstance(p[1], tuple) and len(p[1]) == 3
+                                                      for p in witness[1])):
+        raise KernelError("a witness is (relation index, ((name, ('num', p, q)), ...))")
     index, pairs = witness
     rels = _relations(statement[3])
     if not 0 <= index < len(rels):
@@ -74,7 +78,19 @@ def established(statement: tuple, props: Sequence[tuple]) -> bool:
 def derive(kind: str, statement: tuple, checked: Sequence[tuple[str, tuple]], *, witness: Any = None,
            fair: tuple | None = None) -> str:
     """The verdict of a claim of ``kind`` ("theorem" or "published claim") from its formal ``statement`` and the
-    ``(part, proposition)`` of each checked step."""
+    ``(part, proposition)`` of each checked step; its work is bounded like a check's, and malformed input is
+    refused with KernelError."""
+    try:
+        with budget.scope():
+            return _derive(kind, statement, checked, witness, fair)
+    except KernelError:
+        raise
+    except (TypeError, IndexError, KeyError, AttributeError, ValueError, ArithmeticError, RecursionError) as exc:
+        raise KernelError(f"a malformed statement, witness or step ({type(exc).__name__}: {exc})"[:300]) from None
+
+
+def _derive(kind: str, statement: tuple, checked: Sequence[tuple[str, tuple]], witness: Any,
+            fair: tuple | None) -> str:
     by_part: dict[str, list[tuple]] = {}
     for part, prop in checked:
         by_part.setdefault(part, []).append(prop)

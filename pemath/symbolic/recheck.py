@@ -21,7 +21,7 @@ import sympy as sp
 
 from ._certify import Premise, ProofFailure, conclusion, decide, fixed_of, load, rests_of, used_premises
 
-__all__ = ["Recheck", "recheck", "main"]
+__all__ = ["Recheck", "recheck", "main", "claim_digest"]
 
 
 @dataclass
@@ -85,6 +85,38 @@ def _verdict_consistent(claim: dict) -> str | None:
     return None
 
 
+def claim_digest(kind: Any, title: Any, statement: Any, witness: Any, fair: Any) -> str:
+    """The SHA-256 of what a claim states (its kind, written title, and formal statement, witness and fair reading
+    as JSON-ready data): the manifest's entry, computed the same way from the registry and from a record."""
+    import hashlib
+
+    text = json.dumps([kind, title, statement, witness, fair], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _manifest() -> dict:
+    """pemath's claims manifest (``pemath/claims/manifest.json``), read as data: no claim code is imported."""
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "claims" / "manifest.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _registered(claim: dict, manifest: dict) -> str | None:
+    """A claim whose id pemath registers must state what the manifest holds for it: its kind, written title and
+    formal statement (with witness and fair reading). A record of other claims is checked against itself only."""
+    cid = claim.get("id")
+    if cid not in manifest:
+        return None
+    formal = claim.get("statement") or {}
+    title = claim.get("headline") if claim.get("statement") else claim.get("title")
+    if claim_digest(claim.get("kind"), title, formal.get("proposition"), formal.get("witness"),
+                    formal.get("fair")) != manifest[cid]:
+        return ("its kind, title or formal statement is not the one pemath registers for it (pemath/claims/"
+                "manifest.json)")
+    return None
+
+
 def _formal_consistent(claim: dict, verified: list[tuple[str, tuple]]) -> str | None:
     """For a claim with a formal statement: its title is generated from the statement, and its recorded verdict
     is the one derived from the statement and the steps verified here."""
@@ -101,8 +133,8 @@ def _formal_consistent(claim: dict, verified: list[tuple[str, tuple]]) -> str | 
         if claim.get("title") != title(statement):
             return "the title is not the one generated from the formal statement"
         derived = derive(str(claim.get("kind")), statement, verified, witness=witness, fair=fair)
-    except (kernel.KernelError, TypeError, KeyError) as exc:
-        return f"the formal statement is unusable: {exc}"
+    except Exception as exc:  # any malformed statement, witness or fair reading is a failure, never a crash
+        return f"the formal statement is unusable: {type(exc).__name__}: {exc}"[:300]
     if derived != claim.get("status"):
         return f"recorded as {claim.get('status')}, but its formal statement and checked steps give {derived}"
     return None
@@ -126,7 +158,10 @@ def _kernel_check(step: dict, cert: str, formula: Any) -> bool:
     if translated != prop and not kernel.same(translated, prop):
         raise ProofFailure("the stored checker proposition is not the translation of the step's formula")
     try:
-        context = tuple(kernel.check(kernel.from_json(p), kernel.from_json(c)) for p, c in k.get("premises") or ())
+        premises = k.get("premises") or ()
+        if len(premises) > 4:
+            raise ProofFailure("a step's checker entry holds more than 4 premises")
+        context = tuple(kernel.check(kernel.from_json(p), kernel.from_json(c)) for p, c in premises)
         kernel.check(prop, certificate, context)
     except kernel.KernelError as exc:
         raise ProofFailure(f"pemath.kernel refuses the stored certificate: {exc}") from None
@@ -138,6 +173,7 @@ def recheck(record: Sequence[dict]) -> Recheck:
     claim's recorded verdict and each step's recorded hypotheses (``rests_on``) against what is re-decided."""
     out = Recheck()
     t0 = time.perf_counter()
+    manifest = _manifest()
     for claim in _claims(record):
         out.claims += 1
         cid = str(claim.get("id"))
@@ -179,10 +215,12 @@ def recheck(record: Sequence[dict]) -> Recheck:
                 earlier.append(prem)
                 sources.append((prem, tuple(rests)))
                 out.decided += 1
-            except (ProofFailure, TypeError, ValueError, AttributeError, SyntaxError, NameError, KeyError,
-                    IndexError, ArithmeticError) as exc:
+            except Exception as exc:  # noqa: BLE001 - any failure to re-decide a step is that step's failure
                 out.failures.append((cid, n, text, f"{type(exc).__name__}: {exc}"))
-        why = _verdict_consistent(claim) or _formal_consistent(claim, verified)
+        try:
+            why = _verdict_consistent(claim) or _registered(claim, manifest) or _formal_consistent(claim, verified)
+        except Exception as exc:  # a malformed record fails, never crashes the re-checker
+            why = f"unusable: {type(exc).__name__}: {exc}"[:300]
         if why:
             out.failures.append((cid, 0, "the verdict", why))
         if claim.get("statement"):
