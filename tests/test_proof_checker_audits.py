@@ -225,3 +225,43 @@ def test_route_2_10_titles_bracket_derivatives_and_powers():
     b = title(("forall", (X,), (), ("eq", ("diff", ("pow", X, 2), "x"), one)))
     c = title(("forall", (X,), (), ("eq", ("pow", ("pow", X, 2), 3), one)))
     assert a != b and "(d/dx x)^2" in a and "d/dx (x^2)" in b and "(x^2)^3" in c
+
+
+# --- the third audit ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("concl,bits", [
+    (("le", ("exp", ("mul", N(-1), N(3742737568963213, 2 ** 95))), N(9007199254740141, 2 ** 53)), 53),
+    (("le", ("exp", N(2541333535, 2 ** 78)), N(1)), 32),
+    (("le", ("log", ("add", N(1), N(1, 2 ** 52))), ("add", N(1, 2 ** 52), ("mul", N(-1), N(1, 2 ** 105)))), 53),
+])
+def test_route_3_1_elementary_functions_are_enclosed_rigorously_not_by_mpmaths_rounding(concl, bits):
+    with pytest.raises(KernelError):
+        check(("forall", (), (), concl), ("interval", bits))
+
+
+def test_route_3_2_nested_signs_are_remembered_and_charged():
+    x = ("var", "x", "pos")
+    t = x
+    for _ in range(12):
+        t = ("log", ("add", N(2), ("pow", ("add", N(1), t), 3)))
+    t0 = time.perf_counter()
+    try:
+        check(("forall", (x,), (), ("lt", N(0), t)), ("sign",))
+    except KernelError:
+        pass
+    assert time.perf_counter() - t0 < 3.0
+
+
+def test_route_3_3_derivatives_a_proposition_states_are_charged_every_time():
+    x = ("var", "x", "real")
+    d = ("diff", ("mul", *([x] * 220)), "x")
+    s = ("add", *([d] * 300))
+    _refused_quickly(("forall", (x,), (), ("eq", s, s)), ("ideal", ()))
+
+
+def test_route_3_4_a_malformed_record_is_refused_with_the_reason():
+    from pemath.symbolic.recheck import recheck
+
+    for steps in ([5], None, "steps"):
+        with pytest.raises(ValueError, match="one object per claim"):
+            recheck([{"id": "vaswani.wavelengths", "steps": steps}])

@@ -8,6 +8,7 @@ conditional, or an arbitrary function of v, is refused: it need not have a deriv
 
 from __future__ import annotations
 
+from .poly import budget
 from .terms import ONE, ZERO, KernelError, num, variables
 
 __all__ = ["derivative", "MAX_NODES"]
@@ -36,10 +37,24 @@ def derivative(t: tuple, v: str) -> tuple:
     """d t / d v, built under a bound on the work and on its size (nested derivatives grow fast)."""
     if _size(t, MAX_NODES) > MAX_NODES:
         raise KernelError(f"refused: a derivative of a term of more than {MAX_NODES} nodes")
-    out = _derivative(t, v, [0], {})
-    if _size(out, MAX_NODES) > MAX_NODES:
+    key = (t, v)
+    if key in _MEMO:
+        out, work = _MEMO[key]
+        budget.spend("monomials", work)  # using it again is work again (a caller walks it)
+        return out
+    count = [0]
+    out = _derivative(t, v, count, {})
+    size = _size(out, MAX_NODES)
+    if size > MAX_NODES:
         raise KernelError(f"refused: a derivative of more than {MAX_NODES} nodes")
+    budget.spend("monomials", count[0] + size)  # building it is work of the check
+    if len(_MEMO) > 10_000:
+        _MEMO.clear()
+    _MEMO[key] = (out, count[0] + size)
     return out
+
+
+_MEMO: dict = {}
 
 
 def _derivative(t: tuple, v: str, count: list, has: dict) -> tuple:
@@ -61,6 +76,8 @@ def _derivative(t: tuple, v: str, count: list, has: dict) -> tuple:
         return ("add", *(("mul", *t[1:i], d(t[i]), *t[i + 1:]) for i in range(1, len(t))))
     if head == "pow":
         n = t[2]
+        if n == 0:
+            return ZERO
         return ("mul", num(n), ("pow", t[1], n - 1), d(t[1]))
     if head == "inv":
         return ("mul", num(-1), ("pow", ("inv", t[1]), 2), d(t[1]))

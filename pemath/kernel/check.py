@@ -266,7 +266,7 @@ def _substitution(subst: Any, binders: tuple, hyps: tuple) -> dict:
                 raise KernelError(f"the function {b[1]!r} is replaced by ('lambda', ({b[2]} names), body)")
             params = tuple(var(p_, "real") for p_ in value[1])
             body = substitute(_no_derivative(validate(value[2]), "a function's value"), {p_[1]: p_ for p_ in params})
-            defined(body, hyps)
+            defined(body, ())  # for every real argument: no hypothesis of the proposition speaks of its parameters
             if b[3] != "real" and not (positive(normal(body)) if b[3] == "pos" else nonneg(normal(body))):
                 raise KernelError(f"the body replacing {b[1]!r} is not shown {b[3]!r} for every real argument")
             out[b[1]] = ("lambda", value[1], body)

@@ -80,6 +80,23 @@ def _finite(x: object) -> object:
     return x
 
 
+_GUARD = 40  # extra bits at which an elementary function is computed before its ends are widened
+
+
+def _elementary(f: object, b: object) -> object:
+    """``f(b)`` for an elementary function of mpmath's iv context, made rigorous: mpmath's own directed rounding of
+    exp, log, cos and sin is not (its fixed-point argument reduction keeps only about prec + 14 guard bits), so
+    the value is computed at 40 more bits and each end is then moved outward by (|end| + 1) 2^-prec, with the
+    iv context's basic arithmetic, whose outward rounding is exact."""
+    prec = _iv.prec
+    _iv.prec = prec + _GUARD
+    try:
+        r = f(b)
+    finally:
+        _iv.prec = prec
+    return r + (abs(r) + 1) * _iv.mpf([-1, 1]) * _iv.mpf(2) ** (-prec)
+
+
 def _floor(v: object) -> int:
     return mpmath.libmp.to_int(mpmath.libmp.mpf_floor(v._mpf_, 0))
 
@@ -89,7 +106,7 @@ def _enc(t: tuple) -> object:
     if head == "num":
         return _iv.mpf(t[1]) / t[2] if t[2] != 1 else _iv.mpf(t[1])
     if head == "pi":
-        return _iv.pi
+        return _elementary(lambda _: _iv.pi, None)
     if head == "add":
         out = _enc(t[1])
         for a in t[2:]:
@@ -117,12 +134,12 @@ def _enc(t: tuple) -> object:
         if max(abs(e) for e in _ends(b)) > _EXP_ARG:
             raise KernelError(f"{head} of an argument beyond {_EXP_ARG} in magnitude is refused (its reduction "
                               "would need pi to as many bits)")
-        return _finite(getattr(_iv, head)(b))
+        return _finite(_elementary(getattr(_iv, head), b))
     if head == "exp":
         b = _enc(t[1])
         if max(abs(e) for e in _ends(b)) > _EXP_ARG:
             raise KernelError(f"exp of an argument beyond {_EXP_ARG} in magnitude is refused")
-        return _finite(_iv.exp(b))
+        return _finite(_elementary(_iv.exp, b))
     if head == "diff":
         from .calculus import derivative
 
@@ -131,7 +148,7 @@ def _enc(t: tuple) -> object:
         b = _enc(t[1])
         if _ends(b)[0] <= 0:
             raise KernelError("a log of an interval reaching 0 or below is refused")
-        return _finite(_iv.log(b))
+        return _finite(_elementary(_iv.log, b))
     if head == "abs":
         return _finite(abs(_enc(t[1])))  # the iv context's |.|, outward-rounded
     if head == "floor":

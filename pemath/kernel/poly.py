@@ -52,12 +52,15 @@ class _FunctionSorts:
 
     def __enter__(self) -> None:
         self.stack.append(self._next)
+        _SIGNS.append({})  # the atoms' signs depend on the function sorts: remembered per scope
 
     def __exit__(self, *exc: object) -> None:
         self.stack.pop()
+        _SIGNS.pop()
 
 
 function_sorts = _FunctionSorts()
+_SIGNS: list[dict] = [{}]
 
 
 def cost(t: tuple) -> tuple[int, int, int]:
@@ -84,6 +87,8 @@ def cost(t: tuple) -> tuple[int, int, int]:
         for a in t[1:]:
             ca = cost(a)
             n, b, w = min(n + ca[0], cap_t), min(max(b, ca[1]) + 1, cap_b), min(w + ca[2] + n, cap_w)
+            if n >= cap_t or b >= cap_b or w >= cap_w:
+                break  # over a limit already: the rest need not be costed
         return n, b, w
     if head == "mul":
         n, b, w = 1, 0, 0
@@ -91,6 +96,8 @@ def cost(t: tuple) -> tuple[int, int, int]:
             ca = cost(a)
             w = min(w + ca[2] + n * ca[0], cap_w)
             n, b = min(n * ca[0], cap_t), min(b + ca[1] + ca[0].bit_length(), cap_b)
+            if n >= cap_t or b >= cap_b or w >= cap_w:
+                break
         return n, b, w
     if head == "diff":
         from .calculus import derivative
@@ -311,7 +318,15 @@ def _normal(t: tuple) -> Poly:
 # --- what the sorts give: integer values and signs, read from the normal form alone --------------------------
 
 def _atom_sign(key: str) -> str | None:
-    """'pos', 'nonneg' or None (unknown) for an atom, from its sort or its function."""
+    """'pos', 'nonneg' or None (unknown) for an atom, from its sort or its function; remembered per atom within a
+    check (the function value sorts are the check's), its arguments' normal forms charged to the check's work."""
+    memo = _SIGNS[-1]
+    if key not in memo:
+        memo[key] = _atom_sign_of(key)
+    return memo[key]
+
+
+def _atom_sign_of(key: str) -> str | None:
     t = _ATOMS[key]
     if t[0] == "var":
         return "pos" if t[2] in POSITIVE_SORTS else "nonneg" if t[2] in NONNEG_SORTS else None
@@ -320,13 +335,13 @@ def _atom_sign(key: str) -> str | None:
     if t[0] == "abs":
         return "nonneg"
     if t[0] == "log":  # log u > 0 exactly where u > 1, >= 0 where u >= 1
-        rest = _add(_normal(t[1]), {(): Fraction(1)}, -1)
+        rest = _add(normal(t[1]), {(): Fraction(1)}, -1)
         return "pos" if positive(rest) else "nonneg" if nonneg(rest) else None
     if t[0] == "app":
         v = function_sorts.current().get(t[1])
         return v if v in ("pos", "nonneg") else None
     if t[0] == "inv":
-        return "pos" if positive(_normal(t[1])) else None
+        return "pos" if positive(normal(t[1])) else None
     return None
 
 

@@ -82,6 +82,9 @@ def derive(kind: str, statement: tuple, checked: Sequence[tuple[str, tuple]], *,
     refused with KernelError."""
     try:
         with budget.scope():
+            well_formed(statement)
+            if fair is not None:
+                well_formed(fair)
             return _derive(kind, statement, checked, witness, fair)
     except KernelError:
         raise

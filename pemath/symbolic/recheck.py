@@ -54,7 +54,8 @@ class Recheck:
 
 
 def _claims(record: Any) -> list[dict]:
-    if not isinstance(record, list) or not all(isinstance(c, dict) and "steps" in c for c in record):
+    if not isinstance(record, list) or not all(isinstance(c, dict) and isinstance(c.get("steps"), list)
+                                               and all(isinstance(s, dict) for s in c["steps"]) for c in record):
         raise ValueError("a record is the JSON array `pemath prove --json` prints: one object per claim, each with "
                          "its steps")
     return record
