@@ -557,6 +557,8 @@ def _checker(certificate: str, formula: Any, method: str | None, steps: Sequence
             prop, cert, _ = bridge.certify(certificate, formula, method)
     except (bridge.Untranslatable, bridge.NoCertificate, KernelError) as exc:
         return {"refused": f"{type(exc).__name__}: {exc}"[:300]}
+    except Exception as exc:  # noqa: BLE001 - the proposer is untrusted: its failure leaves the step unchecked
+        return {"refused": f"the proposer failed ({type(exc).__name__}: {exc})"[:300]}
     out = {"proposition": to_json(prop), "certificate": to_json(cert)}
     if premises:
         out["premises"] = premises
