@@ -9,7 +9,7 @@ conditional, or an arbitrary function of v, is refused: it need not have a deriv
 from __future__ import annotations
 
 from .poly import budget
-from .terms import ONE, ZERO, KernelError, num, variables
+from .terms import ONE, ZERO, KernelError, num, tree_size, variables
 
 __all__ = ["derivative", "MAX_NODES"]
 
@@ -20,22 +20,9 @@ def _has(t: tuple, v: str) -> bool:
     return any(w[0] == "var" and w[1] == v for w in variables(t))
 
 
-def _size(t: object, limit: int) -> int:
-    """Nodes of ``t`` as a tree (shared subterms counted at every use), counting stops just past ``limit``."""
-    n, stack = 0, [t]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, tuple):
-            n += 1
-            if n > limit:
-                return n
-            stack.extend(x)
-    return n
-
-
 def derivative(t: tuple, v: str) -> tuple:
     """d t / d v, built under a bound on the work and on its size (nested derivatives grow fast)."""
-    if _size(t, MAX_NODES) > MAX_NODES:
+    if tree_size(t, MAX_NODES) > MAX_NODES:
         raise KernelError(f"refused: a derivative of a term of more than {MAX_NODES} nodes")
     key = (t, v)
     if key in _MEMO:
@@ -44,7 +31,7 @@ def derivative(t: tuple, v: str) -> tuple:
         return out
     count = [0]
     out = _derivative(t, v, count, {})
-    size = _size(out, MAX_NODES)
+    size = tree_size(out, MAX_NODES)
     if size > MAX_NODES:
         raise KernelError(f"refused: a derivative of more than {MAX_NODES} nodes")
     budget.spend("monomials", count[0] + size)  # building it is work of the check

@@ -43,15 +43,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from .interval import enclose, exact
-from .poly import FUNCTION_SORTS, MAX_TERMS, budget, function_sorts, _add, _mul, is_integer_valued, nonneg, normal, positive, sign
+from .poly import FUNCTION_SORTS, MAX_TERMS, budget, function_sorts, add_poly, mul_poly, is_integer_valued, nonneg, normal, positive, sign
 from .rules import relation
-from .terms import INTEGER_SORTS, KernelError, num, substitute, validate, var, variables
+from .terms import (INTEGER_SORTS, KernelError, num, substitute, substitute_relation, tree_size, validate, var,
+                    variables)
 
 __all__ = ["Theorem", "check", "RELATIONS", "MAX_CASES", "MAX_GENERATORS", "well_formed", "defined", "same"]
 
 RELATIONS = ("eq", "lt", "le", "ne")
 MAX_CASES = 100_000
 MAX_GENERATORS = 20_000
+MAX_TREE = 400_000  # nodes of a proposition or certificate, shared subterms counted at every use
 _TOKEN = object()
 _CASES = [0]  # cases enumerated so far in the check under way (nested enumerations share the bound)
 
@@ -127,24 +129,18 @@ def defined(t: tuple, hyps: tuple, names: dict | None = None) -> tuple:
     for sub, bound in _subterms(t):
         if sub[0] == "app" and names is not None and len(sub) - 2 != names[sub[1]][2]:
             raise KernelError(f"{sub[1]!r} takes {names[sub[1]][2]} arguments, applied to {len(sub) - 2}")
-        if sub[0] == "inv":
+        if sub[0] in ("inv", "log"):  # 1/u needs u nonzero, log u needs u positive
             if bound & {v[1] for v in variables(sub[1]) if v[0] == "var"}:
-                if not positive(normal(sub[1])):
-                    raise KernelError("an inverse of a term in a sum's index must be positive by the sorts")
+                if not positive(normal(sub[1])):  # in a sum's index, which has no sign: positive by the sorts
+                    raise KernelError(f"{sub[0]} of a term in a sum's index needs it positive by the sorts")
             else:
-                _shown("inv", sub[1], hyps)  # refuses a divisor not shown nonzero
-        if sub[0] == "log":
-            if bound & {v[1] for v in variables(sub[1]) if v[0] == "var"}:
-                if not positive(normal(sub[1])):
-                    raise KernelError("a log of a term in a sum's index must be positive by the sorts")
-            else:
-                _shown("exp_log", sub[1], hyps)  # refuses an argument not shown positive
+                _shown("inv" if sub[0] == "inv" else "exp_log", sub[1], hyps)
         if sub[0] == "diff":
             from .calculus import derivative
 
-            if names is not None and names.get(sub[2], ("",))[0] != "var" or \
-                    (names is not None and names[sub[2]][2] not in ("real", "pos", "nonneg")):
-                raise KernelError(f"a derivative is in a bound real variable, not {sub[2]!r}")
+            if names is None or names.get(sub[2], ("",))[0] != "var" or names[sub[2]][2] not in ("real", "pos",
+                                                                                                   "nonneg"):
+                raise KernelError(f"a derivative is in a variable the proposition binds as real, not {sub[2]!r}")
             defined(derivative(sub[1], sub[2]), hyps, names)
         if sub[0] == "sum":
             if any(w[0] == "var" and w[1] == sub[2] and w[2] != "int" for w in variables(sub[1])):
@@ -217,7 +213,7 @@ def same(p: tuple, q: tuple) -> bool:
 
 
 def _diff(r: tuple) -> dict:
-    return _add(normal(r[1]), normal(r[2]), -1)
+    return add_poly(normal(r[1]), normal(r[2]), -1)
 
 
 def _same_rel(a: tuple, b: tuple) -> bool:
@@ -226,7 +222,7 @@ def _same_rel(a: tuple, b: tuple) -> bool:
     if a[0] == "in":
         return a == b
     da, db = _diff(a), _diff(b)
-    return da == db or (a[0] in ("eq", "ne") and da == _add({}, db, -1))
+    return da == db or (a[0] in ("eq", "ne") and da == add_poly({}, db, -1))
 
 
 def _same_concl(a: tuple, b: tuple) -> bool:
@@ -291,12 +287,10 @@ def _instance(thm: Theorem, subst: Any, hyps: tuple) -> tuple:
     for h in thyps:
         if h[0] == "in":
             raise KernelError("a theorem with a membership hypothesis is not instantiated")
-        hs = (h[0], substitute(h[1], values), substitute(h[2], values))
+        hs = substitute_relation(h, values)
         if not any(_same_rel(hs, g) for g in hyps):
             raise KernelError(f"a theorem used needs the hypothesis {hs!r:.120}, which this proposition does not have")
-    if concl[0] == "and":
-        return ("and", *((r[0], substitute(r[1], values), substitute(r[2], values)) for r in concl[1:]))
-    return (concl[0], substitute(concl[1], values), substitute(concl[2], values))
+    return substitute_relation(concl, values)
 
 
 def _generator(g: Any, hyps: tuple, context: Sequence[Theorem]) -> dict:
@@ -326,8 +320,8 @@ def _ideal(diff: dict, gens: Any, hyps: tuple, context: Sequence[Theorem]) -> No
         if len(c) * len(g) > MAX_TERMS:
             raise KernelError(f"refused before any work: a product of {len(c)} x {len(g)} monomials")
         budget.spend("monomials", len(c) * len(g) + len(total))
-        total = _add(total, _mul(c, g))
-    rest = _add(diff, total, -1)
+        total = add_poly(total, mul_poly(c, g))
+    rest = add_poly(diff, total, -1)
     if rest:
         raise KernelError(f"the certificate does not account for the difference: {len(rest)} monomials remain")
 
@@ -352,9 +346,9 @@ def _decide(prop: tuple, cert: Any, context: Sequence[Theorem]) -> None:
     elif kind == "sign" and len(cert) == 1:
         if concl[0] == "eq":
             raise KernelError("a sign certificate decides <, <= or !=")
-        d = _add(normal(concl[2]), normal(concl[1]), -1)
+        d = add_poly(normal(concl[2]), normal(concl[1]), -1)
         ok = positive(d) if concl[0] == "lt" else nonneg(d) if concl[0] == "le" else \
-            positive(d) or positive(_add({}, d, -1))
+            positive(d) or positive(add_poly({}, d, -1))
         if not ok:
             raise KernelError(f"the sorts do not give {concl[0]}: the difference's sign is {sign(d)}")
     elif kind == "eval" and len(cert) == 1:
@@ -402,20 +396,17 @@ def _literal_bound(hyps: tuple, v: tuple, side: str) -> tuple[int, int]:
     raise KernelError(f"no hypothesis bounds {v[1]!r} by an integer literal ({side})")
 
 
-def _drop(prop: tuple, v: tuple, drop: set, value: tuple, extra: tuple = ()) -> tuple:
+def _instantiate(prop: tuple, values: dict, drop: set, extra: tuple = ()) -> tuple:
+    """``prop`` with ``values`` substituted: the binders they name removed (``extra`` added), the hypotheses at
+    the indices ``drop`` removed, the proposition checked well-formed again. Its size is charged to the work."""
     _, binders, hyps, concl = prop
-    budget.spend("monomials", _size_of(prop))  # each case rebuilds the proposition: its size is work
-    sub = {v[1]: value}
-    nb = tuple(b for b in binders if b != v) + extra
-    if any(h[0] == "in" and v in h[1] for i, h in enumerate(hyps) if i not in drop):
-        raise KernelError(f"{v[1]!r} is in a membership: it is enumerated by 'enumset'")
-    nh = tuple(h if h[0] == "in" else (h[0], substitute(h[1], sub), substitute(h[2], sub))
-               for i, h in enumerate(hyps) if i not in drop)
-    if concl[0] == "and":
-        nc = ("and", *((r[0], substitute(r[1], sub), substitute(r[2], sub)) for r in concl[1:]))
-    else:
-        nc = (concl[0], substitute(concl[1], sub), substitute(concl[2], sub))
-    return well_formed(("forall", nb, nh, nc))
+    budget.spend("monomials", tree_size(prop, MAX_TREE))  # each case rebuilds the proposition
+    for i, h in enumerate(hyps):
+        if i not in drop and h[0] == "in" and {v[1] for v in h[1]} & set(values):
+            raise KernelError("a variable of a membership is enumerated by 'enumset', with the whole membership")
+    nh = tuple(h if h[0] == "in" else substitute_relation(h, values) for i, h in enumerate(hyps) if i not in drop)
+    nb = tuple(b for b in binders if b[1] not in values) + extra
+    return well_formed(("forall", nb, nh, substitute_relation(concl, values)))
 
 
 def _cases(prop: tuple, cert: Any) -> int:
@@ -463,17 +454,7 @@ def _enum(prop: tuple, name: Any, certs: Any, context: Sequence[Theorem]) -> Non
     if per_case and len(certs) != max(count, 0):
         raise KernelError(f"an enumeration of {count} cases holds {len(certs)} certificates")
     for n, value in enumerate(range(lo, hi + 1)):
-        _decide(_drop(prop, v, {i_lo, i_hi}, num(value)), certs[n] if per_case else certs, context)
-
-
-def _size_of(t: Any) -> int:
-    n, stack = 0, [t]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, tuple):
-            n += 1
-            stack.extend(x)
-    return n
+        _decide(_instantiate(prop, {v[1]: num(value)}, {i_lo, i_hi}), certs[n] if per_case else certs, context)
 
 
 def _enumset(prop: tuple, index: Any, certs: Any, context: Sequence[Theorem]) -> None:
@@ -488,18 +469,9 @@ def _enumset(prop: tuple, index: Any, certs: Any, context: Sequence[Theorem]) ->
     _CASES[0] += len(rows)
     if _CASES[0] > MAX_CASES:
         raise KernelError(f"refused: more than {MAX_CASES} cases in one check")
-    rest = tuple(b for b in binders if b not in vs)
-    size = _size_of(prop)
     for n, row in enumerate(rows):
-        budget.spend("monomials", size)
-        sub = {v[1]: c for v, c in zip(vs, row)}
-        if any(h[0] == "in" and set(h[1]) & set(vs) for i, h in enumerate(hyps) if i != index):
-            raise KernelError("two memberships share a variable")
-        nh = tuple(h if h[0] == "in" else (h[0], substitute(h[1], sub), substitute(h[2], sub))
-                   for i, h in enumerate(hyps) if i != index)
-        rel = lambda r: (r[0], substitute(r[1], sub), substitute(r[2], sub))  # noqa: E731
-        nc = ("and", *map(rel, concl[1:])) if concl[0] == "and" else rel(concl)
-        _decide(well_formed(("forall", rest, nh, nc)), certs[n] if per_case else certs, context)
+        values = {v[1]: c for v, c in zip(vs, row)}
+        _decide(_instantiate(prop, values, {index}), certs[n] if per_case else certs, context)
 
 
 def _induction(prop: tuple, name: Any, base_cert: Any, step_cert: Any, context: Sequence[Theorem]) -> None:
@@ -515,16 +487,13 @@ def _induction(prop: tuple, name: Any, base_cert: Any, step_cert: Any, context: 
     others = [h for i, h in enumerate(prop[2]) if i != i_lo]
     if any(v in h[1] if h[0] == "in" else v in variables(h[1]) | variables(h[2]) for h in others):
         raise KernelError(f"an induction's other hypotheses must not involve {v[1]!r}")
-    _decide(_drop(prop, v, {i_lo}, num(base)), base_cert, context)
+    _decide(_instantiate(prop, {v[1]: num(base)}, {i_lo}), base_cert, context)
     taken = {b[1] for b in prop[1]}
     m = next(("var", f"m{i}", "nat") for i in range(len(taken) + 1) if f"m{i}" not in taken)
     at = ("add", num(base), m)
-    step = _drop(prop, v, {i_lo}, ("add", at, num(1)), (m,))
-    hyp = _drop(prop, v, {i_lo}, at, (m,))[3]
+    step = _instantiate(prop, {v[1]: ("add", at, num(1))}, {i_lo}, (m,))
+    hyp = _instantiate(prop, {v[1]: at}, {i_lo}, (m,))[3]
     _decide(well_formed(("forall", step[1], step[2] + (hyp,), step[3])), step_cert, context)
-
-
-MAX_TREE = 400_000  # nodes of a proposition or certificate, shared subterms counted at every use
 
 
 def _plain(data: Any, what: str) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .terms import names
-from .terms import (INTEGER_SORTS, NONNEG_SORTS, POSITIVE_SORTS, KernelError, ONE, ZERO, num, substitute,
+from .terms import (INTEGER_SORTS, NONNEG_SORTS, POSITIVE_SORTS, KernelError, ZERO, num, substitute,
                     variables)
 
 __all__ = ["MAX_TERMS", "MAX_BITS", "normal", "term_of", "atom_term", "cost", "is_integer_valued", "sign",
@@ -193,7 +193,7 @@ def _put(out: Poly, m: tuple, c: Fraction) -> None:
         out.pop(m, None)
 
 
-def _add(p: Poly, q: Poly, scale: Fraction = Fraction(1)) -> Poly:
+def add_poly(p: Poly, q: Poly, scale: Fraction = Fraction(1)) -> Poly:
     out = dict(p)
     for m, c in q.items():
         _put(out, m, scale * c)
@@ -207,7 +207,7 @@ def _mono_mul(a: tuple, b: tuple) -> tuple:
     return tuple(sorted(d.items()))
 
 
-def _mul(p: Poly, q: Poly) -> Poly:
+def mul_poly(p: Poly, q: Poly) -> Poly:
     out: Poly = {}
     for ma, ca in p.items():
         for mb, cb in q.items():
@@ -222,20 +222,19 @@ def _rational(p: Poly) -> Fraction | None:
     return p[()] if list(p) == [()] else None
 
 
-#: functions evaluated where both the argument and the value are rational: their values at these points are
-#: part of their definitions (exp(0) = 1, cos(0) = 1, sin(0) = 0, log(1) = 0), and |q|, floor(q), 1/q exactly
-_AT_ZERO_ONE = {("exp", Fraction(0)): Fraction(1), ("cos", Fraction(0)): Fraction(1),
-                ("sin", Fraction(0)): Fraction(0), ("log", Fraction(1)): Fraction(0)}
-_ON_RATIONALS = {"abs": abs, "floor": lambda q: Fraction(q.numerator // q.denominator)}
-
-
-def _inverse(q: Fraction) -> Fraction:
-    if not q:
-        raise KernelError("an inverse of 0 has no normal form")
-    return 1 / q
-
-
-_ON_RATIONALS["inv"] = _inverse
+def _value_at(head: str, q: Fraction) -> Fraction | None:
+    """A function's value at the rational q where it is rational by the function's definition: exp(0) = cos(0) =
+    1, sin(0) = 0, log(1) = 0, |q|, floor(q) and 1/q (refused at 0); None elsewhere (an atom then)."""
+    if head == "inv":
+        if not q:
+            raise KernelError("an inverse of 0 has no normal form")
+        return 1 / q
+    if head == "abs":
+        return abs(q)
+    if head == "floor":
+        return Fraction(q.numerator // q.denominator)
+    return {("exp", 0): Fraction(1), ("cos", 0): Fraction(1), ("sin", 0): Fraction(0),
+            ("log", 1): Fraction(0)}.get((head, q))
 
 
 def _fresh(base: str, taken: set) -> str:
@@ -266,23 +265,23 @@ def _normal(t: tuple) -> Poly:
     if head == "add":
         out: Poly = {}
         for a in t[1:]:
-            out = _add(out, _normal(a))
+            out = add_poly(out, _normal(a))
         return out
     if head == "mul":
         out = {(): Fraction(1)}
         for a in t[1:]:
-            out = _mul(out, _normal(a))
+            out = mul_poly(out, _normal(a))
         return out
     if head == "pow":
         base, out = _normal(t[1]), {(): Fraction(1)}
         for _ in range(t[2]):
-            out = _mul(out, base)
+            out = mul_poly(out, base)
         return out
     if head in ("inv", "cos", "sin", "exp", "log", "abs", "floor"):
         arg = _normal(t[1])
         q = _rational(arg)
-        if q is not None and (head, q) in _AT_ZERO_ONE or (q is not None and head in _ON_RATIONALS):
-            v = _AT_ZERO_ONE.get((head, q)) if (head, q) in _AT_ZERO_ONE else _ON_RATIONALS[head](q)
+        v = None if q is None else _value_at(head, q)
+        if v is not None:
             return {(): v} if v else {}
         return _atom((head, term_of(arg)))
     if head in ("min", "max"):  # symmetric: the two arguments in key order
@@ -295,7 +294,7 @@ def _normal(t: tuple) -> Poly:
     if head == "if":
         r = t[1]
         ra, rb = _normal(r[1]), _normal(r[2])  # each side once
-        d = _rational(_add(rb, ra, -1))  # b - a
+        d = _rational(add_poly(rb, ra, -1))  # b - a
         if d is not None:
             holds = {"eq": d == 0, "ne": d != 0, "lt": d > 0, "le": d >= 0}[r[0]]
             return _normal(t[2] if holds else t[3])
@@ -335,7 +334,7 @@ def _atom_sign_of(key: str) -> str | None:
     if t[0] == "abs":
         return "nonneg"
     if t[0] == "log":  # log u > 0 exactly where u > 1, >= 0 where u >= 1
-        rest = _add(normal(t[1]), {(): Fraction(1)}, -1)
+        rest = add_poly(normal(t[1]), {(): Fraction(1)}, -1)
         return "pos" if positive(rest) else "nonneg" if nonneg(rest) else None
     if t[0] == "app":
         v = function_sorts.current().get(t[1])
@@ -374,5 +373,3 @@ def nonneg(poly: Poly) -> bool:
     return sign(poly) is not None or not poly
 
 
-add_poly, mul_poly = _add, _mul
-_ = ONE

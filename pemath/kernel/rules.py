@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .poly import Poly, _add, is_integer_valued, nonneg, normal, positive
+from .poly import Poly, add_poly, is_integer_valued, nonneg, normal, positive
 from .terms import PI, KernelError, ONE, ZERO, num, substitute, validate
 
 __all__ = ["RULES", "relation"]
@@ -45,7 +45,7 @@ def _p(t: tuple) -> Poly:
 
 
 def _sub(a: tuple, b: tuple) -> Poly:
-    return _add(normal(a), normal(b), -1)
+    return add_poly(normal(a), normal(b), -1)
 
 
 def _neg(u: tuple) -> tuple:
@@ -59,10 +59,10 @@ def _integer(u: tuple, rule: str) -> None:
 
 def _nonzero(u: tuple, hyps: Sequence[tuple], rule: str) -> None:
     p = normal(u)
-    if p and (positive(p) or positive(_add({}, p, -1))):
+    if p and (positive(p) or positive(add_poly({}, p, -1))):
         return
     for h in hyps:  # a hypothesis a != b or a < b with a - b = +-u
-        if h[0] in ("ne", "lt") and _sub(h[1], h[2]) in (p, _add({}, p, -1)):
+        if h[0] in ("ne", "lt") and _sub(h[1], h[2]) in (p, add_poly({}, p, -1)):
             return
     raise KernelError(f"{rule}: {u!r:.100} is not shown nonzero (by the sorts or a hypothesis u != 0)")
 
@@ -84,7 +84,7 @@ def _sum_step(f: tuple, k: str, a: tuple, n: tuple, hyps: Sequence[tuple]) -> Po
         raise KernelError("sum_step: n + 1 - a must be nonnegative by the sorts (the sum up to n + 1 has the term "
                           "at n + 1)")
     n1 = ("add", n, ONE)
-    return _add(_sub(("sum", f, k, a, n1), ("sum", f, k, a, n)), normal(substitute(f, {k: n1})), -1)
+    return add_poly(_sub(("sum", f, k, a, n1), ("sum", f, k, a, n)), normal(substitute(f, {k: n1})), -1)
 
 
 def _sum_empty(f: tuple, k: str, a: tuple, hyps: Sequence[tuple]) -> Poly:
@@ -100,12 +100,12 @@ RULES: dict[str, tuple[int, Callable[..., Poly]]] = {
     "sin_add": (2, lambda u, v, h: _sub(("sin", ("add", u, v)),
                                         ("add", ("mul", ("sin", u), ("cos", v)), ("mul", ("cos", u), ("sin", v))))),
     "cos_neg": (1, lambda u, h: _sub(("cos", _neg(u)), ("cos", u))),
-    "sin_neg": (1, lambda u, h: _add(_p(("sin", _neg(u))), _p(("sin", u)))),
+    "sin_neg": (1, lambda u, h: add_poly(_p(("sin", _neg(u))), _p(("sin", u)))),
     "exp_add": (2, lambda u, v, h: _sub(("exp", ("add", u, v)), ("mul", ("exp", u), ("exp", v)))),
     "cos_zero": (0, lambda h: _sub(("cos", ZERO), ONE)),
     "sin_zero": (0, lambda h: _p(("sin", ZERO))),
     "exp_zero": (0, lambda h: _sub(("exp", ZERO), ONE)),
-    "cos_pi": (0, lambda h: _add(_p(("cos", PI)), _p(ONE))),
+    "cos_pi": (0, lambda h: add_poly(_p(("cos", PI)), _p(ONE))),
     "sin_pi": (0, lambda h: _p(("sin", PI))),
     "cos_half_pi": (0, lambda h: _p(("cos", ("mul", ("num", 1, 2), PI)))),
     "sin_half_pi": (0, lambda h: _sub(("sin", ("mul", ("num", 1, 2), PI)), ONE)),

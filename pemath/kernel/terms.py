@@ -32,7 +32,7 @@ from typing import Any
 
 __all__ = ["SORTS", "MAX_EXPONENT", "KernelError", "num", "var", "add", "mul", "pow_", "inv", "fn", "app",
            "sum_", "PI", "ZERO", "ONE", "validate", "variables", "substitute", "from_json", "to_json", "show",
-           "show_relation", "show_proposition"]
+           "show_relation", "show_proposition", "substitute_relation", "tree_size", "names"]
 
 #: The sorts of variables: each a subset of the reals, given by what it is declared to be.
 SORTS = ("real", "pos", "nonneg", "int", "nat", "posint")
@@ -263,6 +263,27 @@ def substitute(t: tuple, values: dict) -> tuple:
         return ("if", (r[0], substitute(r[1], values), substitute(r[2], values)), substitute(t[2], values),
                 substitute(t[3], values))
     return (head, *(substitute(a, values) for a in t[1:]))
+
+
+def substitute_relation(r: tuple, values: dict) -> tuple:
+    """An atomic relation, or an ``("and", ...)`` of them, with ``values`` substituted in every side."""
+    if r[0] == "and":
+        return ("and", *(substitute_relation(x, values) for x in r[1:]))
+    return (r[0], substitute(r[1], values), substitute(r[2], values))
+
+
+def tree_size(t: Any, limit: int | None = None) -> int:
+    """Nodes of ``t`` as a tree (shared subterms counted at every use); with ``limit``, counting stops just past
+    it, so the count itself costs at most about that many steps."""
+    n, stack = 0, [t]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, tuple):
+            n += 1
+            if limit is not None and n > limit:
+                return n
+            stack.extend(x)
+    return n
 
 
 def to_json(t: Any) -> Any:

@@ -20,7 +20,7 @@ from typing import Any
 
 from .check import _in_sort, _same_rel, well_formed
 from .poly import budget
-from .terms import KernelError, show_proposition, substitute
+from .terms import KernelError, show_proposition, substitute_relation
 
 __all__ = ["negation", "counterexample", "established", "derive", "title"]
 
@@ -57,8 +57,8 @@ def counterexample(statement: tuple, witness: Any) -> tuple:
     for b in statement[1]:
         if values[b[1]][0] != "num" or not _in_sort(values[b[1]], b[2]):
             raise KernelError(f"the witness's value of {b[1]!r} is not a number of its sort {b[2]!r}")
-    sub = lambda r: (r[0], substitute(r[1], values), substitute(r[2], values))  # noqa: E731
-    closed = [sub(h) for h in statement[2]] + [negation(sub(rels[index]))]
+    closed = [substitute_relation(h, values) for h in statement[2]] + [negation(substitute_relation(rels[index],
+                                                                                                         values))]
     return well_formed(("forall", (), (), closed[0] if len(closed) == 1 else ("and", *closed)))
 
 
