@@ -60,6 +60,7 @@ class Translator:
     def __init__(self) -> None:
         self.names: dict[str, Any] = {}
         self.binders: dict[str, tuple] = {}
+        self.index: set = set()  # the indices of the sums being translated: of sort int, whatever declared
 
     def _name(self, obj: Any, name: str, *, label: bool) -> str:
         if not term_is_valid_name(name):
@@ -77,7 +78,7 @@ class Translator:
         from .notation import Label
 
         name = self._name(s, s.name, label=isinstance(s, Label))
-        t = ("var", name, _sort(s))
+        t = ("var", name, "int" if s in self.index else _sort(s))
         self.binders[name] = t
         return t
 
@@ -145,9 +146,8 @@ class Translator:
             # (integer values, ...) is still one of these, so a theorem about these holds for it
             sort = "pos" if kw.get("positive") is True else "nonneg" if kw.get("nonnegative") is True else \
                 "real" if kw.get("real") is True or not kw else None
-            if sort is None or f.__name__ in dir(sp):
-                raise Untranslatable(f"the function {f.__name__!r} is not declared real-valued (or shadows a SymPy "
-                                     "function)")
+            if sort is None:
+                raise Untranslatable(f"the function {f.__name__!r} is not declared real-valued")
             return ("app", self._fun(f, len(e.args), label=False, sort=sort), *(self.term(a) for a in e.args))
         if isinstance(e, sp.Derivative):
             out = self.term(e.expr)
@@ -160,16 +160,12 @@ class Translator:
             return out
         if isinstance(e, sp.Sum) and len(e.limits) == 1:
             k, lo, hi = e.limits[0]
-            inner = Translator()
-            inner.names, inner.binders = dict(self.names), {}
+            inner = Translator()  # the index is bound by the sum, not the proposition
+            inner.names, inner.index = dict(self.names), self.index | {k}
             kname = inner._name(k, k.name, label=False)
-            body = inner.term(e.function.xreplace({k: sp.Symbol(kname, integer=True)})) if kname != k.name or \
-                not k.is_integer else inner.term(e.function)
-            for n, t in inner.binders.items():
-                if n != kname:
-                    self.binders[n] = t
+            body = inner.term(e.function)
+            self.binders.update({n: t for n, t in inner.binders.items() if n != kname})
             self.names.update({n: o for n, o in inner.names.items() if n != kname})
-            body = _rename_sort(body, kname)
             return ("sum", body, kname, self.term(lo), self.term(hi))
         raise Untranslatable(f"the checker has no rules for {type(e).__name__}")
 
@@ -198,23 +194,14 @@ class Translator:
         if r is sp.true:
             raise Untranslatable("a predicate SymPy already evaluated to True")
         if isinstance(r, sp.Not):
-            inner = self.relation(r.args[0])
-            flip = {"eq": ("ne", 1, 2), "ne": ("eq", 1, 2), "lt": ("le", 2, 1), "le": ("lt", 2, 1)}[inner[0]]
-            return (flip[0], inner[flip[1]], inner[flip[2]])
+            from ..kernel.verdict import negation
+
+            return negation(self.relation(r.args[0]))
         return self.relation(r)
 
     def proposition(self, hyps: tuple, concl: tuple) -> tuple:
         binders = tuple(self.binders[n] for n in sorted(self.binders))
         return ("forall", binders, hyps, concl)
-
-
-def _rename_sort(body: tuple, k: str) -> tuple:
-    """The bound variable of a sum is of sort int in its body, whatever SymPy declared."""
-    if not isinstance(body, tuple):
-        return body
-    if body[:2] == ("var", k):
-        return ("var", k, "int")
-    return tuple(_rename_sort(a, k) if isinstance(a, tuple) else a for a in body)
 
 
 def proposition(certificate: str, formula: Any) -> tuple:
@@ -459,52 +446,52 @@ class _Proposer:
         for g, c in sub.gens:
             self.use(g, KP.mul_poly(Je, c))
 
-    def pythagoras(self, P: dict) -> dict:
-        for _ in range(100_000):
-            hit = None
-            for mono, c in P.items():
-                for a, e in mono:
-                    t = KP.atom_term(a)
-                    if t[0] == "sin" and e >= 2:
-                        hit = (mono, c, a, e, t[1])
-                        break
-                if hit:
-                    break
-            if not hit:
+    def reduce_monomials(self, P: dict, pick: Any, what: str) -> dict:
+        """Rewrite, pass after pass, each monomial ``pick`` finds a relation for: ``pick(mono)`` gives ``(rest,
+        [(rule name, args, sign), ...])`` where mono = rest * (the signed sum of the rules' relations + what
+        remains), or None; each relation gets cofactor sign * coefficient * rest."""
+        for _ in range(1000):
+            hits = [(m, pick(m)) for m in list(P)]
+            hits = [(m, h) for m, h in hits if h is not None]
+            if not hits:
                 return P
-            mono, c, S, e, u = hit
-            rest = {tuple((x, y) if x != S else (x, y - 2) for x, y in mono if (x, y) != (S, 2)): c}
-            gen, g = self.rule("pyth", (u,))
-            self.use(gen, rest)
-            P = KP.add_poly(P, KP.mul_poly(rest, g), -1)
-        raise NoCertificate("the Pythagorean reduction did not end")
+            for mono, (rest_mono, uses) in hits:
+                c = P.get(mono)
+                if c is None:  # cancelled by an earlier rewrite of this pass
+                    continue
+                rest = {rest_mono: c}
+                for name, args, sgn in uses:
+                    gen, g = self.rule(name, args)
+                    self.use(gen, KP.add_poly({}, rest, sgn))
+                    P = KP.add_poly(P, KP.mul_poly(rest, g), -sgn)
+                if len(P) > KP.MAX_TERMS:
+                    raise NoCertificate(f"the {what} grew past the checker's limits")
+        raise NoCertificate(f"the {what} did not end")
+
+    def pythagoras(self, P: dict) -> dict:
+        """sin(u)^k -> sin(u)^(k-2) (1 - cos(u)^2), by the relation cos^2 + sin^2 - 1."""
+        def pick(mono: tuple) -> Any:
+            for a, e in mono:
+                t = KP.atom_term(a)
+                if t[0] == "sin" and e >= 2:
+                    rest = tuple((x, y - 2) if x == a else (x, y) for x, y in mono if (x, y) != (a, 2))
+                    return rest, [("pyth", (t[1],), 1)]
+            return None
+        return self.reduce_monomials(P, pick, "Pythagorean reduction")
 
     def exp_pairs(self, P: dict) -> dict:
-        for _ in range(100_000):
-            hit = None
-            for mono, c in P.items():
-                atoms = dict(mono)
-                for a in atoms:
-                    t = KP.atom_term(a)
-                    if t[0] == "exp":
-                        neg = KP.normal(("exp", ("mul", num(-1), t[1])))
-                        (nk, _), = next(iter(neg))
-                        if nk in atoms:
-                            hit = (mono, c, a, nk, t[1])
-                            break
-                if hit:
-                    break
-            if not hit:
-                return P
-            mono, c, E, F, b = hit
-            rest = {tuple(sorted((x, y - (1 if x in (E, F) else 0)) for x, y in mono
-                                 if y - (1 if x in (E, F) else 0))): c}
-            g0, p0 = self.rule("exp_zero", ())
-            g1, p1 = self.rule("exp_add", (b, ("mul", num(-1), b)))
-            self.use(g0, rest)
-            self.use(g1, KP.add_poly({}, rest, -1))
-            P = KP.add_poly(P, KP.mul_poly(rest, KP.add_poly(p0, p1, -1)), -1)
-        raise NoCertificate("the exponential pairing did not end")
+        """exp(b) exp(-b) -> 1, by exp(0) - 1 minus exp(0) - exp(b) exp(-b)."""
+        def pick(mono: tuple) -> Any:
+            atoms = dict(mono)
+            for a in atoms:
+                t = KP.atom_term(a)
+                if t[0] == "exp":
+                    (neg, _), = next(iter(KP.normal(("exp", ("mul", num(-1), t[1])))))
+                    if neg in atoms:
+                        rest = tuple(sorted((x, y - (x in (a, neg))) for x, y in mono if y - (x in (a, neg))))
+                        return rest, [("exp_zero", (), 1), ("exp_add", (t[1], ("mul", num(-1), t[1])), -1)]
+            return None
+        return self.reduce_monomials(P, pick, "exponential pairing")
 
 
 def _periodic(m: tuple, c: Fraction) -> bool:
