@@ -204,10 +204,12 @@ def _claim_rst(claim, outcome, latex, char: str) -> list[str]:
         out += _math(latex(claim.statement()))
     except Exception as exc:  # pragma: no cover - reported, never hidden
         logger.warning("claim %s: statement() raised %s: %s", claim.id, type(exc).__name__, exc)
-    out += [f"As ``pemath prove`` lists it: ``{' '.join(claim.title.split())}``", ""]
-    if getattr(outcome, "statement", None) is not None:
-        out += ["**Formal statement** (the proof checker derives the verdict from it and the checked steps):", "",
-                f"``{' '.join(outcome.title.split())}``", ""]
+    if outcome.statement is not None:
+        out += [f"Its written title: ``{' '.join(claim.title.split())}``", ""]
+        out += ["**Formal statement**, ``pemath prove``'s title for it (the proof checker derives the verdict "
+                "from it and the checked steps):", "", f"``{' '.join(outcome.title.split())}``", ""]
+    else:
+        out += [f"As ``pemath prove`` lists it: ``{' '.join(claim.title.split())}``", ""]
     decided = [s for s in (outcome.derivation.steps if outcome.derivation is not None else []) if s.status == "proved"]
     if decided:
         checked = sum(1 for s in decided if isinstance(s.kernel, dict) and "proposition" in s.kernel)
