@@ -239,6 +239,72 @@ def test_an_induction_over_a_sum_is_checked(coeffs, n):
         bridge.certify("induction", off)
 
 
+def _sum(body, k, lo, hi):
+    return ("sum", body, k, lo, hi)
+
+
+_H, _K, _F = var("h", "posint"), var("k", "int"), ("fun", "F", 1, "real")
+
+
+def _app(t):
+    return ("app", "F", t)
+
+
+def _minus(t, n=1):
+    return ("add", t, num(-n))
+
+
+def test_a_sum_is_linear_in_its_body_by_its_normal_form_and_nothing_more():
+    from pemath.kernel.poly import normal
+
+    two_h = ("mul", num(2), _H)
+    lhs = _sum(("add", ("mul", num(3), x, _app(_K)), _app(("add", _K, _H))), "k", num(0), _H)
+    rhs = ("add", ("mul", num(3), x, _sum(_app(var("j", "int")), "j", num(0), _H)), _sum(_app(("add", var("i", "int"), _H)), "i",
+                                                                            num(0), _H))
+    assert normal(lhs) == normal(rhs)
+    # a sum of a constant is not its count: the range may be empty (h - 2 < 0 at h = 1)
+    assert normal(_sum(num(1), "k", num(0), _minus(_H, 2))) != normal(_minus(_H))
+    # other ranges, other bodies: other atoms
+    assert normal(_sum(_app(_K), "k", num(0), two_h)) != normal(_sum(_app(_K), "k", num(0), _H))
+
+
+def test_sums_split_and_shift_by_rules_with_their_side_conditions():
+    lhs = _sum(_app(_K), "k", num(0), _minus(("mul", num(2), _H)))
+    rhs = _sum(("add", _app(_K), _app(("add", _K, _H))), "k", num(0), _minus(_H))
+    prop = _prop(("eq", lhs, rhs), (_H, _F))  # the half-layout pairs enumerate the features 0..2h-1
+    split = ("rule", "sum_split", (_app(_K), "k", num(0), _minus(_H), _minus(("mul", num(2), _H))))
+    shift = ("rule", "sum_shift", (_app(("add", _K, _H)), "k", num(0), _minus(_H), _H))
+    check(prop, ("ideal", ((split, num(1)), (shift, num(-1)))))
+    _refused(prop, ("ideal", ((split, num(1)),)))
+    # a cut outside the range (3h - 1 > 2h - 1) is refused, and so is a shift by the index itself
+    _refused(prop, ("ideal", ((("rule", "sum_split", (_app(_K), "k", num(0), _minus(("mul", num(3), _H)),
+                                                      _minus(("mul", num(2), _H)))), num(1)), (shift, num(-1)))))
+    _refused(_prop(("eq", num(0), num(0)), (_H, _F)),
+             ("ideal", ((("rule", "sum_shift", (_app(_K), "k", num(0), _H, _K)), num(1)),)))
+    # a false variant (pairs (i, i + h + 1)) is not certified
+    bad = _prop(("eq", lhs, _sum(("add", _app(_K), _app(("add", _K, _H, num(1)))), "k", num(0), _minus(_H))),
+                (_H, _F))
+    with pytest.raises((bridge.NoCertificate, KernelError)):
+        check(bad, bridge.certificate("rewrite", bad))
+    check(prop, bridge.certificate("rewrite", prop))  # and the proposer finds the true one's
+
+
+def test_a_sum_of_relations_at_every_index_is_a_generator_with_its_index_fresh():
+    c, s_ = ("cos", _K), ("sin", _K)
+    prop = _prop(("eq", _sum(("add", ("pow", c, 2), ("pow", s_, 2)), "k", num(1), _H), _sum(num(1), "k", num(1), _H)),
+                 (_H,))
+    j = var("j", "int")
+    check(prop, ("ideal", ((("sum_of", "j", num(1), _H, ((("rule", "pyth", (j,)), num(1)),)), num(1)),)))
+    _refused(prop, ("ideal", ((("sum_of", "j", num(1), _H, ((("rule", "pyth", (j,)), num(2)),)), num(1)),)))
+    # the index may not be a name a hypothesis uses: a hypothesis about another j says nothing of the sum's
+    jr = var("j")
+    hyp = _prop(("eq", _sum(num(1), "k", num(1), _H), _sum(num(1), "k", num(1), _H)), (_H, jr), (("ne", jr, num(0)),))
+    _refused(hyp, ("ideal", ((("sum_of", "j", num(1), _H, ((("rule", "inv", (j,)), num(1)),)), num(0)),)))
+    # a relation whose side condition fails at some index in the range: 1/k at k = 0 in 0..h
+    _refused(_prop(("eq", num(0), num(0)), (_H,)),
+             ("ideal", ((("sum_of", "j", num(0), _H, ((("rule", "inv", (j,)), num(1)),)), num(0)),)))
+
+
 def test_closed_relations_are_decided_exactly_or_by_enclosures_and_false_ones_refused():
     check(_prop(("eq", ("floor", ("num", 7, 2)), num(3))), ("eval",))
     _refused(_prop(("eq", ("floor", ("num", 7, 2)), num(4))), ("eval",))

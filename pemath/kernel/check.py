@@ -15,8 +15,10 @@ A certificate (all plain data, so a record stores it and the re-checker replays 
 
 * ``("ideal", ((generator, cofactor), ...))`` for an equation a = b: the normal form of a - b equals the sum of
   cofactor x generator exactly. A generator is ``("rule", name, args)`` (:mod:`pemath.kernel.rules`),
-  ``("hyp", i)`` (hypothesis i, an equation) or ``("thm", j, substitution)`` (the equation of theorem j of the
-  context, at the substitution; its hypotheses, substituted, must be among this proposition's).
+  ``("hyp", i)`` (hypothesis i, an equation), ``("thm", j, substitution)`` (the equation of theorem j of the
+  context, at the substitution; its hypotheses, substituted, must be among this proposition's) or
+  ``("sum_of", k, a, b, ((generator, cofactor), ...))`` (the sum over k = a..b of such a combination, its
+  generators checked with a <= k <= b as further hypotheses; k a name the hypotheses and bounds do not use).
 * ``("and", (certificate, ...))`` for a conjunction, one certificate per conjunct.
 * ``("sign",)`` for a < b, a <= b or a != b: b - a (a - b either way for !=) is positive, or nonnegative, by the
   sorts alone (:func:`pemath.kernel.poly.sign`).
@@ -43,10 +45,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from .interval import enclose, exact
-from .poly import FUNCTION_SORTS, MAX_TERMS, budget, function_sorts, add_poly, mul_poly, is_integer_valued, nonneg, normal, positive, sign
+from .poly import (FUNCTION_SORTS, MAX_TERMS, budget, function_sorts, add_poly, mul_poly, is_integer_valued, nonneg,
+                   normal, positive, sign, term_of)
 from .rules import relation
-from .terms import (INTEGER_SORTS, KernelError, num, substitute, substitute_relation, tree_size, validate, var,
-                    variables)
+from .terms import (INTEGER_SORTS, KernelError, names, num, substitute, substitute_relation, tree_size, validate,
+                    var, variables)
 
 __all__ = ["Theorem", "check", "RELATIONS", "MAX_CASES", "MAX_GENERATORS", "well_formed", "defined", "same"]
 
@@ -298,6 +301,8 @@ def _generator(g: Any, hyps: tuple, context: Sequence[Theorem]) -> dict:
         raise KernelError(f"a generator is ('rule', name, args), ('hyp', i) or ('thm', j, substitution), got {g!r:.80}")
     if g[0] == "rule" and len(g) == 3:
         return relation(g[1], g[2], hyps)
+    if g[0] == "sum_of" and len(g) == 5:
+        return _sum_of(g, hyps, context)
     if g[0] == "hyp" and len(g) == 2 and type(g[1]) is int and 0 <= g[1] < len(hyps) and hyps[g[1]][0] == "eq":
         return _diff(hyps[g[1]])
     if g[0] == "thm" and len(g) == 3 and type(g[1]) is int and 0 <= g[1] < len(context):
@@ -308,7 +313,25 @@ def _generator(g: Any, hyps: tuple, context: Sequence[Theorem]) -> dict:
     raise KernelError(f"unusable generator {g!r:.120}")
 
 
-def _ideal(diff: dict, gens: Any, hyps: tuple, context: Sequence[Theorem]) -> None:
+def _sum_of(g: tuple, hyps: tuple, context: Sequence[Theorem]) -> dict:
+    """("sum_of", k, a, b, ((generator, cofactor), ...)): the sum over k = a..b of a combination of relations
+    that hold at every such k (checked with the hypotheses a <= k and k <= b added); k is a name the
+    hypotheses and the bounds do not use."""
+    _, k, a, b, gens = g
+    if not isinstance(k, str) or not isinstance(gens, tuple):
+        raise KernelError("sum_of is ('sum_of', index name, lower, upper, ((generator, cofactor), ...))")
+    for end in (a, b):
+        if not is_integer_valued(normal(defined(_no_derivative(validate(end), "a bound"), hyps))):
+            raise KernelError("sum_of: the bounds must be integer-valued by their variables' sorts")
+    if any(k in names(x) for x in (a, b, *hyps)):
+        raise KernelError(f"sum_of: the index {k!r} is a name the bounds or the hypotheses use")
+    kv = var(k, "int")
+    total = _combination(gens, hyps + (("le", a, kv), ("le", kv, b)), context)
+    return normal(validate(("sum", term_of(total), k, a, b)))
+
+
+def _combination(gens: Any, hyps: tuple, context: Sequence[Theorem]) -> dict:
+    """The sum of cofactor x generator over the (generator, cofactor) pairs ``gens``."""
     if not isinstance(gens, tuple) or len(gens) > MAX_GENERATORS:
         raise KernelError(f"an ideal certificate is a tuple of at most {MAX_GENERATORS} (generator, cofactor) pairs")
     total: dict = {}
@@ -321,7 +344,11 @@ def _ideal(diff: dict, gens: Any, hyps: tuple, context: Sequence[Theorem]) -> No
             raise KernelError(f"refused before any work: a product of {len(c)} x {len(g)} monomials")
         budget.spend("monomials", len(c) * len(g) + len(total))
         total = add_poly(total, mul_poly(c, g))
-    rest = add_poly(diff, total, -1)
+    return total
+
+
+def _ideal(diff: dict, gens: Any, hyps: tuple, context: Sequence[Theorem]) -> None:
+    rest = add_poly(diff, _combination(gens, hyps, context), -1)
     if rest:
         raise KernelError(f"the certificate does not account for the difference: {len(rest)} monomials remain")
 

@@ -73,7 +73,12 @@ def cost(t: tuple) -> tuple[int, int, int]:
         return 1, max(abs(t[1]).bit_length(), t[2].bit_length(), 1), 1
     if head in ("var", "pi"):
         return 1, 1, 1
-    if head in ("app", "sum", "inv", "cos", "sin", "exp", "log", "abs", "floor", "min", "max", "if"):
+    if head == "sum":  # linear in its body: at most the body's monomials, each a sum atom times what is free of k
+        cb = [cost(a) for a in t[1:] if isinstance(a, tuple)]
+        if any(c[0] > MAX_TERMS or c[1] > MAX_BITS for c in cb):
+            return next(c for c in cb if c[0] > MAX_TERMS or c[1] > MAX_BITS)
+        return cb[0][0], cb[0][1], min(sum(c[2] + c[0] for c in cb) + 2 * cb[0][0], cap_w)
+    if head in ("app", "inv", "cos", "sin", "exp", "log", "abs", "floor", "min", "max", "if"):
         w = 1
         for a in (t[1][1:] + t[2:] if head == "if" else t[1:]):  # arguments are normalised too
             if isinstance(a, tuple):
@@ -305,13 +310,26 @@ def _normal(t: tuple) -> Poly:
         from .calculus import derivative
 
         return _normal(derivative(t[1], t[2]))
-    if head == "sum":
+    if head == "sum":  # linear: sum(c a(k) b) = c b sum(a(k)) for c rational and b free of k, monomial by monomial
         body, k, lo, hi = t[1:]
-        taken = names(body) | names(lo) | names(hi)  # every name, derivatives' variables included
-        canon = _fresh("k_", taken - {k})
-        body = substitute(body, {k: ("var", canon, "int")}) if canon != k else body
-        return _atom(("sum", term_of(_normal(body)), canon, term_of(_normal(lo)), term_of(_normal(hi))))
+        kv = ("var", k, "int")
+        lo_t, hi_t = term_of(_normal(lo)), term_of(_normal(hi))
+        out = {}
+        for mono, c in _normal(substitute(body, {k: kv})).items():
+            inside = tuple((a, e) for a, e in mono if kv in variables(_ATOMS[a]))
+            outside = tuple((a, e) for a, e in mono if (a, e) not in inside)
+            out = add_poly(out, mul_poly({outside: c}, _sum_atom(term_of({inside: Fraction(1)}), k, lo_t, hi_t)))
+        return out
     raise KernelError(f"no normal form for a term of kind {head!r}")
+
+
+def _sum_atom(body: tuple, k: str, lo: tuple, hi: tuple) -> Poly:
+    """The atom sum(body, k, lo..hi) of a body that is one monomial of coefficient 1 (or 1), in normal form, its
+    bound variable renamed canonically (the first k_i that is no other name of the body or the bounds)."""
+    canon = _fresh("k_", (names(body) | names(lo) | names(hi)) - {k})
+    if canon != k:
+        body = term_of(_normal(substitute(body, {k: ("var", canon, "int")})))
+    return _atom(("sum", body, canon, lo, hi))
 
 
 # --- what the sorts give: integer values and signs, read from the normal form alone --------------------------

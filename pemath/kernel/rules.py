@@ -27,7 +27,14 @@ log_mul (u, v)     log(u v) - log(u) - log(v)                   u, v positive
 abs_sq (u)         |u|^2 - u^2
 sum_step (f,k,a,n) sum(f,k,a,n+1) - sum(f,k,a,n) - f[k:=n+1]    a, n integer-valued; n + 1 - a >= 0
 sum_empty (f,k,a)  sum(f,k,a,a-1)                               a integer-valued
+sum_shift (f,k,a,  sum(f,k,a,b) - sum(f[k:=k-c],k,a+c,b+c)      a, b, c integer-valued; c free of k
+  b,c)
+sum_split (f,k,a,  sum(f,k,a,b) - sum(f,k,a,c) - sum(f,k,c+1,b)  a, b, c integer-valued; c + 1 - a >= 0 and
+  c,b)                                                          b - c >= 0 by the sorts
 =================  ===========================================  ==========================================
+
+A sum is linear in its body by its normal form (:mod:`pemath.kernel.poly`), and a certificate may use the sum
+over k = a..b of relations that hold at every k (:mod:`pemath.kernel.check`, the ``sum_of`` generator).
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from .poly import Poly, add_poly, is_integer_valued, nonneg, normal, positive
-from .terms import PI, KernelError, ONE, ZERO, num, substitute, validate
+from .terms import PI, KernelError, ONE, ZERO, num, substitute, validate, variables
 
 __all__ = ["RULES", "relation"]
 
@@ -92,6 +99,24 @@ def _sum_empty(f: tuple, k: str, a: tuple, hyps: Sequence[tuple]) -> Poly:
     return normal(("sum", f, k, a, ("add", a, num(-1))))
 
 
+def _sum_shift(f: tuple, k: str, a: tuple, b: tuple, c: tuple, hyps: Sequence[tuple]) -> Poly:
+    for x in (a, b, c):
+        _integer(x, "sum_shift")
+    if any(v[0] == "var" and v[1] == k for v in variables(c)):
+        raise KernelError("sum_shift: the shift must be free of the bound variable")
+    kc = ("add", ("var", k, "int"), ("mul", num(-1), c))
+    return _sub(("sum", f, k, a, b), ("sum", substitute(f, {k: kc}), k, ("add", a, c), ("add", b, c)))
+
+
+def _sum_split(f: tuple, k: str, a: tuple, c: tuple, b: tuple, hyps: Sequence[tuple]) -> Poly:
+    for x in (a, b, c):
+        _integer(x, "sum_split")
+    if not (nonneg(_sub(("add", c, ONE), a)) and nonneg(_sub(b, c))):
+        raise KernelError("sum_split: a - 1 <= c <= b must hold by the sorts (each part a range of the whole)")
+    whole, left = normal(("sum", f, k, a, b)), normal(("sum", f, k, a, c))
+    return add_poly(add_poly(whole, left, -1), normal(("sum", f, k, ("add", c, ONE), b)), -1)
+
+
 RULES: dict[str, tuple[int, Callable[..., Poly]]] = {
     "pyth": (1, lambda u, h: _sub(("add", ("pow", ("cos", u), 2), ("pow", ("sin", u), 2)), ONE)),
     "cos_add": (2, lambda u, v, h: _sub(("cos", ("add", u, v)),
@@ -120,6 +145,8 @@ RULES: dict[str, tuple[int, Callable[..., Poly]]] = {
     "abs_sq": (1, lambda u, h: _sub(("pow", ("abs", u), 2), ("pow", u, 2))),
     "sum_step": (4, lambda f, k, a, n, h: _sum_step(f, k, a, n, h)),
     "sum_empty": (3, lambda f, k, a, h: _sum_empty(f, k, a, h)),
+    "sum_shift": (5, _sum_shift),
+    "sum_split": (5, _sum_split),
 }
 
 
@@ -131,7 +158,7 @@ def relation(name: str, args: Sequence, hyps: Sequence[tuple]) -> Poly:
     arity, make = RULES[name]
     if not isinstance(args, (list, tuple)) or len(args) != arity:
         raise KernelError(f"rule {name} takes {arity} arguments, got {args!r:.100}")
-    if name in ("sum_step", "sum_empty"):
+    if name.startswith("sum_"):
         if not isinstance(args[1], str):
             raise KernelError(f"{name}: the second argument is the bound variable's name")
         validate(("sum", args[0], args[1], args[2], args[2]))

@@ -400,6 +400,7 @@ class _Proposer:
 
     def reduce(self, P: dict, depth: int = 0) -> None:
         """Append generators with P = sum cof * gen, or raise NoCertificate."""
+        P = self.sums(P, depth)
         for _ in range(2000):
             nxt = self.step(P)
             if nxt is None:
@@ -445,6 +446,93 @@ class _Proposer:
         Je = _pow(_poly_of_atom(J), e)
         for g, c in sub.gens:
             self.use(g, KP.mul_poly(Je, c))
+
+    # finite sums: shift a sum's index to take a constant off its arguments, split a range at another sum's end,
+    # and rewrite the bodies of sums over the same range together (the sum over k of relations at k)
+    def sums(self, P: dict, depth: int) -> dict:
+        for _ in range(200):
+            nxt = self.shift_sum(P) or self.split_sum(P)
+            if nxt is None:
+                break
+            P = nxt
+        return self.sum_bodies(P, depth) if depth < 4 else P
+
+    @staticmethod
+    def _sum_atoms(P: dict) -> list[tuple[str, tuple]]:
+        return sorted({(a, KP.atom_term(a)) for m in P for a, _ in m if KP.atom_term(a)[0] == "sum"})
+
+    def shift_sum(self, P: dict) -> dict | None:
+        """sum(f(k + c), k, a..b) -> sum(f(k), k, a+c..b+c) where that removes every variable of c from f."""
+        for a, t in self._sum_atoms(P):
+            body, k, lo, hi = t[1:]
+            kv = ("var", k, "int")
+            for arg in _app_arguments(body):
+                p = KP.normal(arg)
+                if p.get(((repr(kv), 1),)) != 1:
+                    continue
+                c = KP.add_poly(p, KP.normal(kv), -1)
+                cvars = {v for m in c for x, _ in m for v in _term_vars(KP.atom_term(x))}
+                if not c or kv in cvars or not cvars:
+                    continue
+                shifted = KP.normal(_subst(body, kv, ("add", kv, ("mul", num(-1), KP.term_of(c)))))
+                if cvars & {v for m in shifted for x, _ in m for v in _term_vars(KP.atom_term(x))}:
+                    continue
+                try:
+                    return self.rewrite(P, a, "sum_shift", (body, k, lo, hi, KP.term_of(c)))
+                except NoCertificate:
+                    continue
+        return None
+
+    def split_sum(self, P: dict) -> dict | None:
+        """sum(f, a..b) -> sum(f, a..c) + sum(f, c+1..b) where another sum of f starts at a and ends at c, or
+        ends at b and starts at c + 1."""
+        atoms = self._sum_atoms(P)
+        for a, t in atoms:
+            for b, u in atoms:
+                if a == b or t[1:3] != u[1:3]:
+                    continue
+                if t[3] == u[3]:
+                    cut = u[4]
+                elif t[4] == u[4]:
+                    cut = KP.term_of(KP.add_poly(KP.normal(u[3]), {(): Fraction(1)}, -1))
+                else:
+                    continue
+                try:
+                    return self.rewrite(P, a, "sum_split", (t[1], t[2], t[3], cut, t[4]))
+                except NoCertificate:
+                    continue
+        return None
+
+    def sum_bodies(self, P: dict, depth: int) -> dict:
+        """For the monomials with one sum (to the first power), those over one range together: the sum over k
+        of their bodies (times what is outside) reduced as a polynomial at k, one generator ``sum_of``."""
+        groups: dict[tuple, dict] = {}
+        taken = set(_hyp_names(self.hyps))
+        for a, t in self._sum_atoms(P):
+            taken |= _names(t)
+        j = next(f"j{i}" for i in range(len(taken) + 1) if f"j{i}" not in taken)
+        jv = ("var", j, "int")
+        for mono, c in P.items():
+            sums = [(x, e) for x, e in mono if KP.atom_term(x)[0] == "sum"]
+            if len(sums) != 1 or sums[0][1] != 1:
+                continue
+            t = KP.atom_term(sums[0][0])
+            body = _subst(t[1], ("var", t[2], "int"), jv)
+            outside = {tuple(p for p in mono if p != sums[0]): c}
+            key = (t[3], t[4])
+            groups[key] = KP.add_poly(groups.get(key, {}), KP.mul_poly(outside, KP.normal(body)))
+        for (lo, hi), Q in groups.items():
+            if not Q:
+                continue
+            sub = _Proposer(self.hyps + (("le", lo, jv), ("le", jv, hi)))
+            try:
+                sub.reduce(Q, depth + 1)
+            except NoCertificate:
+                continue
+            gen = ("sum_of", j, lo, hi, tuple((g, KP.term_of(cf)) for g, cf in sub.gens))
+            self.use(gen, {(): Fraction(1)})
+            P = KP.add_poly(P, KP.normal(("sum", KP.term_of(Q), j, lo, hi)), -1)
+        return P
 
     def reduce_monomials(self, P: dict, pick: Any, what: str) -> dict:
         """Rewrite, pass after pass, each monomial ``pick`` finds a relation for: ``pick(mono)`` gives ``(rest,
@@ -494,6 +582,36 @@ class _Proposer:
         return self.reduce_monomials(P, pick, "exponential pairing")
 
 
+def _app_arguments(t: Any) -> list[tuple]:
+    """The arguments of every application of a bound function in term ``t``."""
+    out: list[tuple] = []
+    if isinstance(t, tuple) and t and t[0] != "num":
+        if t[0] == "app":
+            out.extend(t[2:])
+        for x in t[1:]:
+            out.extend(_app_arguments(x))
+    return out
+
+
+def _term_vars(t: tuple) -> set:
+    from ..kernel.terms import variables
+
+    return {v for v in variables(t) if v[0] == "var"}
+
+
+def _names(t: Any) -> set:
+    from ..kernel.terms import names
+
+    return names(t)
+
+
+def _hyp_names(hyps: tuple) -> set:
+    out: set = set()
+    for h in hyps:
+        out |= _names(h)
+    return out
+
+
 def _periodic(m: tuple, c: Fraction) -> bool:
     """Whether c * m is 2 pi times an integer-valued monomial."""
     d = dict(m)
@@ -533,7 +651,13 @@ def certificate(certificate_kind: str, prop: tuple, method: str | None = None) -
         bits = int(digits * 3.33) + 16
     concl = prop[3]
     if certificate_kind == "induction":
-        return _induction(prop)
+        try:
+            return _induction(prop)
+        except NoCertificate as exc:  # the proposition may follow directly (split and shifted sums)
+            try:
+                return _relation_cert(prop, concl, bits)
+            except NoCertificate:
+                raise exc from None
     if certificate_kind == "enumeration":
         return _enumeration(prop)
     if concl[0] == "and":
