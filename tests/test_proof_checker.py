@@ -289,6 +289,37 @@ def test_sums_split_and_shift_by_rules_with_their_side_conditions():
     check(prop, bridge.certificate("rewrite", prop))  # and the proposer finds the true one's
 
 
+def test_what_the_sorts_decide_in_the_normal_form_and_what_hypotheses_decide_by_rules():
+    from pemath.kernel.poly import normal
+
+    p, n, r = var("p", "pos"), var("n", "int"), var("r")
+    assert normal(("min", p, num(0))) == {} and normal(("max", p, num(0))) == normal(p)
+    assert normal(("floor", ("add", n, ("num", 1, 2)))) == normal(n)
+    assert normal(("floor", ("add", n, ("num", -1, 2)))) == normal(("add", n, num(-1)))
+    assert normal(("if", ("lt", n, ("add", n, p)), num(2), num(3))) == normal(num(2))
+    for undecided in (("min", r, num(0)), ("floor", ("add", r, ("num", 1, 2))), ("if", ("lt", r, num(0)), num(1), num(2))):
+        assert normal(undecided) != normal(num(0)) and len(normal(undecided)) == 1  # left an atom
+    # under a hypothesis r < 0, by the rules min_left and if_true (their side condition read from the hypothesis)
+    hyp = (("lt", r, num(0)),)
+    check(_prop(("eq", ("min", r, num(0)), r), (r,), hyp), ("ideal", ((("rule", "min_left", (r, num(0))), num(1)),)))
+    check(_prop(("eq", ("if", ("lt", r, num(0)), num(1), num(2)), num(1)), (r,), hyp),
+          ("ideal", ((("rule", "if_true", (("lt", r, num(0)), num(1), num(2))), num(1)),)))
+    _refused(_prop(("eq", ("min", r, num(0)), r), (r,)), ("ideal", ((("rule", "min_left", (r, num(0))), num(1)),)))
+    _refused(_prop(("eq", ("max", r, num(0)), r), (r,), hyp), ("ideal", ((("rule", "max_left", (r, num(0))), num(1)),)))
+    _refused(_prop(("eq", ("if", ("lt", r, num(0)), num(1), num(2)), num(2)), (r,), hyp),
+             ("ideal", ((("rule", "if_false", (("lt", r, num(0)), num(1), num(2))), num(1)),)))
+
+
+def test_a_product_of_decided_conditionals_is_costed_by_its_branches():
+    big = ("pow", ("add", *(var(f"x{i}") for i in range(12))), 4)  # 1365 monomials
+    decided = ("if", ("lt", num(0), num(1)), big, num(0))
+    t0 = time.perf_counter()
+    with pytest.raises(KernelError, match="refused before any work"):
+        check(_prop(("eq", ("mul", decided, decided, decided), num(0)), tuple(var(f"x{i}") for i in range(12))),
+              ("ideal", ()))
+    assert time.perf_counter() - t0 < 1.0
+
+
 def test_a_sum_of_relations_at_every_index_is_a_generator_with_its_index_fresh():
     c, s_ = ("cos", _K), ("sin", _K)
     prop = _prop(("eq", _sum(("add", ("pow", c, 2), ("pow", s_, 2)), "k", num(1), _H), _sum(num(1), "k", num(1), _H)),
@@ -404,6 +435,42 @@ def test_recheck_fails_on_a_relabelled_step_a_deleted_counterexample_a_replaced_
     step["kernel"]["proposition"] = kernel.to_json(bridge.proposition("rewrite", false_formula))
     kernel_only[1]["steps"].append(step)
     assert not recheck(kernel_only).ok
+
+
+def _ordered_claim() -> Claim:
+    """A theorem whose equation is defined only under its stated hypothesis l < h: (h - l)/(h - l) = 1."""
+    lo, hi = sp.symbols("l h", positive=True)
+
+    def proof() -> Verdict:
+        d = Derivation("a ratio of one difference")
+        d.hypothesis("the ends are ordered, l < h", sp.StrictLessThan(lo, hi))
+        d.equal("(h - l)/(h - l) = 1", unevaluated(lambda: (hi - lo) / (hi - lo)), sp.S.One)
+        return Verdict(d)
+
+    return Claim(id="test.ordered", title="(h - l)/(h - l) = 1 for l < h", kind="theorem", family="test",
+                 statement=lambda: sp.Eq((hi - lo) / (hi - lo), 1), proof=proof)
+
+
+def test_a_step_defined_only_under_a_stated_hypothesis_is_checked_under_it_and_the_record_cannot_add_one():
+    out = run_claim(_ordered_claim(), checks=False)
+    step = next(s for s in out.derivation.steps if s.status == "proved")
+    prop = kernel.from_json(step.kernel["proposition"])
+    assert prop[2] == (("lt", var("l", "pos"), var("h", "pos")),) and len(step.kernel["hypotheses"]) == 1
+    good = _record(out)
+    assert recheck(good).ok
+    unstated = copy.deepcopy(good)  # the hypothesis step deleted: the checker's entry names what is not stated
+    unstated[0]["steps"] = [s for s in unstated[0]["steps"] if s.get("role") != "hypothesis"]
+    assert not recheck(unstated).ok
+    other = copy.deepcopy(good)  # a different hypothesis named (l < 2h), which the claim never states
+    from pemath.symbolic._certify import dump
+
+    lo, hi = sp.symbols("l h", positive=True)
+    entry = next(s for s in other[0]["steps"] if s["status"] == "proved")["kernel"]
+    entry["hypotheses"] = [dump(sp.StrictLessThan(lo, 2 * hi))]
+    assert not recheck(other).ok
+    dropped = copy.deepcopy(good)  # the hypothesis dropped from the entry: the proposition no longer matches
+    next(s for s in dropped[0]["steps"] if s["status"] == "proved")["kernel"]["hypotheses"] = []
+    assert not recheck(dropped).ok
 
 
 def test_a_counterexample_is_the_statements_negation_at_the_witness():

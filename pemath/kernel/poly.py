@@ -3,11 +3,12 @@
 An *atom* is a variable, pi, or an application the checker does not expand (cos, sin, exp, inv, an arbitrary
 function, a sum), its arguments themselves in normal form, and a sum's bound variable renamed canonically. Two
 terms have the same normal form only if they are equal wherever both are defined: the normal form uses only the
-commutative-ring laws of the rationals, congruence (equal arguments give equal values), and the values of
-functions at rational points where the value is rational by definition (1/q, |q|, floor(q), min and max of
-rationals, a conditional on a relation between rationals, exp(0) = cos(0) = 1, sin(0) = 0, log(1) = 0). No other
-identity of any function is used here; those enter a proof only as relations a certificate names
-(:mod:`pemath.kernel.rules`).
+commutative-ring laws of the rationals, congruence (equal arguments give equal values), the values of
+functions at rational points where the value is rational by definition (1/q, |q|, floor(q), exp(0) = cos(0) =
+1, sin(0) = 0, log(1) = 0), the linearity of a finite sum in its body, and what the sorts alone decide (:func:`sign`):
+floor(u + q) = u + floor(q) for u integer-valued and q rational, min and max of two terms the sorts order, a conditional on a relation the
+sorts decide. No other identity of any function is used here; those enter a proof only as relations a
+certificate names (:mod:`pemath.kernel.rules`).
 
 A polynomial is a dict from a monomial (a sorted tuple of ``(atom key, exponent)``) to a nonzero Fraction.
 """
@@ -79,14 +80,16 @@ def cost(t: tuple) -> tuple[int, int, int]:
             return next(c for c in cb if c[0] > MAX_TERMS or c[1] > MAX_BITS)
         return cb[0][0], cb[0][1], min(sum(c[2] + c[0] for c in cb) + 2 * cb[0][0], cap_w)
     if head in ("app", "inv", "cos", "sin", "exp", "log", "abs", "floor", "min", "max", "if"):
-        w = 1
-        for a in (t[1][1:] + t[2:] if head == "if" else t[1:]):  # arguments are normalised too
+        w, n, b = 1, 1, 1
+        for i, a in enumerate(t[1][1:] + t[2:] if head == "if" else t[1:]):  # arguments are normalised too
             if isinstance(a, tuple):
                 ca = cost(a)
                 if ca[0] > MAX_TERMS or ca[1] > MAX_BITS:
                     return ca
                 w = min(w + ca[2] + ca[0], cap_w)
-        return 1, 1, w
+                if head in ("floor", "min", "max") or (head == "if" and i >= 2):  # the value may be this argument
+                    n, b = max(n, ca[0]), max(b, ca[1])
+        return n, b, w
     if head == "add":
         n = b = w = 0
         for a in t[1:]:
@@ -229,15 +232,13 @@ def _rational(p: Poly) -> Fraction | None:
 
 def _value_at(head: str, q: Fraction) -> Fraction | None:
     """A function's value at the rational q where it is rational by the function's definition: exp(0) = cos(0) =
-    1, sin(0) = 0, log(1) = 0, |q|, floor(q) and 1/q (refused at 0); None elsewhere (an atom then)."""
+    1, sin(0) = 0, log(1) = 0, |q| and 1/q (refused at 0); None elsewhere (an atom then)."""
     if head == "inv":
         if not q:
             raise KernelError("an inverse of 0 has no normal form")
         return 1 / q
     if head == "abs":
         return abs(q)
-    if head == "floor":
-        return Fraction(q.numerator // q.denominator)
     return {("exp", 0): Fraction(1), ("cos", 0): Fraction(1), ("sin", 0): Fraction(0),
             ("log", 1): Fraction(0)}.get((head, q))
 
@@ -282,7 +283,15 @@ def _normal(t: tuple) -> Poly:
         for _ in range(t[2]):
             out = mul_poly(out, base)
         return out
-    if head in ("inv", "cos", "sin", "exp", "log", "abs", "floor"):
+    if head == "floor":
+        arg = _normal(t[1])
+        q = arg.get((), Fraction(0))
+        rest = {m: c for m, c in arg.items() if m}
+        if not is_integer_valued(rest):
+            return _atom(("floor", term_of(arg)))
+        v = Fraction(q.numerator // q.denominator)  # floor(u + q) = u + floor(q) for u integer-valued
+        return add_poly(rest, {(): v} if v else {})
+    if head in ("inv", "cos", "sin", "exp", "log", "abs"):
         arg = _normal(t[1])
         q = _rational(arg)
         v = None if q is None else _value_at(head, q)
@@ -291,17 +300,17 @@ def _normal(t: tuple) -> Poly:
         return _atom((head, term_of(arg)))
     if head in ("min", "max"):  # symmetric: the two arguments in key order
         args = [_normal(a) for a in t[1:]]
-        qs = [_rational(a) for a in args]
-        if None not in qs:
-            v = (min if head == "min" else max)(qs)
-            return {(): v} if v else {}
+        d = add_poly(args[0], args[1], -1)
+        if nonneg(d) or nonneg(add_poly({}, d, -1)):  # the sorts order them: min and max are the two arguments
+            first_larger = nonneg(d)
+            return args[1] if first_larger == (head == "min") else args[0]
         return _atom((head, *sorted((term_of(a) for a in args), key=repr)))
     if head == "if":
         r = t[1]
         ra, rb = _normal(r[1]), _normal(r[2])  # each side once
-        d = _rational(add_poly(rb, ra, -1))  # b - a
-        if d is not None:
-            holds = {"eq": d == 0, "ne": d != 0, "lt": d > 0, "le": d >= 0}[r[0]]
+        d = add_poly(rb, ra, -1)  # b - a
+        holds = _decided(r[0], d)
+        if holds is not None:
             return _normal(t[2] if holds else t[3])
         return _atom(("if", (r[0], term_of(ra), term_of(rb)), term_of(_normal(t[2])), term_of(_normal(t[3]))))
     if head == "app":
@@ -321,6 +330,18 @@ def _normal(t: tuple) -> Poly:
             out = add_poly(out, mul_poly({outside: c}, _sum_atom(term_of({inside: Fraction(1)}), k, lo_t, hi_t)))
         return out
     raise KernelError(f"no normal form for a term of kind {head!r}")
+
+
+def _decided(kind: str, d: Poly) -> bool | None:
+    """Whether a relation whose sides differ by d = b - a holds, where the sorts alone decide it; else None."""
+    pos, neg = positive(d), positive(add_poly({}, d, -1))
+    if kind in ("eq", "ne"):
+        if not d:
+            return kind == "eq"
+        return (kind == "ne") if (pos or neg) else None
+    if kind == "lt":
+        return True if pos else False if nonneg(add_poly({}, d, -1)) else None
+    return True if nonneg(d) else False if neg else None
 
 
 def _sum_atom(body: tuple, k: str, lo: tuple, hi: tuple) -> Poly:

@@ -31,6 +31,10 @@ sum_shift (f,k,a,  sum(f,k,a,b) - sum(f[k:=k-c],k,a+c,b+c)      a, b, c integer-
   b,c)
 sum_split (f,k,a,  sum(f,k,a,b) - sum(f,k,a,c) - sum(f,k,c+1,b)  a, b, c integer-valued; c + 1 - a >= 0 and
   c,b)                                                          b - c >= 0 by the sorts
+min_left (a, b)    min(a, b) - a                                a <= b (by the sorts, or a hypothesis)
+max_left (a, b)    max(a, b) - a                                b <= a
+if_true (r, a, b)  (a if r else b) - a                          r holds (by the sorts, or a hypothesis)
+if_false (r, a, b) (a if r else b) - b                          r's negation holds
 =================  ===========================================  ==========================================
 
 A sum is linear in its body by its normal form (:mod:`pemath.kernel.poly`), and a certificate may use the sum
@@ -117,6 +121,32 @@ def _sum_split(f: tuple, k: str, a: tuple, c: tuple, b: tuple, hyps: Sequence[tu
     return add_poly(add_poly(whole, left, -1), normal(("sum", f, k, ("add", c, ONE), b)), -1)
 
 
+_NEGATED = {"eq": ("ne", 1, 2), "ne": ("eq", 1, 2), "lt": ("le", 2, 1), "le": ("lt", 2, 1)}
+
+
+def _holds(r: tuple, hyps: Sequence[tuple], rule: str) -> None:
+    """Relation r holds wherever the hypotheses do: by the sorts (the sign of b - a), or r is a hypothesis (a
+    hypothesis a < b also gives a <= b and a != b)."""
+    if not (isinstance(r, tuple) and len(r) == 3 and r[0] in _NEGATED):
+        raise KernelError(f"{rule}: {r!r:.80} is not a relation (eq, ne, lt, le)")
+    d = _sub(r[2], r[1])
+    if {"eq": not d, "le": nonneg(d), "lt": positive(d), "ne": positive(d) or positive(add_poly({}, d, -1))}[r[0]]:
+        return
+    for h in hyps:
+        if h[0] in ("eq", "ne", "lt", "le") and (h[0] == r[0] or (h[0] == "lt" and r[0] in ("le", "ne"))):
+            hd = _sub(h[2], h[1])
+            if hd == d or (r[0] in ("eq", "ne") and hd == add_poly({}, d, -1)):
+                return
+    raise KernelError(f"{rule}: {r!r:.100} is not shown to hold (by the sorts or a hypothesis)")
+
+
+def _negated(r: tuple) -> tuple:
+    if not (isinstance(r, tuple) and len(r) == 3 and r[0] in _NEGATED):
+        raise KernelError(f"if_false: {r!r:.80} is not a relation (eq, ne, lt, le)")
+    kind, a, b = _NEGATED[r[0]]
+    return (kind, r[a], r[b])
+
+
 RULES: dict[str, tuple[int, Callable[..., Poly]]] = {
     "pyth": (1, lambda u, h: _sub(("add", ("pow", ("cos", u), 2), ("pow", ("sin", u), 2)), ONE)),
     "cos_add": (2, lambda u, v, h: _sub(("cos", ("add", u, v)),
@@ -145,6 +175,10 @@ RULES: dict[str, tuple[int, Callable[..., Poly]]] = {
     "abs_sq": (1, lambda u, h: _sub(("pow", ("abs", u), 2), ("pow", u, 2))),
     "sum_step": (4, lambda f, k, a, n, h: _sum_step(f, k, a, n, h)),
     "sum_empty": (3, lambda f, k, a, h: _sum_empty(f, k, a, h)),
+    "min_left": (2, lambda a, b, h: (_holds(("le", a, b), h, "min_left"), _sub(("min", a, b), a))[1]),
+    "max_left": (2, lambda a, b, h: (_holds(("le", b, a), h, "max_left"), _sub(("max", a, b), a))[1]),
+    "if_true": (3, lambda r, a, b, h: (_holds(r, h, "if_true"), _sub(("if", r, a, b), a))[1]),
+    "if_false": (3, lambda r, a, b, h: (_holds(_negated(r), h, "if_false"), _sub(("if", r, a, b), b))[1]),
     "sum_shift": (5, _sum_shift),
     "sum_split": (5, _sum_split),
 }
@@ -163,6 +197,8 @@ def relation(name: str, args: Sequence, hyps: Sequence[tuple]) -> Poly:
             raise KernelError(f"{name}: the second argument is the bound variable's name")
         validate(("sum", args[0], args[1], args[2], args[2]))
         checked = [("sum", args[0], args[1], args[2], args[2])] + list(args[2:])
+    elif name.startswith("if_"):
+        checked = [validate(("if", *args))]
     else:
         checked = list(args)
     from .check import _no_derivative, defined  # the definedness check lives with the propositions

@@ -207,9 +207,8 @@ class Step:
         if self.status == "proved":
             return dump(self.formula)
         if self.role == "hypothesis":
-            eqs = [e for e in (self.expr if isinstance(self.expr, (list, tuple)) else [self.expr])
-                   if isinstance(e, sp.Eq)]
-            return dump(sp.Tuple(sp.Tuple(*self.forall), sp.Tuple(*eqs))) if eqs else None
+            rels = hypothesis_relations(self)
+            return dump(sp.Tuple(sp.Tuple(*self.forall), sp.Tuple(*rels))) if rels else None
         return None
 
     def latex(self) -> str | None:
@@ -543,6 +542,7 @@ def _checker(certificate: str, formula: Any, method: str | None, steps: Sequence
     from ..kernel import KernelError, from_json, to_json
 
     premises: list = []
+    used: list = []
     try:
         if certificate == "instance":
             lemma = formula[0]
@@ -554,7 +554,7 @@ def _checker(certificate: str, formula: Any, method: str | None, steps: Sequence
             prop, cert, _ = bridge.instance(formula, lp, lc)
             premises = [[source.kernel["proposition"], source.kernel["certificate"]]]
         else:
-            prop, cert, _ = bridge.certify(certificate, formula, method)
+            prop, cert, _ = _certified(bridge, certificate, formula, method, steps, used)
     except (bridge.Untranslatable, bridge.NoCertificate, KernelError) as exc:
         return {"refused": f"{type(exc).__name__}: {exc}"[:300]}
     except Exception as exc:  # noqa: BLE001 - the proposer is untrusted: its failure leaves the step unchecked
@@ -562,7 +562,38 @@ def _checker(certificate: str, formula: Any, method: str | None, steps: Sequence
     out = {"proposition": to_json(prop), "certificate": to_json(cert)}
     if premises:
         out["premises"] = premises
+    if used:
+        out["hypotheses"] = [dump(h) for h in used]
     return out
+
+
+def _certified(bridge: Any, certificate: str, formula: Any, method: str | None, steps: Sequence[Step],
+               used: list) -> tuple:
+    """bridge.certify; where an equation's sides are defined only under the claim's stated hypotheses (a 1/u
+    or log u the sorts do not show defined), again under those of its hypotheses about its symbols (``used``
+    gets them)."""
+    from ..kernel import KernelError
+
+    try:
+        return bridge.certify(certificate, formula, method)
+    except (KernelError, bridge.NoCertificate) as exc:
+        if "not shown" not in str(exc) or certificate not in ("rewrite", "closed on construction", "free symbols"):
+            raise
+        free = formula[0].free_symbols if certificate == "free symbols" else formula.free_symbols
+        stated = [r for s in steps if s.role == "hypothesis" for r in hypothesis_relations(s)
+                  if r.free_symbols <= free]
+        if not stated:
+            raise
+        out = bridge.certify(certificate, formula, method, hypotheses=stated)
+        used.extend(stated)
+        return out
+
+
+def hypothesis_relations(step: Step) -> list:
+    """The relations (=, <, <=, !=) a hypothesis step states."""
+    exprs = step.expr if isinstance(step.expr, (list, tuple)) else [step.expr]
+    return [e for e in exprs if isinstance(e, (sp.Eq, sp.Ne, sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan,
+                                               sp.GreaterThan))]
 
 
 def unevaluated(build: Callable[..., Any], *args: Any) -> Any:

@@ -14,6 +14,7 @@ import math
 import unicodedata
 import zlib
 from fractions import Fraction
+from collections.abc import Sequence
 from typing import Any
 
 import sympy as sp
@@ -136,8 +137,10 @@ class Translator:
             for val, c in reversed(pieces):
                 out = ("if", self.relation(c), self.term(val), out)
             return out
-        if isinstance(e, sp.Indexed):
-            return ("app", self._fun(e.base.label, len(e.indices), label=False, sort="real"),
+        if isinstance(e, sp.Indexed):  # an indexed base declared positive (nonnegative) is a function of that sort
+            lab = e.base.label
+            sort = "pos" if lab.is_positive is True else "nonneg" if lab.is_nonnegative is True else "real"
+            return ("app", self._fun(lab, len(e.indices), label=False, sort=sort),
                     *(self.term(i) for i in e.indices))
         if isinstance(e, sp.core.function.AppliedUndef):
             f = type(e)
@@ -204,11 +207,16 @@ class Translator:
         return ("forall", binders, hyps, concl)
 
 
-def proposition(certificate: str, formula: Any) -> tuple:
-    """The checker's proposition of a decided step's formula (for the certificates it covers), or Untranslatable."""
+def proposition(certificate: str, formula: Any, hypotheses: Sequence[Any] = ()) -> tuple:
+    """The checker's proposition of a decided step's formula (for the certificates it covers), or Untranslatable;
+    with ``hypotheses`` (relations of the claim's stated hypotheses, for an equation whose sides are defined only
+    under them), a rewrite's proposition holds under them."""
     tr = Translator()
+    if hypotheses and certificate not in ("rewrite", "closed on construction", "free symbols"):
+        raise Untranslatable(f"steps decided by {certificate!r} take no hypotheses")
+    hyps = tuple(tr.relation(h) for h in hypotheses)
     if certificate in ("rewrite", "closed on construction", "exact boolean", "interval"):
-        return tr.proposition((), tr.conclusion(formula))
+        return tr.proposition(hyps, tr.conclusion(formula))
     if certificate == "assumption query":
         kind = formula.function.name if hasattr(formula, "function") else None
         e = tr.term(formula.arguments[0])
@@ -223,11 +231,11 @@ def proposition(certificate: str, formula: Any) -> tuple:
         primed = {v: sp.Symbol(v.name + "'", **v.assumptions0) for v in syms}
         moved = expr.xreplace(primed)
         if isinstance(expr, sp.MatrixBase):
-            return tr.proposition((), tr.conclusion(sp.Eq(sp.ImmutableMatrix(expr), sp.ImmutableMatrix(moved),
-                                                          evaluate=False)))
+            return tr.proposition(hyps, tr.conclusion(sp.Eq(sp.ImmutableMatrix(expr), sp.ImmutableMatrix(moved),
+                                                            evaluate=False)))
         for v in list(syms) + list(primed.values()):
             tr.var(v)
-        return tr.proposition((), ("eq", tr.term(expr), tr.term(moved)))
+        return tr.proposition(hyps, ("eq", tr.term(expr), tr.term(moved)))
     if certificate in ("substitution", "instance"):
         # the result on its own (its premise is not used: the checker decides it from scratch, or not at all)
         result = formula[-1]
@@ -401,6 +409,7 @@ class _Proposer:
     def reduce(self, P: dict, depth: int = 0) -> None:
         """Append generators with P = sum cof * gen, or raise NoCertificate."""
         P = self.sums(P, depth)
+        P = self.cases(P)
         for _ in range(2000):
             nxt = self.step(P)
             if nxt is None:
@@ -532,6 +541,31 @@ class _Proposer:
             gen = ("sum_of", j, lo, hi, tuple((g, KP.term_of(cf)) for g, cf in sub.gens))
             self.use(gen, {(): Fraction(1)})
             P = KP.add_poly(P, KP.normal(("sum", KP.term_of(Q), j, lo, hi)), -1)
+        return P
+
+    def cases(self, P: dict) -> dict:
+        """min, max, a conditional or a floor whose value the sorts (or the hypotheses) decide, replaced by it."""
+        for _ in range(500):
+            done = True
+            for a in sorted({x for m in P for x, _ in m}):
+                t = KP.atom_term(a)
+                if t[0] in ("min", "max"):
+                    tries = [(t[0] + "_left", t[1:3]), (t[0] + "_left", (t[2], t[1]))]
+                elif t[0] == "if":
+                    tries = [("if_true", t[1:4]), ("if_false", t[1:4])]
+                else:
+                    continue
+                for name, args in tries:
+                    try:
+                        P = self.rewrite(P, a, name, tuple(args))
+                    except NoCertificate:
+                        continue
+                    done = False
+                    break
+                if not done:
+                    break
+            if done:
+                return P
         return P
 
     def reduce_monomials(self, P: dict, pick: Any, what: str) -> dict:
@@ -816,10 +850,10 @@ def _subst(t: tuple, v: tuple, value: tuple) -> tuple:
 
 
 def certify(certificate_kind: str, formula: Any, method: str | None = None,
-            context: tuple = ()) -> tuple[tuple, tuple, kernel.Theorem]:
+            context: tuple = (), hypotheses: Sequence[Any] = ()) -> tuple[tuple, tuple, kernel.Theorem]:
     """Translate, propose, and have the checker verify: ``(proposition, certificate, theorem)``; raises
     Untranslatable, NoCertificate or KernelError (the checker's refusal) otherwise."""
-    prop = proposition(certificate_kind, formula)
+    prop = proposition(certificate_kind, formula, hypotheses)
     with KP.function_sorts({b[1]: b[3] for b in prop[1] if b[0] == "fun"}):
         cert = certificate(certificate_kind, prop, method)
     return prop, cert, kernel.check(prop, cert, context)

@@ -19,7 +19,7 @@ from typing import Any
 
 import sympy as sp
 
-from ._certify import Premise, ProofFailure, conclusion, decide, fixed_of, load, rests_of, used_premises
+from ._certify import Premise, ProofFailure, conclusion, decide, dump, fixed_of, load, rests_of, used_premises
 
 __all__ = ["Recheck", "recheck", "main", "claim_digest"]
 
@@ -141,10 +141,11 @@ def _formal_consistent(claim: dict, verified: list[tuple[str, tuple]]) -> str | 
     return None
 
 
-def _kernel_check(step: dict, cert: str, formula: Any) -> bool:
+def _kernel_check(step: dict, cert: str, formula: Any, stated: Sequence[str] = ()) -> bool:
     """Verify a step's stored checker proposition and certificate with :mod:`pemath.kernel`, after checking the
-    proposition is the translation of the step's formula (so neither can be swapped alone). False when the record
-    holds none for the step (decided by the SymPy kernel alone); raises when it holds one that fails."""
+    proposition is the translation of the step's formula, under the claim's hypotheses it names (each one a
+    relation of a hypothesis step recorded before it: ``stated``), so neither can be swapped alone. False when the
+    record holds none for the step (decided by the SymPy kernel alone); raises when it holds one that fails."""
     from .. import kernel
     from . import bridge
 
@@ -152,8 +153,11 @@ def _kernel_check(step: dict, cert: str, formula: Any) -> bool:
     if not isinstance(k, dict) or "proposition" not in k:
         return False
     prop, certificate = kernel.from_json(k["proposition"]), kernel.from_json(k["certificate"])
+    named = k.get("hypotheses") or []
+    if not isinstance(named, list) or not all(isinstance(h, str) and h in stated for h in named):
+        raise ProofFailure("the step's checker entry names a hypothesis the claim does not state before it")
     try:
-        translated = bridge.proposition(cert, formula)
+        translated = bridge.proposition(cert, formula, [load(h) for h in named])
     except bridge.Untranslatable as exc:
         raise ProofFailure(f"the record holds a checker proposition for a formula that has none ({exc})") from None
     if translated != prop and not kernel.same(translated, prop):
@@ -181,6 +185,7 @@ def recheck(record: Sequence[dict]) -> Recheck:
         earlier: list[Premise] = []
         sources: list[tuple[Premise, tuple[str, ...]]] = []
         verified: list[tuple[str, tuple]] = []  # (part, proposition) of the steps pemath.kernel verified here
+        stated: list[str] = []  # the relations of the claim's hypotheses recorded so far
         for n, step in enumerate(claim["steps"], 1):
             text = str(step.get("text", ""))
             try:
@@ -191,6 +196,7 @@ def recheck(record: Sequence[dict]) -> Recheck:
                         for prem in _hypothesis(step["formula"]):
                             earlier.append(prem)
                             sources.append((prem, (text,)))
+                        stated += [dump(r) for r in load(step["formula"])[1]]
                     continue
                 if step.get("status") not in ("info", "proved", "failed"):
                     raise ProofFailure(f"a step's status is info, proved or failed, got {step.get('status')!r}")
@@ -207,7 +213,7 @@ def recheck(record: Sequence[dict]) -> Recheck:
                 rests = list(rests_of(used_premises(cert, formula), sources))
                 if sorted(rests) != sorted(step.get("rests_on") or []):
                     raise ProofFailure(f"the record says it rests on {step.get('rests_on')}, the premises on {rests}")
-                if _kernel_check(step, cert, formula):
+                if _kernel_check(step, cert, formula, stated):
                     out.checked += 1
                     from ..kernel import from_json
 

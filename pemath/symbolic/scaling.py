@@ -61,6 +61,8 @@ high = sp.Symbol("h_f", positive=True)  # Llama 3.1's high_freq_factor
 theta = sp.Symbol("theta", positive=True)  # one frequency
 lam = sp.Symbol("lambda", positive=True)  # its wavelength 2 pi / theta
 seq_len = sp.Symbol("L", positive=True)  # the sequence length (a constant of one forward pass)
+RATIO_RAMP = sp.symbols("alpha beta", positive=True)  # YaRN's ramp over r = L0 / lambda: from alpha to beta
+INDEX_RAMP = sp.symbols("c_lo c_hi", nonnegative=True)  # YaRN's ramp over the pair index: from c_lo to c_hi
 
 _SOLVE = ("expand", "powsimp", "simplify")
 
@@ -79,8 +81,8 @@ def variant_frequencies() -> dict[str, sp.Expr]:
     i, d = I, 2 * H
     th = frequency(i, d, b)
     r = L0 * th / (2 * sp.pi)
-    alpha, beta = sp.symbols("alpha beta", positive=True)
-    lo, hi = sp.symbols("c_lo c_hi", nonnegative=True)
+    alpha, beta = RATIO_RAMP
+    lo, hi = INDEX_RAMP
     f_ext = sp.IndexedBase("f", positive=True)
     k = sp.floor(sp.Symbol("p", nonnegative=True) * d / 2)
     yarn_gamma = lambda g: sp.Min(sp.Max(g, 0), 1)  # noqa: E731
@@ -139,6 +141,9 @@ def per_frequency_relative() -> Derivation:
                                a * block(m * f(i, m)) * qi, a * block(n * f(i, n)) * ki, target, q, k, i=i)
     d.zero("which depends on the positions only through n - m: the score is unchanged when m and n shift "
            "together", unevaluated(lambda: sp.diff(target.subs(n, m + sp.Symbol("r", real=True)), m)))
+    d.hypothesis("Each ramp's ends are ordered (the variants divide by their difference): c_lo < c_hi for YaRN's "
+                 "index ramp, alpha < beta for its ratio ramp, l < h for Llama 3.1's factors",
+                 [sp.StrictLessThan(*INDEX_RAMP), sp.StrictLessThan(*RATIO_RAMP), sp.StrictLessThan(low, high)])
     d.remark("The proof used nothing about g but that it is a number per pair, the same at every position. "
           "So it holds for every variant whose frequency is a function of i, d, the base and constant "
           "parameters, and never of m or n:")
@@ -164,8 +169,8 @@ def shipped_variants(d: Derivation, dim: int = 128, base: int = 10000) -> None:
     forms = variant_frequencies()
     fs, l0, seq = 8, 4096, 16384
     common = {H: sp.Integer(dim // 2), b: sp.Integer(base), s: sp.Integer(fs), L0: sp.Integer(l0)}
-    alpha, beta = sp.symbols("alpha beta", positive=True)
-    lo, hi = sp.symbols("c_lo c_hi", nonnegative=True)
+    alpha, beta = RATIO_RAMP
+    lo, hi = INDEX_RAMP
     c_lo = sp.Max(sp.floor(yarn_bound(32, dim, sp.Integer(base), sp.Integer(l0))), 0)
     c_hi = sp.Min(sp.ceiling(yarn_bound(1, dim, sp.Integer(base), sp.Integer(l0))), dim - 1)
     factors = [sp.Rational(32 + j, 32) for j in range(dim // 2)]
@@ -330,6 +335,8 @@ def llama3_is_yarn() -> Derivation:
     """
     alpha, beta = YARN_BOUNDS
     der = Derivation("Llama 3.1 scaling is YaRN's NTK-by-parts with alpha = l, beta = h")
+    der.hypothesis("The factors are ordered, l < h (Llama 3.1 ships l = 1, h = 4): the smoothing divides by h - l",
+                   sp.StrictLessThan(low, high))
     th, w = theta, lam
     r = sp.Symbol("r", positive=True)
     der.define("Llama 3.1 (apply_scaling): with wavelength lambda = 2 pi / theta, factors l < h and "
@@ -390,6 +397,8 @@ def llama3_continuity() -> Derivation:
     The smoothing is :func:`llama3_gamma` (the mutation tests patch the one with l and h swapped).
     """
     der = Derivation("Llama 3.1 scaling is continuous at both band edges")
+    der.hypothesis("The factors are ordered, l < h (Llama 3.1 ships l = 1, h = 4): the smoothing divides by h - l",
+                   sp.StrictLessThan(low, high))
     w = lam
     th = 2 * sp.pi / w
     g = llama3_gamma(w)
