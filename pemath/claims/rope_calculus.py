@@ -8,7 +8,9 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic import bridge
 from ..symbolic.notation import label
+from . import _formal as F
 from ..symbolic import rope as R
 from ..symbolic import rope_algebra as A
 from ._inputs import Choice, Ints, for_all
@@ -104,6 +106,14 @@ def _translation_mpmath() -> str:
     return f"invariant at 60 digits up to a shift of 2**40; float64 scores within {worst:.2g} of their bound"
 
 
+def _translation_formal() -> tuple:
+    """For every 2h features, both layouts, every positive frequency per pair: moving both positions by c keeps
+    <R(m) q, R(n) k>."""
+    c = sp.Symbol("c", real=True)
+    return bridge.formal([sp.Eq(F.rope_score(layout, F.M + c, F.N + c, partial=False),
+                                F.rope_score(layout, partial=False)) for layout in F.LAYOUTS])
+
+
 register(
     Claim(
         id="rope.translation_invariance",
@@ -114,6 +124,7 @@ register(
         statement=lambda: sp.Eq(sp.Function("S")(sp.Symbol("m", real=True) + A.c, sp.Symbol("n", real=True) + A.c),
                                 sp.Function("S")(sp.Symbol("m", real=True), sp.Symbol("n", real=True)),
                                 evaluate=False),
+        formal=_translation_formal,
         proof=_translation_proof,
         checks=(Check("numeric", _translation_numeric), Check("mpmath", _translation_mpmath)),
         references=(
@@ -210,6 +221,30 @@ def _backward_cupy() -> str:
     return "CuPy's inverse rotation matches NumPy's within the phase bound"
 
 
+def _backward_formal() -> tuple:
+    """Pair i of x -> R(m) x has the Jacobian R(m theta_i) (its four partial derivatives), R(m theta_i)^T is
+    R(-m theta_i) entry by entry, and over 2h features, both layouts: <R(m) x, v> = <x, R(-m) v>, so the
+    backward pass of the rotation is the rotation by -m."""
+    xa, xb = sp.symbols("x_a x_b", real=True)
+    a = F.M * F.THETA(F.I)
+    c, s_ = sp.cos(a), sp.sin(a)
+    with sp.evaluate(False):
+        ma = -F.M * F.THETA(F.I)
+    rows = F.rotate(a, (xa, xb))
+    rels = [sp.Eq(sp.Derivative(rows[0], xa), c), sp.Eq(sp.Derivative(rows[0], xb), -s_),
+            sp.Eq(sp.Derivative(rows[1], xa), s_), sp.Eq(sp.Derivative(rows[1], xb), c),
+            sp.Eq(c, sp.cos(ma)), sp.Eq(s_, -sp.sin(ma)), sp.Eq(-s_, sp.sin(ma))]  # R(m)^T = R(-m)
+    x, v = sp.IndexedBase("x", real=True), sp.IndexedBase("v", real=True)
+    p = sp.Symbol("p", integer=True, nonnegative=True)  # the pair index (i above is one pair)
+    for layout in F.LAYOUTS:
+        f = F.features(layout, p)
+        xp, vp = (x[f[0]], x[f[1]]), (v[f[0]], v[f[1]])
+        angle = F.M * F.THETA(p)
+        rels.append(sp.Eq(sp.Sum(F.dot(F.rotate(angle, xp), vp), (p, 0, F.H - 1)),
+                          sp.Sum(F.dot(xp, F.rotate(-angle, vp)), (p, 0, F.H - 1))))
+    return bridge.formal(rels)
+
+
 register(
     Claim(
         id="rope.backward",
@@ -222,6 +257,7 @@ register(
             sp.Eq(sp.MatMul(sp.Transpose(sp.MatrixSymbol("R(m)", 4, 4)), sp.MatrixSymbol("v", 4, 1)),
                   sp.MatMul(sp.MatrixSymbol("R(-m)", 4, 4), sp.MatrixSymbol("v", 4, 1)), evaluate=False),
         ),
+        formal=_backward_formal,
         proof=_backward_proof,
         checks=(Check("numeric", _backward_numeric), Check("mpmath", _backward_mpmath), Check("cupy", _backward_cupy)),
         references=(

@@ -6,7 +6,9 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic import bridge
 from ..symbolic.notation import label
+from . import _formal as F
 from ..symbolic import rope as sym
 from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
@@ -116,6 +118,18 @@ def _mpmath() -> str:
     return f"exact at 60 digits up to m = 2**40; float64 apply() within {worst_rel:.2g} of its bound"
 
 
+def _formal() -> tuple:
+    """For every head of 2h rotary features and e pass-through ones, both layouts, every positive frequency per
+    pair: <R(m) q, R(n) k> = sum_i q_i^T R((n - m) theta_i) k_i (+ the pass-through part), and that score
+    depends on m and n through n - m only (its derivatives in m and n cancel)."""
+    rels = []
+    for layout in F.LAYOUTS:
+        relative = F.relative_score(layout)
+        rels += [sp.Eq(F.rope_score(layout), relative),
+                 sp.Eq(sp.Derivative(relative, F.M) + sp.Derivative(relative, F.N), 0)]
+    return bridge.formal(rels)
+
+
 register(
     Claim(
         id="rope.relative",
@@ -124,6 +138,7 @@ register(
         kind="theorem",
         family="rope_relative",
         statement=_statement,
+        formal=_formal,
         proof=_proof,
         checks=(Check("numeric", _numeric), Check("mpmath", _mpmath), Check("cupy", _cupy)),
         references=("Su et al. 2021 (RoFormer), section 3.2.2, eq. 16", "Renard, 'Positional Encodings of Attention Mechanisms: Sinusoidal, Rotary Positional Encodings (Part 2)', renardyreveur.github.io"),

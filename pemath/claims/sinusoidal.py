@@ -7,6 +7,7 @@ import numpy as np
 import sympy as sp
 
 from ..symbolic.notation import label
+from ..symbolic import bridge
 from ..symbolic import sinusoidal as sym
 from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
@@ -131,6 +132,21 @@ def _dot_mpmath() -> str:
     return f"equal to 40 digits (60-digit arithmetic) up to t = 10^12; pemath's float64 table within {worst:.2g} of its bound"
 
 
+def _dot_formal() -> tuple:
+    """As stated, for every even d = 2h and base b: with w_i = b^(-i/h), PE(t)·PE(t+k) summed over the h pairs
+    is sum_i cos(w_i k) (no t in it), that sum is even in k, and |PE(t)|^2 = h = d/2."""
+    b, h = sp.Symbol("b", positive=True), sp.Symbol("h", integer=True, positive=True)
+    t, k = sp.symbols("t k", real=True)
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    w = b ** (-i / h)
+    with sp.evaluate(False):
+        dot = sp.Sum(sp.sin(w * t) * sp.sin(w * (t + k)) + sp.cos(w * t) * sp.cos(w * (t + k)), (i, 0, h - 1))
+        cosines = sp.Sum(sp.cos(w * k), (i, 0, h - 1))
+        mirrored = sp.Sum(sp.cos(w * (-k)), (i, 0, h - 1))
+        norm = sp.Sum(sp.sin(w * t) ** 2 + sp.cos(w * t) ** 2, (i, 0, h - 1))
+    return bridge.formal([sp.Eq(dot, cosines), sp.Eq(mirrored, cosines), sp.Eq(norm, h)])
+
+
 register(
     Claim(
         id="sinusoidal.dot_product",
@@ -139,6 +155,7 @@ register(
         kind="theorem",
         family="sinusoidal",
         statement=lambda: sp.Eq(label("PE(t)·PE(t+k)", r"PE(t) \cdot PE(t+k)"), sym.dot_product().result["dot"], evaluate=False),
+        formal=_dot_formal,
         proof=_dot_proof,
         checks=(Check("numeric", _dot_numeric), Check("mpmath", _dot_mpmath)),
         references=("Vaswani et al. 2017, section 3.5",),

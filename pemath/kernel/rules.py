@@ -2,40 +2,42 @@
 
 These are the only facts about functions the checker knows. Each is a textbook identity of the real functions,
 stated here once, with its side condition checked from the sorts (and, for ``inv``, the proposition's
-hypotheses) before it is used:
+hypotheses) before it is used::
 
-=================  ===========================================  ==========================================
-rule (arguments)   relation (= 0)                               side condition
-=================  ===========================================  ==========================================
-pyth (u)           cos(u)^2 + sin(u)^2 - 1
-cos_add (u, v)     cos(u+v) - cos(u) cos(v) + sin(u) sin(v)
-sin_add (u, v)     sin(u+v) - sin(u) cos(v) - cos(u) sin(v)
-cos_neg (u)        cos(-u) - cos(u)
-sin_neg (u)        sin(-u) + sin(u)
-exp_add (u, v)     exp(u+v) - exp(u) exp(v)
-cos_zero, sin_zero cos(0) - 1, sin(0)
-exp_zero           exp(0) - 1
-cos_pi, sin_pi     cos(pi) + 1, sin(pi)
-cos_half_pi        cos(pi/2)
-sin_half_pi        sin(pi/2) - 1
-cos_2pi_int (k)    cos(2 pi k) - 1                              k integer-valued (by its sorts)
-sin_2pi_int (k)    sin(2 pi k)                                  k integer-valued
-inv (u)            u inv(u) - 1                                 u nonzero (sorts, or a hypothesis u != 0)
-exp_log (u)        exp(log(u)) - u                              u positive (sorts, or a hypothesis 0 < u)
-log_exp (u)        log(exp(u)) - u
-log_mul (u, v)     log(u v) - log(u) - log(v)                   u, v positive
-abs_sq (u)         |u|^2 - u^2
-sum_step (f,k,a,n) sum(f,k,a,n+1) - sum(f,k,a,n) - f[k:=n+1]    a, n integer-valued; n + 1 - a >= 0
-sum_empty (f,k,a)  sum(f,k,a,a-1)                               a integer-valued
-sum_shift (f,k,a,  sum(f,k,a,b) - sum(f[k:=k-c],k,a+c,b+c)      a, b, c integer-valued; c free of k
-  b,c)
-sum_split (f,k,a,  sum(f,k,a,b) - sum(f,k,a,c) - sum(f,k,c+1,b)  a, b, c integer-valued; c + 1 - a >= 0 and
-  c,b)                                                          b - c >= 0 by the sorts
-min_left (a, b)    min(a, b) - a                                a <= b (by the sorts, or a hypothesis)
-max_left (a, b)    max(a, b) - a                                b <= a
-if_true (r, a, b)  (a if r else b) - a                          r holds (by the sorts, or a hypothesis)
-if_false (r, a, b) (a if r else b) - b                          r's negation holds
-=================  ===========================================  ==========================================
+    =================  ===========================================  ==========================================
+    rule (arguments)   relation (= 0)                               side condition
+    =================  ===========================================  ==========================================
+    pyth (u)           cos(u)^2 + sin(u)^2 - 1
+    cos_add (u, v)     cos(u+v) - cos(u) cos(v) + sin(u) sin(v)
+    sin_add (u, v)     sin(u+v) - sin(u) cos(v) - cos(u) sin(v)
+    cos_neg (u)        cos(-u) - cos(u)
+    sin_neg (u)        sin(-u) + sin(u)
+    exp_add (u, v)     exp(u+v) - exp(u) exp(v)
+    cos_zero, sin_zero cos(0) - 1, sin(0)
+    exp_zero           exp(0) - 1
+    cos_pi, sin_pi     cos(pi) + 1, sin(pi)
+    cos_half_pi        cos(pi/2)
+    sin_half_pi        sin(pi/2) - 1
+    cos_2pi_int (k)    cos(2 pi k) - 1                              k integer-valued (by its sorts)
+    sin_2pi_int (k)    sin(2 pi k)                                  k integer-valued
+    inv (u)            u inv(u) - 1                                 u nonzero (sorts, or a hypothesis u != 0)
+    exp_log (u)        exp(log(u)) - u                              u positive (sorts, or a hypothesis 0 < u)
+    log_exp (u)        log(exp(u)) - u
+    log_mul (u, v)     log(u v) - log(u) - log(v)                   u, v positive
+    abs_sq (u)         |u|^2 - u^2
+    sum_step (f,k,a,   sum(f,k,a,n+1) - sum(f,k,a,n) - f[k:=n+1]    a, n integer-valued; n + 1 - a >= 0
+      n)
+    sum_empty (f,k,a)  sum(f,k,a,a-1)                               a integer-valued
+    sum_shift (f,k,a,  sum(f,k,a,b) - sum(f[k:=k-c],k,a+c,b+c)      a, b, c integer-valued; c free of k
+      b,c)
+    sum_split (f,k,a,  sum(f,k,a,b) - sum(f,k,a,c) - sum(f,k,c+1,b)
+      c,b)                                                          a, b, c integer-valued; a - 1 <= c <= b
+    sum_count (k,a,b)  sum(1,k,a,b) - (b - a + 1)                   a, b integer-valued; b - a + 1 >= 0
+    min_left (a, b)    min(a, b) - a                                a <= b (by the sorts, or a hypothesis)
+    max_left (a, b)    max(a, b) - a                                b <= a
+    if_true (r, a, b)  (a if r else b) - a                          r holds (by the sorts, or a hypothesis)
+    if_false (r, a, b) (a if r else b) - b                          r's negation holds
+    =================  ===========================================  ==========================================
 
 A sum is linear in its body by its normal form (:mod:`pemath.kernel.poly`), and a certificate may use the sum
 over k = a..b of relations that hold at every k (:mod:`pemath.kernel.check`, the ``sum_of`` generator).
@@ -112,6 +114,15 @@ def _sum_shift(f: tuple, k: str, a: tuple, b: tuple, c: tuple, hyps: Sequence[tu
     return _sub(("sum", f, k, a, b), ("sum", substitute(f, {k: kc}), k, ("add", a, c), ("add", b, c)))
 
 
+def _sum_count(k: str, a: tuple, b: tuple, hyps: Sequence[tuple]) -> Poly:
+    for x in (a, b):
+        _integer(x, "sum_count")
+    count = ("add", b, ("mul", num(-1), a), ONE)
+    if not nonneg(normal(count)):
+        raise KernelError("sum_count: b - a + 1 >= 0 must hold by the sorts (an empty range counts 0, not less)")
+    return _sub(("sum", ONE, k, a, b), count)
+
+
 def _sum_split(f: tuple, k: str, a: tuple, c: tuple, b: tuple, hyps: Sequence[tuple]) -> Poly:
     for x in (a, b, c):
         _integer(x, "sum_split")
@@ -180,6 +191,7 @@ RULES: dict[str, tuple[int, Callable[..., Poly]]] = {
     "if_true": (3, lambda r, a, b, h: (_holds(r, h, "if_true"), _sub(("if", r, a, b), a))[1]),
     "if_false": (3, lambda r, a, b, h: (_holds(_negated(r), h, "if_false"), _sub(("if", r, a, b), b))[1]),
     "sum_shift": (5, _sum_shift),
+    "sum_count": (3, _sum_count),
     "sum_split": (5, _sum_split),
 }
 
@@ -192,7 +204,11 @@ def relation(name: str, args: Sequence, hyps: Sequence[tuple]) -> Poly:
     arity, make = RULES[name]
     if not isinstance(args, (list, tuple)) or len(args) != arity:
         raise KernelError(f"rule {name} takes {arity} arguments, got {args!r:.100}")
-    if name.startswith("sum_"):
+    if name == "sum_count":
+        if not isinstance(args[0], str):
+            raise KernelError("sum_count: the first argument is the bound variable's name")
+        checked = [validate(("sum", ONE, args[0], args[1], args[2]))]
+    elif name.startswith("sum_"):
         if not isinstance(args[1], str):
             raise KernelError(f"{name}: the second argument is the bound variable's name")
         validate(("sum", args[0], args[1], args[2], args[2]))

@@ -406,17 +406,20 @@ class _Proposer:
                 return self.rewrite(P, a, f + "_add", (KP.term_of({m: step_}), KP.term_of({m: c - step_})))
         return None
 
-    def reduce(self, P: dict, depth: int = 0) -> None:
-        """Append generators with P = sum cof * gen, or raise NoCertificate."""
+    def rewrite_all(self, P: dict, depth: int) -> dict:
+        """Sums, cases and every function atom rewritten to base angles; what remains."""
         P = self.sums(P, depth)
         P = self.cases(P)
         for _ in range(2000):
             nxt = self.step(P)
             if nxt is None:
-                break
+                return P
             P = nxt
-        else:
-            raise NoCertificate("the rewriting did not end within 2000 steps")
+        raise NoCertificate("the rewriting did not end within 2000 steps")
+
+    def reduce(self, P: dict, depth: int = 0) -> None:
+        """Append generators with P = sum cof * gen, or raise NoCertificate."""
+        P = self.rewrite_all(P, depth)
         inv = sorted({a for m in P for a, _ in m if KP.atom_term(a)[0] == "inv"})
         if inv and depth < 8:
             self.clear(P, inv[0], depth)
@@ -459,12 +462,19 @@ class _Proposer:
     # finite sums: shift a sum's index to take a constant off its arguments, split a range at another sum's end,
     # and rewrite the bodies of sums over the same range together (the sum over k of relations at k)
     def sums(self, P: dict, depth: int) -> dict:
-        for _ in range(200):
-            nxt = self.shift_sum(P) or self.split_sum(P)
-            if nxt is None:
-                break
-            P = nxt
-        return self.sum_bodies(P, depth) if depth < 4 else P
+        for rounds in range(2):
+            for _ in range(200):
+                nxt = None
+                for move in (self.shift_sum, self.split_sum, self.count_sum):
+                    nxt = move(P)
+                    if nxt is not None:  # (an empty dict, P reduced to 0, is a move too)
+                        break
+                if nxt is None:
+                    break
+                P = nxt
+            if rounds == 0 and depth < 4:
+                P = self.sum_bodies(P, depth)
+        return P
 
     @staticmethod
     def _sum_atoms(P: dict) -> list[tuple[str, tuple]]:
@@ -488,6 +498,16 @@ class _Proposer:
                     continue
                 try:
                     return self.rewrite(P, a, "sum_shift", (body, k, lo, hi, KP.term_of(c)))
+                except NoCertificate:
+                    continue
+        return None
+
+    def count_sum(self, P: dict) -> dict | None:
+        """sum(1, k, a..b) -> b - a + 1 where the sorts show b - a + 1 >= 0."""
+        for a, t in self._sum_atoms(P):
+            if t[1] == num(1):
+                try:
+                    return self.rewrite(P, a, "sum_count", (t[2], t[3], t[4]))
                 except NoCertificate:
                     continue
         return None
@@ -533,14 +553,22 @@ class _Proposer:
         for (lo, hi), Q in groups.items():
             if not Q:
                 continue
-            sub = _Proposer(self.hyps + (("le", lo, jv), ("le", jv, hi)))
+            inside = self.hyps + (("le", lo, jv), ("le", jv, hi))
+            sub, rest = _Proposer(inside), {}
             try:
                 sub.reduce(Q, depth + 1)
-            except NoCertificate:
-                continue
+            except NoCertificate:  # then the bodies as far as the rewrites take them (e.g. cos^2 + sin^2 to 1)
+                sub = _Proposer(inside)
+                try:
+                    rest = sub.pythagoras(sub.rewrite_all(Q, depth + 1))
+                except NoCertificate:
+                    continue
+                if rest == Q:
+                    continue
             gen = ("sum_of", j, lo, hi, tuple((g, KP.term_of(cf)) for g, cf in sub.gens))
             self.use(gen, {(): Fraction(1)})
-            P = KP.add_poly(P, KP.normal(("sum", KP.term_of(Q), j, lo, hi)), -1)
+            done = KP.add_poly(Q, rest, -1)
+            P = KP.add_poly(P, KP.normal(("sum", KP.term_of(done), j, lo, hi)), -1)
         return P
 
     def cases(self, P: dict) -> dict:

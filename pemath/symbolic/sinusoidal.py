@@ -136,5 +136,11 @@ def dot_product() -> Derivation:
     d.equal("summing over the d/2 = h pairs (2i, 2i + 1), w_i = b^(-2i/d): PE(t)·PE(t+k) = sum_i cos(w_i k), "
             "for every even d", inner.xreplace({u[a_]: pe_t[0], u[b_]: pe_t[1], v[a_]: pe_tk[0], v[b_]: pe_tk[1]}),
             total, methods=("sums",))
+    with sp.evaluate(False):
+        mirrored_total = sp.Sum(sp.cos(wi * (-k)), (pairs.I, 0, pairs.H - 1))
+    d.equal("which is even in k, term by term", mirrored_total, total, methods=("sums",))
+    d.equal("and |PE(t)|^2 = sum_i (sin^2(w_i t) + cos^2(w_i t)) = h = d/2, for every even d",
+            inner.xreplace({u[a_]: pe_t[0], u[b_]: pe_t[1], v[a_]: pe_t[0], v[b_]: pe_t[1]}), pairs.H,
+            methods=("sums", "doit"))
     d.result["dot"] = total
     return d
