@@ -9,6 +9,7 @@ rotation, and a score summed over the pairs of a head of ``2h`` rotary features 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import sympy as sp
 
@@ -51,21 +52,25 @@ def pass_through(q: sp.IndexedBase = Q, k: sp.IndexedBase = K) -> sp.Expr:
     return sp.Sum(k[J] * q[J], (J, 2 * H, 2 * H + E - 1))
 
 
-def rope_score(layout: str, m: sp.Expr = M, n: sp.Expr = N, theta: Callable = THETA, scale: sp.Expr = 1, *,
+def rope_score(layout: str, m: sp.Expr = M, n: sp.Expr = N, theta: Callable = THETA, scale: Any = 1, *,
                partial: bool = True) -> sp.Expr:
     """<R(m) q, R(n) k> over 2h + e features (2h without ``partial``): pair i of q turned by m theta(i), of k by
-    n theta(i) (each times ``scale``), the pass-through features as they are."""
+    n theta(i), the pass-through features as they are. ``scale`` multiplies both rotated pairs: an expression,
+    or a pair ``(of q, of k)`` of functions of the pair index."""
     def pair(f: tuple[sp.Expr, sp.Expr]) -> sp.Expr:
         qi, ki = (Q[f[0]], Q[f[1]]), (K[f[0]], K[f[1]])
         rq, rk = rotate(m * theta(I), qi), rotate(n * theta(I), ki)
-        return dot((scale * rk[0], scale * rk[1]), (scale * rq[0], scale * rq[1]))
+        sq, sk = (scale[0](I), scale[1](I)) if isinstance(scale, tuple) else (scale, scale)
+        return dot((sk * rk[0], sk * rk[1]), (sq * rq[0], sq * rq[1]))
     return (pass_through() if partial else 0) + over_pairs(pair, layout)
 
 
-def relative_score(layout: str, r: sp.Expr = N - M, theta: Callable = THETA, factor: sp.Expr = 1) -> sp.Expr:
-    """sum_i factor q_i^T R(r theta(i)) k_i over the pairs, plus the pass-through part."""
+def relative_score(layout: str, r: sp.Expr = N - M, theta: Callable = THETA, factor: Any = 1, *,
+                   partial: bool = True) -> sp.Expr:
+    """sum_i factor(i) q_i^T R(r theta(i)) k_i over the pairs (``factor`` an expression, or a function of the
+    pair index), plus the pass-through part with ``partial``."""
     def pair(f: tuple[sp.Expr, sp.Expr]) -> sp.Expr:
         qi, ki = (Q[f[0]], Q[f[1]]), (K[f[0]], K[f[1]])
         # q^T R(a) k = q0 (k0 cos a - k1 sin a) + q1 (k0 sin a + k1 cos a)
-        return factor * dot(qi, rotate(r * theta(I), ki))
-    return pass_through() + over_pairs(pair, layout)
+        return (factor(I) if callable(factor) else factor) * dot(qi, rotate(r * theta(I), ki))
+    return (pass_through() if partial else 0) + over_pairs(pair, layout)

@@ -10,7 +10,9 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic import bridge
 from ..symbolic.notation import label
+from . import _formal as F
 from ..symbolic import rope as rsym
 from ..symbolic import scaling as sym
 from ._inputs import Choice, Floats, Ints, for_all
@@ -178,6 +180,15 @@ def _relative_cupy() -> str:
     return f"CuPy matches NumPy within the phase bound for {len(VARIANTS)} variants"
 
 
+def _relative_formal() -> tuple:
+    """For every real frequency g(i) per pair (0 included) and attention factor a > 0, over 2h features in
+    both layouts: <a R(m g_i) q, a R(n g_i) k> = a^2 sum_i q_i^T R((n - m) g_i) k_i."""
+    a, g = sp.Symbol("a", positive=True), sp.Function("g", real=True)
+    return bridge.formal([sp.Eq(F.rope_score(layout, theta=g, scale=a, partial=False),
+                                F.relative_score(layout, theta=g, factor=a ** 2, partial=False))
+                          for layout in F.LAYOUTS])
+
+
 register(
     Claim(
         id="scaling.relative",
@@ -189,6 +200,7 @@ register(
         kind="theorem",
         family=FAMILY,
         statement=_relative_statement,
+        formal=_relative_formal,
         proof=_relative_proof,
         checks=(Check("numeric", _relative_numeric), Check("mpmath", _relative_mpmath), Check("cupy", _relative_cupy)),
         references=("Su et al. 2021 (RoFormer), section 3.2.2, eq. 16", "Chen et al. 2023 (Position Interpolation), section 2",

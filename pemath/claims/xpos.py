@@ -9,7 +9,9 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic import bridge
 from ..symbolic.notation import label
+from . import _formal as F
 from ..symbolic import rope as rsym
 from ..symbolic import xpos as sym
 from ._inputs import Choice, Ints, for_all
@@ -121,6 +123,19 @@ def _mpmath() -> str:
     return f"exact at 60 digits up to m = 2**40; float64 xpos.apply within {worst:.2g} of its bound"
 
 
+def _formal() -> tuple:
+    """For every positive scale zeta(i) and frequency theta(i) per pair, scale base B and centre c, over 2h
+    features in both layouts: the query at m scaled by zeta_i^((m - c)/B), the key at n by zeta_i^((c - n)/B),
+    <.,.> = sum_i zeta_i^((m - n)/B) q_i^T R((n - m) theta_i) k_i."""
+    B, c = sp.Symbol("B", positive=True), sp.Symbol("c", real=True)
+    zeta = sp.Function("zeta", positive=True)
+    scale = (lambda i: zeta(i) ** ((F.M - c) / B), lambda i: zeta(i) ** ((c - F.N) / B))
+    return bridge.formal([sp.Eq(F.rope_score(layout, scale=scale, partial=False),
+                                F.relative_score(layout, factor=lambda i: zeta(i) ** ((F.M - F.N) / B),
+                                                 partial=False))
+                          for layout in F.LAYOUTS])
+
+
 register(
     Claim(
         id="xpos.relative",
@@ -129,6 +144,7 @@ register(
         kind="theorem",
         family="xpos",
         statement=_statement,
+        formal=_formal,
         proof=_proof,
         checks=(Check("numeric", _numeric), Check("mpmath", _mpmath)),
         references=(

@@ -178,15 +178,16 @@ def well_formed(prop: Any) -> tuple:
         (list(concl[1:]) if isinstance(concl, tuple) and concl[:1] == ("and",) else [concl])
     if isinstance(concl, tuple) and concl[:1] == ("and",) and len(concl) < 2:
         raise KernelError("a conjunction has one or more relations")
-    for r in atoms:
-        _relation_terms(r)
-        for side in r[1:]:
-            for v in variables(side):
-                if v[0] == "var" and names.get(v[1]) != v:
-                    raise KernelError(f"the variable {v[1]!r} of sort {v[2]!r} is not bound with that sort")
-                if v[0] == "app" and (names.get(v[1], ("",))[0] != "fun"):
-                    raise KernelError(f"the function {v[1]!r} is not bound")
-            defined(side, hyps, names)
+    with function_sorts({b[1]: b[3] for b in names.values() if b[0] == "fun"}):  # signs read from its own binders
+        for r in atoms:
+            _relation_terms(r)
+            for side in r[1:]:
+                for v in variables(side):
+                    if v[0] == "var" and names.get(v[1]) != v:
+                        raise KernelError(f"the variable {v[1]!r} of sort {v[2]!r} is not bound with that sort")
+                    if v[0] == "app" and (names.get(v[1], ("",))[0] != "fun"):
+                        raise KernelError(f"the function {v[1]!r} is not bound")
+                defined(side, hyps, names)
     return prop
 
 
