@@ -265,3 +265,65 @@ def test_route_3_4_a_malformed_record_is_refused_with_the_reason():
     for steps in ([5], None, "steps"):
         with pytest.raises(ValueError, match="one object per claim"):
             recheck([{"id": "vaswani.wavelengths", "steps": steps}])
+
+
+# --- the fourth audit (finite sums linear in their bodies, sum_shift, sum_split, sum_of) ---------------------------
+
+def _k(sort):
+    return ("var", "k", sort)
+
+
+def test_route_4_1_a_sum_of_relations_cannot_read_a_natural_k_as_its_integer_index():
+    one = N(1)
+    # sum_step is valid for a natural k (n + 1 - a >= 0 by its sort); summed over an index also named k at -3
+    prop = ("forall", (), (), ("eq", ("sum", ("sum", one, "j", N(0), ("add", _k("int"), one)), "k", N(-3), N(-3)),
+                                ("add", ("sum", ("sum", one, "j", N(0), _k("int")), "k", N(-3), N(-3)),
+                                 ("sum", one, "k", N(-3), N(-3)))))
+    with pytest.raises(KernelError, match="of sort int in its body"):
+        check(prop, ("ideal", ((("sum_of", "k", N(-3), N(-3),
+                                  ((("rule", "sum_step", (one, "j", N(0), _k("nat"))), one),)), one),)))
+    # the same through a checked theorem about a natural n, instantiated at a natural k
+    n, m0 = ("var", "n", "nat"), ("var", "m0", "nat")
+    S = lambda hi: ("sum", one, "j", N(0), hi)  # noqa: E731
+    rule = lambda name, *args: ("rule", name, args)  # noqa: E731
+    T = check(("forall", (n,), (), ("eq", S(n), ("add", n, one))),
+              ("induction", "n",
+               ("ideal", ((rule("sum_step", one, "j", N(0), N(-1)), one), (rule("sum_empty", one, "j", N(0)), one))),
+               ("ideal", ((rule("sum_step", one, "j", N(0), ("add", N(0), m0)), one), (("hyp", 0), one)))))
+    prop = ("forall", (), (), ("eq", ("sum", S(_k("int")), "k", N(-3), N(-3)),
+                                ("sum", ("add", _k("int"), one), "k", N(-3), N(-3))))
+    with pytest.raises(KernelError):
+        check(prop, ("ideal", ((("sum_of", "k", N(-3), N(-3), ((("thm", 0, (("n", _k("nat")),)), one),)), one),)),
+              (T,))
+
+
+def test_route_4_2_a_normal_form_is_linear_in_its_monomials_not_their_atoms_sizes():
+    def v(name):
+        return ("var", name, "real")
+
+    def binomials(prefix, m):
+        return ("mul", *(("add", v(f"{prefix}{i}"), v(f"{prefix}b{i}")) for i in range(m)))
+
+    big, other = binomials("x", 14), binomials("z", 14)  # 2^14 monomials each
+    s = ("sum", ("mul", ("cos", big), other, _k("int")), "k", N(0), N(1))
+    binders = tuple(sorted({v(f"{p}{i}") for p in ("x", "xb", "z", "zb") for i in range(14)}))
+    t0 = time.perf_counter()
+    try:
+        check(("forall", binders, (), ("eq", s, s)), ("ideal", ()))
+    except KernelError:
+        pass
+    assert time.perf_counter() - t0 < 10.0  # was about 30 minutes: atoms keyed by repr, walked per monomial
+    t0 = time.perf_counter()
+    try:
+        e = ("exp", ("mul", ("cos", big), other))
+        check(("forall", binders, (), ("eq", e, e)), ("ideal", ()))
+    except KernelError:
+        pass
+    assert time.perf_counter() - t0 < 10.0
+
+
+def test_route_4_3_an_enclosed_sum_is_charged_its_body_per_term():
+    j = ("var", "j", "int")
+    inner = ("sum", ("add", *([j] * 50_000)), "j", N(1), N(0))  # empty, but substituted into per outer term
+    outer = ("sum", inner, "k", N(1), N(20_000))
+    _refused_quickly(("forall", (), (), ("lt", N(0), ("add", N(1), outer))), ("interval", 32))

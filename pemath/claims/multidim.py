@@ -8,7 +8,9 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic import bridge
 from ..symbolic.notation import label
+from . import _formal as F
 from ..symbolic import multidim as sym
 from ..symbolic import rope as rsym
 from . import _mp
@@ -168,6 +170,15 @@ def _cupy() -> str:
     return "CuPy apply_axial and apply_mrope match NumPy within the phase bound"
 
 
+def _axial_formal() -> tuple:
+    """For every assignment c(i) of pairs to axes, positions p(a), p'(a) per axis and positive frequencies, over
+    2h + e features in both layouts: <R(p) q, R(p') k> = sum_i q_i^T R((p'_c(i) - p_c(i)) theta_i) k_i (+ the
+    pass-through part): the positions enter only through the per-axis differences."""
+    c, p, p2 = sp.Function("c", real=True), sp.Function("p", real=True), sp.Function("p'", real=True)
+    return bridge.formal([sp.Eq(F.rope_score(layout, p(c(F.I)), p2(c(F.I))),
+                                F.relative_score(layout, p2(c(F.I)) - p(c(F.I)))) for layout in F.LAYOUTS])
+
+
 register(
     Claim(
         id="multidim.axial_relative",
@@ -176,6 +187,7 @@ register(
         kind="theorem",
         family="multidim",
         statement=_axial_statement,
+        formal=_axial_formal,
         proof=_axial_proof,
         checks=(Check("numeric", _axial_numeric), Check("mpmath", _axial_mpmath), Check("cupy", _cupy)),
         references=(

@@ -14,7 +14,7 @@ from fractions import Fraction
 import mpmath
 
 from .poly import budget
-from .terms import KernelError, substitute
+from .terms import KernelError, substitute, tree_size
 
 __all__ = ["enclose", "exact", "MAX_PREC", "MAX_SUM_TERMS", "MAX_NODES", "MAX_BITS", "MAX_WORK"]
 
@@ -40,8 +40,11 @@ def _nodes(t: tuple, budget: int = MAX_NODES) -> int:
         if hi - lo + 1 > MAX_SUM_TERMS:
             raise KernelError(f"refused before any work: a sum of {hi - lo + 1} terms (at most {MAX_SUM_TERMS} are "
                               "enclosed term by term)")
-        n = 1
+        n, body = 1, tree_size(t[1], budget)  # each term substitutes into the whole body, then encloses it
         for k in range(lo, hi + 1):
+            n += body
+            if n > budget:
+                break
             n += _nodes(substitute(t[1], {t[2]: ("num", k, 1)}), budget - n)
             if n > budget:
                 break

@@ -34,6 +34,9 @@ MAX_BITS = 200_000
 MAX_WORK = 250_000
 
 _ATOMS: dict[str, tuple] = {}  # atom key -> its canonical term (so a polynomial reads back as a term)
+_SHAPES: dict[str, str] = {}  # an application's shape (its head and its arguments' normal forms, by keys) -> key
+_FREE: dict[str, frozenset] = {}  # atom key -> its free variables
+_NEXT = [0]  # the number of the next application atom (never reused, so a stale key names nothing new)
 #: the value sorts a function binder may have
 FUNCTION_SORTS = ("real", "pos", "nonneg")
 
@@ -157,6 +160,8 @@ class _Scope:
         self.b.active = True
         if len(_ATOMS) > 1_000_000:
             _ATOMS.clear()
+            _SHAPES.clear()
+            _FREE.clear()
 
     def __exit__(self, *exc: object) -> None:
         self.b.used, self.b.active = self.saved
@@ -186,10 +191,29 @@ def atom_term(key: str) -> tuple:
     return _ATOMS[key]
 
 
-def _atom(t: tuple) -> Poly:
-    k = repr(t)
-    _ATOMS.setdefault(k, t)
+def _atom(t: tuple, *shape: object) -> Poly:
+    """The atom of term ``t``: a variable or pi keyed by its repr; an application keyed by a number given to its
+    shape (its head and its arguments' normal forms, which name their own atoms by key), so a key is short
+    however large the term behind it, and two applications are one atom exactly when their shapes are equal."""
+    if not shape:
+        k = repr(t)
+        _ATOMS.setdefault(k, t)
+        return {((k, 1),): Fraction(1)}
+    sh = repr(shape)
+    k = _SHAPES.get(sh)
+    if k is None:
+        _NEXT[0] += 1
+        k = _SHAPES[sh] = f"@{_NEXT[0]}"
+        _ATOMS[k] = t
     return {((k, 1),): Fraction(1)}
+
+
+def _free(key: str) -> frozenset:
+    """The free variables of an atom (remembered per atom)."""
+    out = _FREE.get(key)
+    if out is None:
+        out = _FREE[key] = frozenset(variables(_ATOMS[key]))
+    return out
 
 
 def _put(out: Poly, m: tuple, c: Fraction) -> None:
@@ -288,7 +312,7 @@ def _normal(t: tuple) -> Poly:
         q = arg.get((), Fraction(0))
         rest = {m: c for m, c in arg.items() if m}
         if not is_integer_valued(rest):
-            return _atom(("floor", term_of(arg)))
+            return _atom(("floor", term_of(arg)), "floor", _key(arg))
         v = Fraction(q.numerator // q.denominator)  # floor(u + q) = u + floor(q) for u integer-valued
         return add_poly(rest, {(): v} if v else {})
     if head in ("inv", "cos", "sin", "exp", "log", "abs"):
@@ -297,14 +321,15 @@ def _normal(t: tuple) -> Poly:
         v = None if q is None else _value_at(head, q)
         if v is not None:
             return {(): v} if v else {}
-        return _atom((head, term_of(arg)))
+        return _atom((head, term_of(arg)), head, _key(arg))
     if head in ("min", "max"):  # symmetric: the two arguments in key order
         args = [_normal(a) for a in t[1:]]
         d = add_poly(args[0], args[1], -1)
         if nonneg(d) or nonneg(add_poly({}, d, -1)):  # the sorts order them: min and max are the two arguments
             first_larger = nonneg(d)
             return args[1] if first_larger == (head == "min") else args[0]
-        return _atom((head, *sorted((term_of(a) for a in args), key=repr)))
+        args.sort(key=lambda a: repr(_key(a)))
+        return _atom((head, *(term_of(a) for a in args)), head, *(_key(a) for a in args))
     if head == "if":
         r = t[1]
         ra, rb = _normal(r[1]), _normal(r[2])  # each side once
@@ -312,22 +337,33 @@ def _normal(t: tuple) -> Poly:
         holds = _decided(r[0], d)
         if holds is not None:
             return _normal(t[2] if holds else t[3])
-        return _atom(("if", (r[0], term_of(ra), term_of(rb)), term_of(_normal(t[2])), term_of(_normal(t[3]))))
+        a, b = _normal(t[2]), _normal(t[3])
+        return _atom(("if", (r[0], term_of(ra), term_of(rb)), term_of(a), term_of(b)),
+                     "if", r[0], _key(ra), _key(rb), _key(a), _key(b))
     if head == "app":
-        return _atom(("app", t[1], *(term_of(_normal(a)) for a in t[2:])))
+        args = [_normal(a) for a in t[2:]]
+        return _atom(("app", t[1], *(term_of(a) for a in args)), "app", t[1], *(_key(a) for a in args))
     if head == "diff":
         from .calculus import derivative
 
         return _normal(derivative(t[1], t[2]))
     if head == "sum":  # linear: sum(c a(k) b) = c b sum(a(k)) for c rational and b free of k, monomial by monomial
         body, k, lo, hi = t[1:]
-        kv = ("var", k, "int")
-        lo_t, hi_t = term_of(_normal(lo)), term_of(_normal(hi))
-        out = {}
-        for mono, c in _normal(substitute(body, {k: kv})).items():
-            inside = tuple((a, e) for a, e in mono if kv in variables(_ATOMS[a]))
-            outside = tuple((a, e) for a, e in mono if (a, e) not in inside)
-            out = add_poly(out, mul_poly({outside: c}, _sum_atom(term_of({inside: Fraction(1)}), k, lo_t, hi_t)))
+        if any(v[0] == "var" and v[1] == k and v[2] != "int" for v in variables(body)):
+            raise KernelError(f"a sum's index {k!r} is of sort int in its body")
+        # the index renamed before the body is normalised: the first k_i that is no other name of the sum
+        canon = _fresh("k_", (names(body) | names(lo) | names(hi)) - {k})
+        cv = ("var", canon, "int")
+        lo_p, hi_p = _normal(lo), _normal(hi)
+        parts: dict[tuple, Poly] = {}
+        for mono, c in _normal(substitute(body, {k: cv})).items():
+            inside = tuple((a, e) for a, e in mono if cv in _free(a))
+            outside = tuple((a, e) for a, e in mono if cv not in _free(a))
+            parts[inside] = add_poly(parts.get(inside, {}), {outside: c})
+        out: Poly = {}
+        for inside, rest in parts.items():
+            term = ("sum", term_of({inside: Fraction(1)}), canon, term_of(lo_p), term_of(hi_p))
+            out = add_poly(out, mul_poly(rest, _atom(term, "sum", inside, canon, _key(lo_p), _key(hi_p))))
         return out
     raise KernelError(f"no normal form for a term of kind {head!r}")
 
@@ -342,15 +378,6 @@ def _decided(kind: str, d: Poly) -> bool | None:
     if kind == "lt":
         return True if pos else False if nonneg(add_poly({}, d, -1)) else None
     return True if nonneg(d) else False if neg else None
-
-
-def _sum_atom(body: tuple, k: str, lo: tuple, hi: tuple) -> Poly:
-    """The atom sum(body, k, lo..hi) of a body that is one monomial of coefficient 1 (or 1), in normal form, its
-    bound variable renamed canonically (the first k_i that is no other name of the body or the bounds)."""
-    canon = _fresh("k_", (names(body) | names(lo) | names(hi)) - {k})
-    if canon != k:
-        body = term_of(_normal(substitute(body, {k: ("var", canon, "int")})))
-    return _atom(("sum", body, canon, lo, hi))
 
 
 # --- what the sorts give: integer values and signs, read from the normal form alone --------------------------
