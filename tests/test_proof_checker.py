@@ -310,6 +310,17 @@ def test_what_the_sorts_decide_in_the_normal_form_and_what_hypotheses_decide_by_
              ("ideal", ((("rule", "if_false", (("lt", r, num(0)), num(1), num(2))), num(1)),)))
 
 
+def test_a_sum_of_positive_terms_is_positive_only_over_a_range_the_sorts_show_nonempty():
+    n_pos, n_nat, k = var("N", "posint"), var("N", "nat"), var("k", "int")
+    e = ("exp", ("app", "x", k))
+    fx = ("fun", "x", 1, "real")
+    over = lambda n: ("sum", e, "k", num(0), ("add", n, num(-1)))  # noqa: E731
+    check(_prop(("lt", num(0), over(n_pos)), (n_pos, fx)), ("sign",))
+    check(_prop(("le", num(0), over(n_nat)), (n_nat, fx)), ("sign",))  # N = 0: the empty sum, 0
+    _refused(_prop(("lt", num(0), over(n_nat)), (n_nat, fx)), ("sign",))
+    _refused(_prop(("le", num(0), ("sum", ("app", "x", k), "k", num(0), n_nat)), (n_nat, fx)), ("sign",))
+
+
 def test_a_product_of_decided_conditionals_is_costed_by_its_branches():
     big = ("pow", ("add", *(var(f"x{i}") for i in range(12))), 4)  # 1365 monomials
     decided = ("if", ("lt", num(0), num(1)), big, num(0))

@@ -111,6 +111,19 @@ def _softmax_statement() -> sp.Basic:
     return sp.Eq(lhs, sp.exp(x[i]) / sp.Sum(sp.exp(x[k]), (k, 0, N - 1)), evaluate=False)
 
 
+def _softmax_formal() -> tuple:
+    """For every length N, shift c and logits x: softmax(x + c)_i = softmax(x)_i; and in every row i the shifted
+    bias m j is the causal -m (i - j) plus the row's constant m i."""
+    N, i, k = sp.Symbol("N", integer=True, positive=True), *sp.symbols("i k", integer=True, nonnegative=True)
+    j, m, c = sp.Symbol("j", integer=True, nonnegative=True), sp.Symbol("m", positive=True), sp.Symbol("c", real=True)
+    x = sp.IndexedBase("x", real=True)
+    with sp.evaluate(False):
+        shifted = sp.exp(x[i] + c) / sp.Sum(sp.exp(x[k] + c), (k, 0, N - 1))
+        plain = sp.exp(x[i]) / sp.Sum(sp.exp(x[k]), (k, 0, N - 1))
+        row = sp.Eq(m * j - (-m * (i - j)), m * i)
+    return bridge.formal([sp.Eq(shifted, plain), row])
+
+
 def _plain_softmax(b: np.ndarray) -> np.ndarray:
     """exp(x) / sum exp(x) along the keys, with no max subtracted (that would assume the claim)."""
     e = np.exp(b)
@@ -168,6 +181,7 @@ register(
         kind="theorem",
         family="alibi",
         statement=_softmax_statement,
+        formal=_softmax_formal,
         proof=_softmax_proof,
         checks=(Check("numeric", _softmax_numeric), Check("mpmath", _softmax_mpmath)),
         references=_REFS + ("HF BLOOM build_alibi_tensor (the shifted form)",),

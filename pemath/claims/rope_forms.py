@@ -14,7 +14,9 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic import bridge
 from ..symbolic.notation import label, matrix_label
+from . import _formal as F
 from ..symbolic import rope as R
 from ..symbolic import rope_algebra as A
 from . import _mp
@@ -124,6 +126,35 @@ def _group_mpmath() -> str:
     return f"group law exact at 60 digits up to a + b = 2**41; float64 apply() within {worst:.2g} of its bound"
 
 
+def _group_formal() -> tuple:
+    """Over 2h features in both layouts, for every w and x (a vector equals another when every w sees them
+    equal): R(m) R(n) x = R(m + n) x, R(m)^T = R(-m) (<R(m) x, w> = <x, R(-m) w>, R(-m) R(m) x = x), and
+    |R(m) x|^2 = |x|^2; for d = 2, 4, 8 and every base b, det R(m) (the product of the blocks' cos^2 + sin^2)
+    is 1."""
+    x, w = sp.IndexedBase("x", real=True), sp.IndexedBase("w", real=True)
+    m, n, th = F.M, F.N, F.THETA(F.I)
+    rels = []
+    for layout in F.LAYOUTS:
+        def pairs(body):  # noqa: ANN001, ANN202 - the sum over the pairs of body(x_i, w_i)
+            return F.over_pairs(lambda f: body((x[f[0]], x[f[1]]), (w[f[0]], w[f[1]])), layout)
+
+        def diff(u, v):  # noqa: ANN001, ANN202
+            return (u[0] - v[0], u[1] - v[1])
+
+        rels += [
+            sp.Eq(pairs(lambda xi, wi: F.dot(diff(F.rotate(m * th, F.rotate(n * th, xi)), F.rotate((m + n) * th, xi)),
+                                             wi)), 0),
+            sp.Eq(pairs(lambda xi, wi: F.dot(F.rotate(m * th, xi), wi)), pairs(lambda xi, wi: F.dot(xi, F.rotate(-m * th, wi)))),
+            sp.Eq(pairs(lambda xi, wi: F.dot(diff(F.rotate(-m * th, F.rotate(m * th, xi)), xi), wi)), 0),
+            sp.Eq(pairs(lambda xi, wi: F.dot(F.rotate(m * th, xi), F.rotate(m * th, xi))), pairs(lambda xi, wi: F.dot(xi, xi))),
+        ]
+    b = sp.Symbol("b", positive=True)
+    for h in (1, 2, 4):
+        blocks = [sp.cos(m * b ** sp.Rational(-i, h)) ** 2 + sp.sin(m * b ** sp.Rational(-i, h)) ** 2 for i in range(h)]
+        rels.append(sp.Eq(sp.Mul(*blocks), 1))
+    return bridge.formal(rels)
+
+
 register(
     Claim(
         id="rope.group",
@@ -132,6 +163,7 @@ register(
         kind="theorem",
         family="rope_forms",
         statement=_group_statement,
+        formal=_group_formal,
         proof=_group_proof,
         checks=(Check("numeric", _group_numeric), Check("mpmath", _group_mpmath)),
         references=(

@@ -407,6 +407,11 @@ def _atom_sign_of(key: str) -> str | None:
         return v if v in ("pos", "nonneg") else None
     if t[0] == "inv":
         return "pos" if positive(normal(t[1])) else None
+    if t[0] == "sum":  # a sum of terms >= 0 is >= 0 (0 when empty); of terms > 0 over a nonempty range, > 0
+        body = sign(normal(t[1]))
+        if body == "pos" and positive(normal(("add", t[4], ("mul", num(-1), t[3]), num(1)))):
+            return "pos"
+        return "nonneg" if body else None
     return None
 
 

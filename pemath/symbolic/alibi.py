@@ -162,6 +162,9 @@ def softmax_shift_symbolic_n() -> Derivation:
         unevaluated(lambda: sp.Gt(sp.exp(c), 0)))
     d.equal("leaving softmax(x)_i",
         unevaluated(lambda: sp.exp(c) * sp.exp(x[i]) / (sp.exp(c) * S)), sp.exp(x[i]) / S, methods=("expand",))
+    d.equal("so softmax(x + c)_i = softmax(x)_i for every length N and every shift c, in one step",
+            sp.exp(x[i] + c) / sp.Sum(sp.exp(x[k] + c), (k, 0, N - 1)), sp.exp(x[i]) / S,
+            methods=("expand", "sums", "simplify"))
     return d
 
 
@@ -171,6 +174,8 @@ def causal_equals_shifted(
     """Row i of the causal and the shifted bias give the same softmax (over the visible keys j <= i)."""
     d = Derivation("causal and shifted ALiBi give the same attention")
     d.define("Masked entries (j > i) are -oo in both forms: the softmax of row i runs over the visible keys j = 0..i.")
+    d.equal("in every row i, at every key j: the shifted logit is the causal one plus m i, one constant per row, so "
+            "softmax (invariant to a constant) gives the same attention", shifted(i, j) - causal(i, j), slope * i)
     for row in rows:
         x = [causal(sp.Integer(row), sp.Integer(k)) for k in range(row + 1)]
         y = [shifted(sp.Integer(row), sp.Integer(k)) for k in range(row + 1)]

@@ -747,20 +747,24 @@ def _enumeration(prop: tuple) -> tuple:
     from ..kernel.terms import substitute
 
     _, binders, hyps, concl = prop
+
+    def case(rel: tuple, rest: tuple) -> tuple:  # one case: closed, or about the variables not enumerated
+        if not _vars_of(rel):
+            return _closed_cert(rel)
+        return _relation_cert(("forall", rest, (), rel), rel, None)
+
     if hyps and hyps[0][0] == "in":
         vs, rows = hyps[0][1], hyps[0][2]
-        if set(binders) != set(vs):
-            raise NoCertificate("an enumeration with variables it does not enumerate")
+        rest = tuple(b for b in binders if b not in vs)
         rels = concl[1:] if concl[0] == "and" else (concl,)
         certs = []
         for row in rows:
             s2 = {v[1]: c for v, c in zip(vs, row)}
-            one = [_closed_cert((r[0], substitute(r[1], s2), substitute(r[2], s2))) for r in rels]
+            one = [case((r[0], substitute(r[1], s2), substitute(r[2], s2)), rest) for r in rels]
             certs.append(("and", tuple(one)) if concl[0] == "and" else one[0])
         return ("enumset", 0, tuple(certs))
     bounded = [(hyps[i][2], hyps[i][1][1], hyps[i + 1][2][1]) for i in range(0, len(hyps), 2)]
-    if {b for b in binders} != {v for v, _, _ in bounded}:
-        raise NoCertificate("an enumeration with variables it does not enumerate")
+    rest = tuple(b for b in binders if b not in {v for v, _, _ in bounded})
     if math.prod(hi - lo + 1 for _, lo, hi in bounded) > kernel.MAX_CASES:
         raise NoCertificate("too many cases")
 
@@ -773,7 +777,7 @@ def _enumeration(prop: tuple) -> tuple:
                 certs.append(level(i + 1, s2))
                 continue
             rels = concl[1:] if concl[0] == "and" else (concl,)
-            one = [_closed_cert((r[0], substitute(r[1], s2), substitute(r[2], s2))) for r in rels]
+            one = [case((r[0], substitute(r[1], s2), substitute(r[2], s2)), rest) for r in rels]
             certs.append(("and", tuple(one)) if concl[0] == "and" else one[0])
         return ("enum", v[1], tuple(certs))
 
