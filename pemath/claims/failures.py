@@ -10,6 +10,7 @@ import sympy as sp
 from ..symbolic.notation import label
 from ..symbolic import bridge
 from ..symbolic import failures as sym
+from . import _formal as F
 from ._model import Check, CheckFailure, Claim, Skip, Verdict
 from ._registry import register
 from .. import rope
@@ -101,6 +102,60 @@ def _integers_proof() -> Verdict:
     return Verdict(d)
 
 
+def _twice_formal() -> tuple:
+    """(a R(phi))^2 = a^2 R(2 phi), entry by entry. (That a^2 = a only for a = 1 is decided too, under its own
+    hypothesis a^2 = a; a formal statement has one list of hypotheses, so it is not part of this one.)"""
+    a, phi = sp.Symbol("a", positive=True), sp.Symbol("phi", real=True)
+    c, s_ = sp.cos(phi), sp.sin(phi)
+    once = ((a * c, -a * s_), (a * s_, a * c))
+    twice = ((a ** 2 * sp.cos(2 * phi), -a ** 2 * sp.sin(2 * phi)), (a ** 2 * sp.sin(2 * phi), a ** 2 * sp.cos(2 * phi)))
+    return bridge.formal([sp.Eq(sum(once[r][t] * once[t][col] for t in range(2)), twice[r][col])
+                          for r in range(2) for col in range(2)])
+
+
+def _linear_formal() -> tuple:
+    """R((p/s) theta) = R(p (theta/s)), entry by entry."""
+    p, th, s_ = sp.Symbol("p", real=True), sp.Symbol("theta", positive=True), sp.Symbol("s", positive=True)
+    with sp.evaluate(False):
+        a, b = (p / s_) * th, p * (th / s_)
+    return bridge.formal([sp.Eq(sp.cos(a), sp.cos(b)), sp.Eq(-sp.sin(a), -sp.sin(b)), sp.Eq(sp.sin(a), sp.sin(b))])
+
+
+def _mixed_formal() -> tuple:
+    """The query at m turned by theta_q, the key at n by theta_k: the score is q^T R(n theta_k - m theta_q) k;
+    shifting both positions by t turns that angle by t (theta_k - theta_q); with q = k = e_0 the score is 1 at
+    (0, 0) and cos(theta_k - theta_q) at (1, 1); and at integer positions theta_k = theta_q + 2 pi j gives the
+    score of theta_q."""
+    m, n, t, j = sp.symbols("m n t j", integer=True)
+    tq, tk = sp.symbols("theta_q theta_k", positive=True)
+    q, k = sp.symbols("q_0 q_1", real=True), sp.symbols("k_0 k_1", real=True)
+
+    def score(mq, nk, qq=q, kk=k):  # noqa: ANN001, ANN202 - <R(mq) q, R(nk) k>
+        return F.dot(F.rotate(mq, qq), F.rotate(nk, kk))
+
+    def relative(angle, qq=q, kk=k):  # noqa: ANN001, ANN202 - q^T R(angle) k
+        return F.dot(qq, F.rotate(angle, kk))
+
+    e0 = (sp.Integer(1), sp.Integer(0))
+    with sp.evaluate(False):
+        shift = ((n + t) * tk - (m + t) * tq) - (n * tk - m * tq)
+        at_origin, one_later = relative(0 * tk - 0 * tq, e0, e0), relative(1 * tk - 1 * tq, e0, e0)
+    return bridge.formal([
+        sp.Eq(score(m * tq, n * tk), relative(n * tk - m * tq)),
+        sp.Eq(shift, t * (tk - tq)),
+        sp.Eq(at_origin, 1, evaluate=False),
+        sp.Eq(one_later, sp.cos(tk - tq), evaluate=False),
+        sp.Eq(relative(n * (tq + 2 * sp.pi * j) - m * tq), relative(n * tq - m * tq)),
+    ])
+
+
+def _static_ntk_formal() -> tuple:
+    """At s = 4, d = 128 the static base is b 13^(64/63), and 13.535 < 13^(64/63) < 13.545."""
+    ratio = sp.Integer(13) ** sp.Rational(128, 126)
+    return bridge.formal([sp.Lt(sp.Rational(13535, 1000), ratio, evaluate=False),
+                          sp.Lt(ratio, sp.Rational(13545, 1000), evaluate=False)])
+
+
 register(Claim(
     id="failures.rotation_twice",
     name="A rotation applied twice",
@@ -108,6 +163,7 @@ register(Claim(
           "factor squared",
     kind="theorem", family="failures",
     statement=lambda: sp.Eq((sym.a * sym._rot(sym.phi)) ** 2, sym.a**2 * sym._rot(2 * sym.phi), evaluate=False),
+    formal=_twice_formal,
     proof=lambda: Verdict(sym.rotation_twice()),
     checks=(Check("numeric", _twice_numeric), Check("mpmath", _twice_mpmath)),
     references=("TensorRT-LLM #16378: keys rotated by 2 theta and scaled by the factor squared",),
@@ -134,6 +190,7 @@ register(Claim(
     kind="theorem", family="failures",
     statement=lambda: sp.Eq(label("<R(m theta_q) q, R(n theta_k) k>", r"\langle R(m\theta_q)\,q,\; R(n\theta_k)\,k \rangle"),
                             sym.mixed_frequencies().result["score"], evaluate=False),
+    formal=_mixed_formal,
     proof=lambda: Verdict(sym.mixed_frequencies()),
     checks=(Check("numeric", _mixed_numeric), Check("mpmath", _mixed_mpmath)),
     references=("vLLM #41236 (dynamic NTK), uzu #604 (LongRoPE regimes mixed in one KV cache)",),
@@ -225,6 +282,7 @@ register(Claim(
     kind="theorem", family="failures",
     statement=lambda: sp.Eq(label("R((p/s) theta)", r"R\big((p/s)\,\theta\big)"), label("R(p (theta/s))", r"R\big(p\,(\theta/s)\big)"),
                             evaluate=False),
+    formal=_linear_formal,
     proof=lambda: Verdict(sym.linear_two_ways()),
     checks=(Check("numeric", _linear_numeric), Check("mpmath", _linear_mpmath)),
     references=("mlxcel #1688 (Llama 3.1 treated as linear: 1/factor on every frequency)",
@@ -282,6 +340,7 @@ register(Claim(
           "x13.54 for s = 4, d = 128",
     kind="theorem", family="failures",
     statement=lambda: sp.Eq(label("b_static / b", r"b_{\mathrm{static}} / b"), sym.static_ntk().result["ratio"], evaluate=False),
+    formal=_static_ntk_formal,
     proof=lambda: Verdict(sym.static_ntk()),
     checks=(Check("numeric", _static_ntk_numeric), Check("mpmath", _static_ntk_mpmath)),
     references=("vLLM #41236 (fixed in #41277; earlier #3488): a static base under a dynamic name",),

@@ -263,6 +263,11 @@ def proposition(certificate: str, formula: Any, hypotheses: Sequence[Any] = ()) 
             t = tr.var(v)
             hyps += [("le", num(lo), t), ("le", t, num(hi))]
         return tr.proposition(tuple(hyps), tr.conclusion(predicate))
+    if certificate == "solution set":  # "the solutions are {s}": every solution in the domain is s
+        equation, symbol, solutions = formula
+        if not (isinstance(solutions, sp.FiniteSet) and len(solutions) == 1 and isinstance(equation, sp.Eq)):
+            raise Untranslatable("a solution set the checker states is one solution of one equation")
+        return tr.proposition((tr.relation(equation),), ("eq", tr.var(symbol), tr.term(solutions.args[0])))
     if certificate == "induction":
         var, base, lhs, rhs = formula
         v = tr.var(var)
@@ -727,6 +732,24 @@ def certificate(certificate_kind: str, prop: tuple, method: str | None = None) -
     return _relation_cert(prop, concl, bits)
 
 
+def _solution_cert(formula: Any, prop: tuple) -> tuple:
+    """x = s from the hypothesis H = 0 where H factors (SymPy proposes) as g (x - s), g nonzero: x - s = H / g."""
+    equation, symbol, solutions = formula
+    s0 = solutions.args[0]
+    g = sp.cancel(sp.factor(equation.lhs - equation.rhs) / (symbol - s0))
+    if g.has(symbol - s0) or g == 0:
+        raise NoCertificate("the equation does not factor through x - s")
+    tr = Translator()
+    inv_g = tr.term(1 / g)
+    concl = prop[3]
+    H = KP.add_poly(KP.normal(prop[2][0][1]), KP.normal(prop[2][0][2]), -1)
+    P = KP.add_poly(KP.add_poly(KP.normal(concl[1]), KP.normal(concl[2]), -1), KP.mul_poly(KP.normal(inv_g), H), -1)
+    pr = _Proposer(prop[2])
+    pr.use(("hyp", 0), KP.normal(inv_g))
+    pr.reduce(P)
+    return ("ideal", tuple((gen, KP.term_of(c)) for gen, c in pr.gens))
+
+
 def _closed_cert(rel: tuple) -> tuple:
     """For a closed relation: exact evaluation where both sides are rational, else an enclosure."""
     from ..kernel.interval import exact
@@ -887,5 +910,6 @@ def certify(certificate_kind: str, formula: Any, method: str | None = None,
     Untranslatable, NoCertificate or KernelError (the checker's refusal) otherwise."""
     prop = proposition(certificate_kind, formula, hypotheses)
     with KP.function_sorts({b[1]: b[3] for b in prop[1] if b[0] == "fun"}):
-        cert = certificate(certificate_kind, prop, method)
+        cert = _solution_cert(formula, prop) if certificate_kind == "solution set" else \
+            certificate(certificate_kind, prop, method)
     return prop, cert, kernel.check(prop, cert, context)

@@ -190,9 +190,10 @@ def static_ntk(factor: int = 4, dim: int = 128, *, digits: int = 30) -> Derivati
             unevaluated(lambda: dynamic.subs(sp.Symbol("L", positive=True), al * L0)),
             b * (al**2 - al + 1) ** (dd / (dd - 2)), methods=("expand", "powsimp"))
     ratio = sp.Integer(factor**2 - factor + 1) ** sp.Rational(dim, dim - 2)
-    d.interval(f"s = {factor}, d = {dim}: the base is multiplied by {sp.sstr(ratio)}: more than 13 ...",
-               ratio, ">", 13, digits=digits)
-    d.interval("... and less than 14, also inside the original context", ratio, "<", 14, digits=digits)
+    d.interval(f"s = {factor}, d = {dim}: the base is multiplied by {sp.sstr(ratio)}, 13.54 to four figures: more "
+               "than 13.535 ...", ratio, ">", sp.Rational(13535, 1000), digits=digits)
+    d.interval("... and less than 13.545, also inside the original context", ratio, "<", sp.Rational(13545, 1000),
+               digits=digits)
     d.result["ratio"] = ratio
     return d
 
