@@ -289,6 +289,17 @@ def test_sums_split_and_shift_by_rules_with_their_side_conditions():
     check(prop, bridge.certificate("rewrite", prop))  # and the proposer finds the true one's
 
 
+def test_positive_integers_are_at_least_one_and_inverses_factor_out_constants():
+    from pemath.kernel.poly import normal, sign
+
+    d, n, q = var("d", "posint"), var("n", "int"), var("q", "nat")
+    assert sign(normal(("add", d, num(-1)))) == "nonneg" and sign(normal(("add", d, num(-2)))) is None
+    assert sign(normal(("add", n, num(-1)))) is None
+    assert normal(("inv", ("add", num(4), ("mul", num(2), q)))) == normal(("mul", ("num", 1, 2),
+                                                                            ("inv", ("add", num(2), q))))
+    assert normal(("abs", ("mul", num(-3), x))) == normal(("mul", num(3), ("abs", x)))
+
+
 def test_what_the_sorts_decide_in_the_normal_form_and_what_hypotheses_decide_by_rules():
     from pemath.kernel.poly import normal
 
@@ -308,6 +319,23 @@ def test_what_the_sorts_decide_in_the_normal_form_and_what_hypotheses_decide_by_
     _refused(_prop(("eq", ("max", r, num(0)), r), (r,), hyp), ("ideal", ((("rule", "max_left", (r, num(0))), num(1)),)))
     _refused(_prop(("eq", ("if", ("lt", r, num(0)), num(1), num(2)), num(2)), (r,), hyp),
              ("ideal", ((("rule", "if_false", (("lt", r, num(0)), num(1), num(2))), num(1)),)))
+
+
+def test_congruence_puts_a_checked_equation_inside_any_context():
+    b, s_ = var("b", "pos"), var("s", "pos")
+    u = var("u")
+    inner = ("log", ("mul", b, s_))
+    split = ("add", ("log", b), ("log", s_))
+    prop = _prop(("eq", ("exp", ("mul", x, inner)), ("exp", ("mul", x, split))), (b, s_, x))
+    log_mul = ("rule", "log_mul", (b, s_))
+    check(prop, ("ideal", ((("cong", ("exp", ("mul", x, u)), "u", inner, split, ((log_mul, num(1)),)), num(1)),)))
+    # the combination must be exactly a - b: twice it, or the wrong sign, is refused
+    for cof in (num(2), num(-1)):
+        _refused(prop, ("ideal", ((("cong", ("exp", ("mul", x, u)), "u", inner, split, ((log_mul, cof),)), num(1)),)))
+    # and a side that is not defined where the proposition is (1/(b - s)) is refused
+    _refused(_prop(("eq", num(0), num(0)), (b, s_)),
+             ("ideal", ((("cong", ("inv", u), "u", ("add", b, ("mul", num(-1), s_)), ("add", b, ("mul", num(-1), s_)),
+                          ()), num(0)),)))
 
 
 def test_a_sum_of_positive_terms_is_positive_only_over_a_range_the_sorts_show_nonempty():

@@ -18,7 +18,9 @@ A certificate (all plain data, so a record stores it and the re-checker replays 
   ``("hyp", i)`` (hypothesis i, an equation), ``("thm", j, substitution)`` (the equation of theorem j of the
   context, at the substitution; its hypotheses, substituted, must be among this proposition's) or
   ``("sum_of", k, a, b, ((generator, cofactor), ...))`` (the sum over k = a..b of such a combination, its
-  generators checked with a <= k <= b as further hypotheses; k a name the hypotheses and bounds do not use).
+  generators checked with a <= k <= b as further hypotheses; k a name the hypotheses and bounds do not use), or
+  ``("cong", c, x, a, b, ((generator, cofactor), ...))`` (c[x := a] - c[x := b], where the combination is
+  exactly a - b: equals in one context give equals).
 * ``("and", (certificate, ...))`` for a conjunction, one certificate per conjunct.
 * ``("sign",)`` for a < b, a <= b or a != b: b - a (a - b either way for !=) is positive, or nonnegative, by the
   sorts alone (:func:`pemath.kernel.poly.sign`).
@@ -304,6 +306,8 @@ def _generator(g: Any, hyps: tuple, context: Sequence[Theorem]) -> dict:
         return relation(g[1], g[2], hyps)
     if g[0] == "sum_of" and len(g) == 5:
         return _sum_of(g, hyps, context)
+    if g[0] == "cong" and len(g) == 6:
+        return _congruence(g, hyps, context)
     if g[0] == "hyp" and len(g) == 2 and type(g[1]) is int and 0 <= g[1] < len(hyps) and hyps[g[1]][0] == "eq":
         return _diff(hyps[g[1]])
     if g[0] == "thm" and len(g) == 3 and type(g[1]) is int and 0 <= g[1] < len(context):
@@ -329,6 +333,21 @@ def _sum_of(g: tuple, hyps: tuple, context: Sequence[Theorem]) -> dict:
     kv = var(k, "int")
     total = _combination(gens, hyps + (("le", a, kv), ("le", kv, b)), context)
     return normal(validate(("sum", term_of(total), k, a, b)))
+
+
+def _congruence(g: tuple, hyps: tuple, context: Sequence[Theorem]) -> dict:
+    """("cong", c, x, a, b, ((generator, cofactor), ...)): c[x := a] - c[x := b], where the combination is exactly
+    a - b (so a = b wherever the hypotheses hold, and equals put in one context give equals); x is a name the
+    hypotheses do not use, and both sides are defined wherever the hypotheses hold."""
+    _, ctx, x, a, b, gens = g
+    if not isinstance(x, str) or any(x in names(h) for h in hyps):
+        raise KernelError("cong: the placeholder is a name the hypotheses do not use")
+    for t in (a, b):
+        defined(_no_derivative(validate(t), "cong's side"), hyps)
+    if add_poly(_combination(gens, hyps, context), add_poly(normal(a), normal(b), -1), -1):
+        raise KernelError("cong: the combination is not a - b")
+    sides = [defined(_no_derivative(validate(substitute(ctx, {x: t})), "cong's term"), hyps) for t in (a, b)]
+    return add_poly(normal(sides[0]), normal(sides[1]), -1)
 
 
 def _combination(gens: Any, hyps: tuple, context: Sequence[Theorem]) -> dict:

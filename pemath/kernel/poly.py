@@ -321,6 +321,12 @@ def _normal(t: tuple) -> Poly:
         v = None if q is None else _value_at(head, q)
         if v is not None:
             return {(): v} if v else {}
+        if head in ("inv", "abs"):  # 1/(c u) = (1/c)(1/u), |c u| = |c| |u|: u's first coefficient made 1
+            c = arg[min(arg)]
+            if c != 1:
+                arg = {m: x / c for m, x in arg.items()}
+                return {m: (1 / c if head == "inv" else abs(c)) * x for m, x in _atom((head, term_of(arg)), head,
+                                                                                        _key(arg)).items()}
         return _atom((head, term_of(arg)), head, _key(arg))
     if head in ("min", "max"):  # symmetric: the two arguments in key order
         args = [_normal(a) for a in t[1:]]
@@ -423,7 +429,25 @@ def is_integer_valued(poly: Poly) -> bool:
 
 def sign(poly: Poly) -> str | None:
     """'pos' when every monomial is >= 0 by the sorts (a nonnegative coefficient, atoms of known sign or even
-    powers) and one is > 0 everywhere; 'nonneg' when all are >= 0; None when the sorts do not tell."""
+    powers) and one is > 0 everywhere; 'nonneg' when all are >= 0; None when the sorts do not tell. Where that
+    fails and positive integers occur, again with each such v written v' + 1 (v' a natural number): d - 1 >= 0."""
+    out = _monomial_sign(poly)
+    if out is None:
+        ones = sorted({a for m in poly for a, _ in m if _ATOMS[a][0] == "var" and _ATOMS[a][2] == "posint"})
+        if ones and len(poly) <= 64:
+            t = term_of(poly)
+            taken = names(t)
+            shift = {}
+            for a in ones:
+                v = _ATOMS[a]
+                w = _fresh(v[1] + "_", taken)
+                taken.add(w)
+                shift[v[1]] = ("add", ("var", w, "nat"), num(1))
+            out = _monomial_sign(normal(substitute(t, shift)))
+    return out
+
+
+def _monomial_sign(poly: Poly) -> str | None:
     strict = False
     for mono, c in poly.items():
         if c < 0:

@@ -376,6 +376,15 @@ class _Proposer:
             for a, _ in mono:
                 t = KP.atom_term(a)
                 f = t[0]
+                if f in ("cos", "sin", "exp", "log", "inv"):
+                    nxt = self.inside(P, a, t)
+                    if nxt is not None:
+                        return nxt
+                if f == "log":
+                    nxt = self.split_log(P, a, KP.normal(t[1]))
+                    if nxt is not None:
+                        return nxt
+                    continue
                 if f not in ("cos", "sin", "exp"):
                     continue
                 u = KP.normal(t[1])
@@ -421,6 +430,47 @@ class _Proposer:
                 return P
             P = nxt
         raise NoCertificate("the rewriting did not end within 2000 steps")
+
+    def inside(self, P: dict, a: str, t: tuple) -> dict | None:
+        """f(u) -> f(u') where u' is u with its logarithms of products and of exponentials split (an equation u =
+        u' the checker verifies, carried into f by congruence)."""
+        u = KP.normal(t[1])
+        if not any(KP.atom_term(x)[0] == "log" for m in u for x, _ in m):
+            return None
+        sub, new = _Proposer(self.hyps), u
+        for _ in range(200):
+            nxt = next((r for m in list(new) for x, _ in m if KP.atom_term(x)[0] == "log"
+                        for r in [sub.split_log(new, x, KP.normal(KP.atom_term(x)[1]))] if r is not None), None)
+            if nxt is None:
+                break
+            new = nxt
+        if new == u:
+            return None
+        x = next(f"u{i}" for i in range(10_000) if f"u{i}" not in _hyp_names(self.hyps))
+        ctx = (t[0], ("var", x, "real"))
+        cong = ("cong", ctx, x, t[1], KP.term_of(new), tuple((g, KP.term_of(c)) for g, c in sub.gens))
+        Y = KP.normal((t[0], KP.term_of(new)))
+        P, Q = _substitute_atom(P, a, Y)
+        self.use(cong, Q)
+        return P
+
+    def split_log(self, P: dict, a: str, u: dict) -> dict | None:
+        """log(exp x) -> x; log of a product of positive factors -> the sum of their logs."""
+        if len(u) != 1:
+            return None
+        (mono, c), = u.items()
+        factors = [KP.term_of({(): c})] if c != 1 else []
+        for x, e in mono:
+            factors += [KP.atom_term(x)] * e
+        try:
+            if len(factors) == 1 and factors[0][0] == "exp":
+                return self.rewrite(P, a, "log_exp", (factors[0][1],))
+            if len(factors) >= 2:
+                rest = factors[1:]
+                return self.rewrite(P, a, "log_mul", (factors[0], rest[0] if len(rest) == 1 else ("mul", *rest)))
+        except NoCertificate:
+            return None
+        return None
 
     def reduce(self, P: dict, depth: int = 0) -> None:
         """Append generators with P = sum cof * gen, or raise NoCertificate."""
