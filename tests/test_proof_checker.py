@@ -321,6 +321,15 @@ def test_what_the_sorts_decide_in_the_normal_form_and_what_hypotheses_decide_by_
              ("ideal", ((("rule", "if_false", (("lt", r, num(0)), num(1), num(2))), num(1)),)))
 
 
+def test_an_integer_power_of_a_positive_base_is_its_exponential_of_a_multiple_of_its_log():
+    two, r = num(2), var("r")
+    check(_prop(("eq", ("exp", ("mul", num(-8), ("log", two))), ("num", 1, 256))),
+          ("ideal", ((("rule", "exp_log_int", (two, num(-8))), num(1)),)))
+    for bad in ((r, num(2)), (two, ("num", 1, 2)), (two, var("n", "int")), (two, num(5000))):
+        _refused(_prop(("eq", num(0), num(0)), (r, var("n", "int"))),
+                 ("ideal", ((("rule", "exp_log_int", bad), num(0)),)))
+
+
 def test_congruence_puts_a_checked_equation_inside_any_context():
     b, s_ = var("b", "pos"), var("s", "pos")
     u = var("u")

@@ -250,6 +250,15 @@ def _slopes_mpmath() -> str:
     return f"{n_checked} slopes equal the float64 nearest 2^(-8k/n) (50-digit reference)"
 
 
+def _slopes_formal() -> tuple:
+    """For n = 2^j heads (every j): the reference start 2^(-2^(3 - j)) is 2^(-8/n), and slope k (k >= 1),
+    start times ratio^(k - 1) with ratio = start, is 2^(-8k/n)."""
+    jj, k = sp.Symbol("j", integer=True, nonnegative=True), sp.Symbol("k", integer=True, positive=True)
+    two, n = sp.Integer(2), 2 ** sp.Symbol("j", integer=True, nonnegative=True)
+    start = two ** (-two ** (3 - jj))
+    return bridge.formal([sp.Eq(start, two ** (-8 / n)), sp.Eq(start * start ** (k - 1), two ** (-8 * k / n))])
+
+
 register(
     Claim(
         id="alibi.slopes_geometric",
@@ -258,6 +267,7 @@ register(
         kind="theorem",
         family="alibi",
         statement=_slopes_statement,
+        formal=_slopes_formal,
         proof=_slopes_proof,
         checks=(Check("numeric", _slopes_numeric), Check("mpmath", _slopes_mpmath)),
         references=_REFS,

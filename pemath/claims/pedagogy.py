@@ -9,6 +9,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic import bridge
 from ..symbolic.notation import label
 from ..symbolic import pedagogy as sym
 from ._inputs import Choice, Ints, for_all
@@ -48,6 +49,13 @@ def _integer_numeric() -> str:
     return for_all(check, examples=25, bound=Ints(0, 2**53 - 1), dim=Ints(1, 64))
 
 
+def _integer_formal() -> tuple:
+    """Every bound B is exceeded by the entry at position B + 1, and |PE(p)|^2 = d p^2 is at least p^2."""
+    B, p = sp.symbols("B p", integer=True, nonnegative=True)
+    d = sp.Symbol("d", integer=True, positive=True)
+    return bridge.formal([sp.Lt(B, B + 1, evaluate=False), sp.Le(p ** 2, d * p ** 2, evaluate=False)])
+
+
 register(
     Claim(
         id="pedagogy.integer_unbounded",
@@ -56,6 +64,7 @@ register(
         kind="theorem",
         family="pedagogy",
         statement=_integer_statement,
+        formal=_integer_formal,
         proof=_integer_proof,
         checks=(Check("numeric", _integer_numeric),),
         references=(_SEED_INTRO, _SEED_RENARD),

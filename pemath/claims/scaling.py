@@ -642,6 +642,20 @@ def _unit_mpmath() -> str:
     return f"DynamicNTK(1) base b (L/L0)^(d/(d-2)) against 50 digits within {worst:.2g} of its bound; factors 1"
 
 
+def _unit_formal() -> tuple:
+    """At s = 1: Linear's theta/s and Llama's theta/s are theta; NTK's base b s^(d/(d-2)) is b (every even d >= 4,
+    d = 2q + 4); YaRN's blend gamma theta + (1 - gamma) theta/s is theta and its factor 0.1 ln s + 1 is 1; Dynamic
+    NTK's ratio s L/L0 - (s - 1) is L/L0, not 1, above L0."""
+    theta, b, L, L0 = sp.Symbol("theta", positive=True), *sp.symbols("b L L_0", positive=True)
+    gamma, q = sp.Symbol("gamma", nonnegative=True), sp.Symbol("q", integer=True, nonnegative=True)
+    d, one = 2 * q + 4, sp.Integer(1)
+    with sp.evaluate(False):
+        rels = [sp.Eq(theta / one, theta), sp.Eq(b * one ** (d / (d - 2)), b),
+                sp.Eq(gamma * theta + (1 - gamma) * theta / one, theta), sp.Eq(1 + sp.log(one) / 10, 1),
+                sp.Eq(one * L / L0 - (one - 1), L / L0)]
+    return bridge.formal(rels)
+
+
 register(
     Claim(
         id="scaling.unit_factor",
@@ -651,6 +665,7 @@ register(
         kind="theorem",
         family=FAMILY,
         statement=lambda: sp.Eq(label("b'_dynamic(s=1)", r"b'_{\mathrm{dynamic}}\big|_{s=1}"), _derived("unit_factor").result["dynamic_at_one"]),
+        formal=_unit_formal,
         proof=lambda: Verdict(_derived("unit_factor")),
         checks=(Check("numeric", _unit_numeric), Check("mpmath", _unit_mpmath)),
         references=(f"{YARN_PAPER}, section 3.4 (sqrt(1/t) = 0.1 ln s + 1)", HF_ROPE),

@@ -75,6 +75,36 @@ def _shift_mpmath() -> str:
     return f"identity to {mpmath.nstr(worst, 3)} at 60 digits; encode() within phase bound up to t = 2**40"
 
 
+def _shift_formal() -> tuple:
+    """With PE(t) = (sin wt, cos wt) per frequency and M(k) = [[cos wk, sin wk], [-sin wk, cos wk]] (no t in it):
+    M(k) PE(t) = PE(t + k); M(k1) M(k2) = M(k1 + k2); and over every even d = 2h with w_i = b^(-i/h), the
+    block-diagonal diag(M_i(k)) takes PE(t) to PE(t + k) (every vector v sees them equal)."""
+    t, k, k1, k2 = sp.symbols("t k k_1 k_2", real=True)
+    w = sp.Symbol("omega", positive=True)
+
+    def M(kk, ww):  # noqa: ANN001, ANN202
+        return ((sp.cos(kk * ww), sp.sin(kk * ww)), (-sp.sin(kk * ww), sp.cos(kk * ww)))
+
+    def pe(tt, ww):  # noqa: ANN001, ANN202
+        return (sp.sin(ww * tt), sp.cos(ww * tt))
+
+    def apply(m, v):  # noqa: ANN001, ANN202
+        return tuple(m[r][0] * v[0] + m[r][1] * v[1] for r in range(2))
+
+    shifted = apply(M(k, w), pe(t, w))
+    rels = [sp.Eq(shifted[r], pe(t + k, w)[r]) for r in range(2)]
+    product = M(k1, w), M(k2, w)
+    rels += [sp.Eq(sum(product[0][r][j] * product[1][j][c] for j in range(2)), M(k1 + k2, w)[r][c])
+             for r in range(2) for c in range(2)]
+    b, h = sp.Symbol("b", positive=True), sp.Symbol("h", integer=True, positive=True)
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    v = sp.IndexedBase("w", real=True)
+    wi = b ** (-i / h)
+    got, want = apply(M(k, wi), pe(t, wi)), pe(t + k, wi)
+    rels.append(sp.Eq(sp.Sum((got[0] - want[0]) * v[2 * i] + (got[1] - want[1]) * v[2 * i + 1], (i, 0, h - 1)), 0))
+    return bridge.formal(rels)
+
+
 register(
     Claim(
         id="sinusoidal.shift",
@@ -83,6 +113,7 @@ register(
         kind="theorem",
         family="sinusoidal",
         statement=_shift_statement,
+        formal=_shift_formal,
         proof=_shift_proof,
         checks=(Check("numeric", _shift_numeric), Check("mpmath", _shift_mpmath)),
         references=("Vaswani et al. 2017, section 3.5", "Renard, 'Positional Encodings of Attention Mechanisms: Sinusoidal, Rotary Positional Encodings (Part 2)', renardyreveur.github.io (solving for the unknown entries)"),

@@ -181,6 +181,14 @@ def _monotone_mpmath() -> str:
     return f"{total} distances: exact and float32 buckets equal the 50-digit floor; boundaries match thresholds()"
 
 
+def _monotone_formal() -> tuple:
+    """Past the exact buckets, the bucket's continuous part E log(x/M)/log(1 + sigma) (E log buckets over the
+    ratio 1 + sigma, from distance M) has a positive derivative in the distance x: it never decreases."""
+    E, M = sp.symbols("E M", integer=True, positive=True)
+    sigma, x = sp.symbols("sigma x", positive=True)
+    return bridge.formal([sp.Lt(0, sp.Derivative(E * sp.log(x / M) / sp.log(1 + sigma), x), evaluate=False)])
+
+
 register(
     Claim(
         id="t5.monotone",
@@ -189,6 +197,7 @@ register(
         kind="theorem",
         family="t5",
         statement=_monotone_statement,
+        formal=_monotone_formal,
         proof=_monotone_proof,
         checks=(Check("numeric", _monotone_numeric), Check("mpmath", _monotone_mpmath)),
         references=_REFS,

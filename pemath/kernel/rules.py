@@ -22,6 +22,7 @@ hypotheses) before it is used::
     sin_2pi_int (k)    sin(2 pi k)                                  k integer-valued
     inv (u)            u inv(u) - 1                                 u nonzero (sorts, or a hypothesis u != 0)
     exp_log (u)        exp(log(u)) - u                              u positive (sorts, or a hypothesis 0 < u)
+    exp_log_int (u,n)  exp(n log(u)) - u^n                          u positive; n an integer, |n| <= 4096
     log_exp (u)        log(exp(u)) - u
     log_mul (u, v)     log(u v) - log(u) - log(v)                   u, v positive
     abs_sq (u)         |u|^2 - u^2
@@ -105,6 +106,14 @@ def _sum_empty(f: tuple, k: str, a: tuple, hyps: Sequence[tuple]) -> Poly:
     return normal(("sum", f, k, a, ("add", a, num(-1))))
 
 
+def _exp_log_int(u: tuple, n: tuple, hyps: Sequence[tuple]) -> Poly:
+    if not (isinstance(n, tuple) and n[:1] == ("num",) and len(n) == 3 and n[2] == 1 and abs(n[1]) <= 4096):
+        raise KernelError("exp_log_int: n is an integer literal of at most 4096 in size")
+    _positive(u, hyps, "exp_log_int")
+    power = ("pow", u, abs(n[1]))
+    return _sub(("exp", ("mul", n, ("log", u))), power if n[1] >= 0 else ("inv", power))
+
+
 def _sum_shift(f: tuple, k: str, a: tuple, b: tuple, c: tuple, hyps: Sequence[tuple]) -> Poly:
     for x in (a, b, c):
         _integer(x, "sum_shift")
@@ -181,6 +190,7 @@ RULES: dict[str, tuple[int, Callable[..., Poly]]] = {
     "inv": (1, lambda u, h: (_nonzero(u, h, "inv"), _sub(("mul", u, ("inv", u)), ONE))[1]),
     "exp_log": (1, lambda u, h: (_positive(u, h, "exp_log"), _sub(("exp", ("log", u)), u))[1]),
     "log_exp": (1, lambda u, h: _sub(("log", ("exp", u)), u)),
+    "exp_log_int": (2, lambda u, n, h: _exp_log_int(u, n, h)),
     "log_mul": (2, lambda u, v, h: (_positive(u, h, "log_mul"), _positive(v, h, "log_mul"),
                                     _sub(("log", ("mul", u, v)), ("add", ("log", u), ("log", v))))[2]),
     "abs_sq": (1, lambda u, h: _sub(("pow", ("abs", u), 2), ("pow", u, 2))),

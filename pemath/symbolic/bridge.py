@@ -402,6 +402,11 @@ class _Proposer:
                     (m, c), = u.items()
                     if len(m) == 1 and m[0][1] == 1 and KP.atom_term(m[0][0])[0] == "log" and c == 1:
                         return self.rewrite(P, a, "exp_log", (KP.atom_term(m[0][0])[1],))
+                    if len(m) == 1 and m[0][1] == 1 and KP.atom_term(m[0][0])[0] == "log" and c.denominator == 1:
+                        try:
+                            return self.rewrite(P, a, "exp_log_int", (KP.atom_term(m[0][0])[1], num(int(c))))
+                        except NoCertificate:
+                            pass
                 if len(u) >= 2:
                     (m0, c0), *rest = sorted(u.items())
                     return self.rewrite(P, a, f + "_add", (KP.term_of({m0: c0}), KP.term_of(dict(rest))))
@@ -435,12 +440,17 @@ class _Proposer:
         """f(u) -> f(u') where u' is u with its logarithms of products and of exponentials split (an equation u =
         u' the checker verifies, carried into f by congruence)."""
         u = KP.normal(t[1])
-        if not any(KP.atom_term(x)[0] == "log" for m in u for x, _ in m):
+        if not any(KP.atom_term(x)[0] in ("log", "exp", "cos", "sin") for m in u for x, _ in m):
             return None
         sub, new = _Proposer(self.hyps), u
         for _ in range(200):
             nxt = next((r for m in list(new) for x, _ in m if KP.atom_term(x)[0] == "log"
                         for r in [sub.split_log(new, x, KP.normal(KP.atom_term(x)[1]))] if r is not None), None)
+            if nxt is None:
+                try:
+                    nxt = sub.step(new)
+                except NoCertificate:
+                    nxt = None
             if nxt is None:
                 break
             new = nxt
