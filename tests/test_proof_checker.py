@@ -521,6 +521,19 @@ def test_a_step_defined_only_under_a_stated_hypothesis_is_checked_under_it_and_t
     assert not recheck(dropped).ok
 
 
+def test_a_step_with_fewer_hypotheses_establishes_a_statement_with_more_and_not_the_reverse():
+    from pemath.kernel.verdict import established
+
+    lo, hi = var("l", "pos"), var("h", "pos")
+    ordered = ("lt", lo, hi)
+    plain = _prop(("eq", ("add", lo, hi), ("add", hi, lo)), (lo, hi))
+    under = _prop(("eq", ("add", lo, hi), ("add", hi, lo)), (lo, hi), (ordered,))
+    assert established(under, [plain])  # true for all l, h: so for l < h too
+    assert not established(plain, [under])  # true for l < h says nothing of l >= h
+    other = _prop(("eq", ("add", lo, hi), ("add", hi, lo)), (lo, hi), (("lt", hi, lo),))
+    assert not established(under, [other])
+
+
 def test_a_counterexample_is_the_statements_negation_at_the_witness():
     xv = var("x")
     statement = _prop(("le", xv, ("pow", xv, 2)), (xv,))

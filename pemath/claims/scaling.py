@@ -434,6 +434,32 @@ def _llama_mpmath() -> str:
             f"Llama3 float64 within {worst_f:.2g} of its bound")
 
 
+def _llama3_yarn_formal() -> tuple:
+    """For factors l < h, r = L0/lambda turns of a wavelength in L0 (theta = 2 pi / lambda): Llama's smoothing
+    (L0/lambda - l)/(h - l) is YaRN's ramp (r - alpha)/(beta - alpha) at alpha = l, beta = h; inside the band
+    (r = l + u (h - l), 0 <= u <= 1) the ramp is u and both blend theta/s and theta alike; above it
+    (r = beta + t, t > 0, beta = alpha + delta) the ramp is 1 + t/delta and YaRN's clip gives theta, below it
+    (r = alpha - t) the ramp is -t/delta and the clip gives theta/s; at the edges
+    Llama's weight is 1 (lambda = L0/h) and 0 (lambda = L0/l)."""
+    L0, l, h, r, s, th, lam = sp.symbols("L_0 l h_f r s theta lambda", positive=True)
+    u, t, dl = sp.Symbol("u", nonnegative=True), *sp.symbols("t delta", positive=True)
+    pi = sp.pi
+    with sp.evaluate(False):
+        gamma = lambda w: (L0 / w - l) / (h - l)  # noqa: E731 - Llama's smoothing weight at wavelength w
+        ramp = lambda x: (x - l) / (h - l)  # noqa: E731 - YaRN's ramp, alpha = l, beta = h
+        mix = lambda g: (1 - g) * th / s + g * th  # noqa: E731
+        clip = lambda g: sp.Min(sp.Max(g, 0), 1)  # noqa: E731
+        rels = [
+            sp.Eq(gamma(L0 / r), ramp(r)),
+            sp.Eq(mix(gamma(2 * pi / th)), mix(ramp(L0 * th / (2 * pi)))),
+            sp.Eq(ramp(l + u * (h - l)), u),
+            sp.Eq((l + dl + t - l) / (l + dl - l), 1 + t / dl), sp.Eq(mix(clip(1 + t / dl)), th),
+            sp.Eq((l - t - l) / (l + dl - l), -t / dl), sp.Eq(mix(clip(-t / dl)), th / s),
+            sp.Eq(gamma(L0 / h), 1), sp.Eq(gamma(L0 / l), 0),
+        ]
+    return bridge.formal(rels, [sp.StrictLessThan(l, h)])
+
+
 register(
     Claim(
         id="scaling.llama3_is_yarn",
@@ -447,6 +473,7 @@ register(
         statement=lambda: sp.Eq(
             sym.llama3_frequency(sym.theta), sym.yarn_ratio_frequency(sym.theta, sym.low, sym.high)
         ),
+        formal=_llama3_yarn_formal,
         proof=lambda: Verdict(_derived("llama3_is_yarn")),
         checks=(Check("numeric", _llama_numeric), Check("mpmath", _llama_mpmath)),
         references=("Meta llama-models, apply_scaling (Llama 3.1 reference implementation)",
@@ -505,6 +532,20 @@ def _continuity_mpmath() -> str:
             f"{mpmath.nstr(near_edge, 2)} at 1e-40 either side (50 digits)")
 
 
+def _llama3_continuity_formal() -> tuple:
+    """For factors l < h: at lambda = L0/h Llama's smoothing weight is 1 and the smoothed frequency is theta =
+    2 pi / lambda, the branch below; at lambda = L0/l the weight is 0 and the frequency theta/s, the branch above.
+    (The limits of the branches, also decided, are outside what the checker states.)"""
+    L0, l, h, s = sp.symbols("L_0 l h_f s", positive=True)
+    pi = sp.pi
+    with sp.evaluate(False):
+        gamma = lambda w: (L0 / w - l) / (h - l)  # noqa: E731
+        smooth = lambda w: (1 - gamma(w)) * (2 * pi / w) / s + gamma(w) * (2 * pi / w)  # noqa: E731
+        rels = [sp.Eq(gamma(L0 / h), 1), sp.Eq(smooth(L0 / h), 2 * pi * h / L0),
+                sp.Eq(gamma(L0 / l), 0), sp.Eq(smooth(L0 / l), 2 * pi * l / L0 / s)]
+    return bridge.formal(rels, [sp.StrictLessThan(l, h)])
+
+
 register(
     Claim(
         id="scaling.llama3_continuity",
@@ -516,6 +557,7 @@ register(
             sp.Eq(sp.Subs(_derived("llama3_continuity").result["smooth"], sym.lam, edge), value, evaluate=False)
             for edge, value in ((sym.L0 / sym.high, 2 * sp.pi * sym.high / sym.L0),
                                 (sym.L0 / sym.low, 2 * sp.pi * sym.low / (sym.L0 * sym.s))))),
+        formal=_llama3_continuity_formal,
         proof=lambda: Verdict(_derived("llama3_continuity")),
         checks=(Check("numeric", _continuity_numeric), Check("mpmath", _continuity_mpmath)),
         references=("Meta llama-models, apply_scaling (Llama 3.1 reference implementation)",

@@ -4,7 +4,8 @@ A claim states a proposition (:mod:`pemath.kernel.check`). Against the checked s
 tagged with the part of the verdict it bears on ("statement", "counterexample", "fair reading"):
 
 * the statement is *established* when every relation of its conclusion is the conclusion (or one relation of
-  the conclusion) of a checked "statement" step with the same hypotheses and no binder the statement lacks;
+  the conclusion) of a checked "statement" step whose hypotheses are among the statement's and whose binders
+  are among the statement's;
 * it is *refuted* when a checked "counterexample" step proves exactly :func:`counterexample` of it at the
   witness the claim names: the statement's hypotheses at the witness, and the negation of one of its relations
   there, all closed;
@@ -63,9 +64,12 @@ def counterexample(statement: tuple, witness: Any) -> tuple:
 
 
 def _covers(step: tuple, statement: tuple, r: tuple) -> bool:
-    if not set(step[1]) <= set(statement[1]) or len(step[2]) != len(statement[2]):
+    """Whether checked ``step`` gives relation ``r`` of ``statement``: one of its relations is r, its binders are
+    among the statement's and each of its hypotheses is one of the statement's (a step that needs fewer
+    hypotheses says more)."""
+    if not set(step[1]) <= set(statement[1]):
         return False
-    if not all(_same_rel(a, b) for a, b in zip(step[2], statement[2])):
+    if not all(any(_same_rel(a, b) for b in statement[2]) for a in step[2]):
         return False
     return any(_same_rel(c, r) for c in _relations(step[3]))
 
