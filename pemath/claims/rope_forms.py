@@ -414,6 +414,29 @@ def _conjugacy_numeric() -> str:
     return for_all(check, examples=30, draw_seed=Ints(0, 2**31), m=Ints(-10**6, 10**6), half=Ints(1, 64), base=_BASES)
 
 
+def _conjugacy_formal() -> tuple:
+    """P sends interleaved feature j to sigma(j) = floor(j/2) + h (j mod 2), d = 2h: sigma(2i) = i and
+    sigma(2i + 1) = i + h, so sigma is a permutation (sum_j F(sigma(j)) over the pairs is the half partition,
+    every F, every h); tau (2k below h, 2(k - h) + 1 from h on) undoes it on every pair i < h; and
+    R_half(m) P x at half pair i is B(m theta_i) (x_2i, x_2i+1), R_interleaved(m) x at interleaved pair i."""
+    i, t = sp.Symbol("i", integer=True, nonnegative=True), sp.Symbol("t", integer=True, nonnegative=True)
+    h = sp.Symbol("h", integer=True, positive=True)
+    sigma = lambda j, hh: sp.floor(j / sp.Integer(2)) + hh * sp.Mod(j, 2)  # noqa: E731
+    tau = lambda r, hh: sp.Piecewise((2 * r, r < hh), (2 * (r - hh) + 1, True))  # noqa: E731
+    Fn, x = sp.Function("F", real=True), sp.IndexedBase("x", real=True)
+    hi = i + 1 + t  # any h > i
+    m, th = sp.Symbol("m", real=True), sp.Function("theta", positive=True)(i)
+    with sp.evaluate(False):
+        rels = [sp.Eq(sigma(2 * i, h), i), sp.Eq(sigma(2 * i + 1, h), i + h),
+                sp.Eq(sp.Sum(Fn(sigma(2 * i, h)) + Fn(sigma(2 * i + 1, h)), (i, 0, h - 1)),
+                      sp.Sum(Fn(i) + Fn(i + h), (i, 0, h - 1))),
+                sp.Eq(tau(sigma(2 * i, hi), hi), 2 * i), sp.Eq(tau(sigma(2 * i + 1, hi), hi), 2 * i + 1)]
+        half = F.rotate(m * th, (x[tau(i, hi)], x[tau(i + hi, hi)]))
+        inter = F.rotate(m * th, (x[2 * i], x[2 * i + 1]))
+        rels += [sp.Eq(half[0], inter[0]), sp.Eq(half[1], inter[1])]
+    return bridge.formal(rels)
+
+
 register(
     Claim(
         id="rope.layout_conjugacy",
@@ -425,6 +448,7 @@ register(
                                 sp.MatMul(R.permutation(4),
                                           matrix_label("R_interleaved(m)", 4, 4, r"R_{\mathrm{interleaved}}(m)"),
                                           R.permutation(4).T, evaluate=False), evaluate=False),
+        formal=_conjugacy_formal,
         proof=_conjugacy_proof,
         checks=(Check("numeric", _conjugacy_numeric), Check("mpmath", _conjugacy_mpmath)),
         references=(
@@ -505,6 +529,24 @@ def _weights_numeric() -> str:
                    n_kv=Ints(1, 4), group=Ints(1, 4), in_features=Ints(1, 16))
 
 
+def _weights_formal() -> tuple:
+    """HF's converter permutes each head's rows: the half pair i of q_hf = P q (features i, i + h) holds q at
+    tau(i) = 2i and tau(i + h) = 2i + 1 (tau = sigma^-1: r -> 2r below h, 2(r - h) + 1 from h on; every h > i,
+    h = i + 1 + t); so over every even d the score of the permuted q, k under half-layout RoPE is the score of q,
+    k under interleaved RoPE."""
+    i, t = sp.Symbol("i", integer=True, nonnegative=True), sp.Symbol("t", integer=True, nonnegative=True)
+    h = i + 1 + t
+    tau = lambda r: sp.Piecewise((2 * r, r < h), (2 * (r - h) + 1, True))  # noqa: E731
+    q = sp.IndexedBase("q", real=True)
+    with sp.evaluate(False):
+        rels = [sp.Eq(q[tau(i)], q[2 * i]), sp.Eq(q[tau(i + h)], q[2 * i + 1])]
+    # the half pair i of P q is (q_2i, q_2i+1): the half-layout score of (P q, P k) is the interleaved one of (q, k)
+    hf = F.over_pairs(lambda f: F.dot(F.rotate(F.N * F.THETA(F.I), (F.K[2 * F.I], F.K[2 * F.I + 1])),
+                                      F.rotate(F.M * F.THETA(F.I), (F.Q[2 * F.I], F.Q[2 * F.I + 1]))), "half")
+    rels.append(sp.Eq(hf, F.rope_score("interleaved", partial=False), evaluate=False))
+    return bridge.formal(rels)
+
+
 register(
     Claim(
         id="rope.weight_permutation",
@@ -517,6 +559,7 @@ register(
                   r"(R_{\mathrm{half}}(m)\,P W x)^{T} (R_{\mathrm{half}}(n)\,P W y)"),
             label("(R_int(m) W x)^T (R_int(n) W y)",
                   r"(R_{\mathrm{interleaved}}(m)\,W x)^{T} (R_{\mathrm{interleaved}}(n)\,W y)"), evaluate=False),
+        formal=_weights_formal,
         proof=_weights_proof,
         checks=(Check("numeric", _weights_numeric), Check("mpmath", _weights_mpmath)),
         references=(
