@@ -15,6 +15,7 @@ import numpy as np
 import sympy as sp
 
 from ..symbolic import Derivation
+from ..symbolic._decide import unevaluated as _unevaluated
 from ..symbolic import bridge
 from ..symbolic import published as sym
 from ..symbolic.notation import label
@@ -93,6 +94,25 @@ def _wave_mpmath() -> str:
     return f"float64 wavelengths within {worst:.2g} (relative) of 50-digit values, d up to 4096"
 
 
+def _wave_formal() -> tuple:
+    """For every d = 2h and base b = 1 + beta > 1: lambda_i = 2 pi b^(2i/d) has the ratio b^(2/d) from one pair
+    to the next, lambda_0 = 2 pi, and the last, 2 pi b^((2h - 2)/(2h)), is 2 pi b times b^(-1/h) < 1; for
+    tensor2tensor's lambda_i = 2 pi b^(i/(h - 1)) (h > 1) the ratio is b^(1/(h - 1)) and lambda_0 = 2 pi. (Its
+    last wavelength, 2 pi b exactly, is decided by the SymPy kernel only.)"""
+    beta, h = sp.Symbol("beta", positive=True), sp.Symbol("h", integer=True, positive=True)
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    b, pi = 1 + beta, sp.pi
+    rels = []
+    for expo in (lambda j: 2 * j / (2 * h), lambda j: j / (h - 1)):
+        lam = lambda j, e=expo: 2 * pi * b ** e(j)  # noqa: E731
+        rels += [sp.Eq(lam(i + 1) / lam(i), b ** expo(1), evaluate=False),
+                 sp.Eq(_unevaluated(lam, 0), 2 * pi, evaluate=False)]
+    with sp.evaluate(False):
+        gap = -sp.log(b) + ((2 * h - 2) / (2 * h)) * sp.log(b)
+    rels += [sp.Eq(gap, -sp.log(b) / h, evaluate=False), sp.Lt(-sp.log(b) / h, 0, evaluate=False)]
+    return bridge.formal(rels, [sp.StrictLessThan(1, h)])
+
+
 register(
     Claim(
         id="sinusoidal.wavelengths",
@@ -102,6 +122,7 @@ register(
         kind="theorem",
         family="published",
         statement=_wave_statement,
+        formal=_wave_formal,
         proof=_wave_proof,
         checks=(Check("numeric", _wave_numeric), Check("mpmath", _wave_mpmath)),
         references=(_VASWANI, "tensor2tensor get_timing_signal_1d (timescales min..max exactly)"),

@@ -99,6 +99,7 @@ def wavelengths(convention: str = "interleaved") -> Derivation:
         last_expected = 2 * sp.pi * b ** ((2 * h - 2) / (2 * h))
     else:
         expo = i / (h - 1)  # omega_i = b^(-i/(h-1)), h >= 2
+        d.hypothesis("tensor2tensor divides by d/2 - 1: its formula holds for d/2 = h > 1", sp.StrictGreaterThan(h, 1))
         d.define("tensor2tensor's frequencies omega_i = b^{-i/(d/2 - 1)}, i = 0, ..., d/2 - 1 "
               "(d/2 = h >= 2, b = 1 + beta); lambda_i = 2 pi / omega_i:",
               sp.Eq(LAMBDA_I, 2 * sp.pi * b**expo))
