@@ -568,6 +568,26 @@ def _plain(data: Any, what: str) -> None:
     size(data, 0)
 
 
+def _one_sort_per_name(prop: tuple, cert: Any) -> None:
+    """Every variable the certificate names has one sort, the one the proposition binds it with if it binds it:
+    names are compared by their full identity, so a name read with another sort (an integer n beside a positive
+    n) cannot be conflated where a term is substituted by name."""
+    seen = {b[1]: b for b in prop[1] if isinstance(b, tuple) and b[:1] == ("var",)}
+    visited: set = set()
+    stack = [cert]
+    while stack:
+        x = stack.pop()
+        if not isinstance(x, tuple) or id(x) in visited:
+            continue
+        visited.add(id(x))
+        if len(x) == 3 and x[0] == "var" and isinstance(x[1], str):
+            if seen.setdefault(x[1], x) != x:
+                raise KernelError(f"the certificate names {x[1]!r} with the sort {x[2]!r}, the proposition or "
+                                  f"another term of it with {seen[x[1]][2]!r}: one name, one sort")
+            continue
+        stack.extend(x)
+
+
 def check(prop: Any, cert: Any, context: Sequence[Theorem] = ()) -> Theorem:
     """Verify ``cert`` for ``prop`` (both plain data), theorems of ``context`` available to it; return the
     Theorem, or raise :class:`~pemath.kernel.terms.KernelError` saying why not. Malformed data of any shape is
@@ -578,6 +598,7 @@ def check(prop: Any, cert: Any, context: Sequence[Theorem] = ()) -> Theorem:
         raise KernelError(f"a proposition is ('forall', binders, hypotheses, conclusion), got {prop!r:.120}")
     _plain(prop, "proposition")
     _plain(cert, "certificate")
+    _one_sort_per_name(prop, cert)
     sorts = {b[1]: b[3] for b in prop[1] if isinstance(b, tuple) and len(b) == 4 and b[0] == "fun"
              and isinstance(b[1], str)}
     try:

@@ -278,9 +278,11 @@ def normal(t: tuple) -> Poly:
     """The normal form of a validated term; refuses (KernelError) a term whose cost bound is over the limits,
     before expanding anything."""
     n, b, w = cost(t)
-    if n > MAX_TERMS or b > MAX_BITS or w > MAX_WORK:
+    words = 1 + b // 64  # a step on coefficients of b bits costs about words^2 (products and their gcds)
+    if n > MAX_TERMS or b > MAX_BITS or w * words * words > MAX_WORK * 16:
         raise KernelError(f"refused before any work: the normal form may reach {n} monomials or {b} coefficient bits, "
-                          f"or take {w} steps (limits {MAX_TERMS}, {MAX_BITS} and {MAX_WORK})")
+                          f"or take {w} steps on {b}-bit coefficients (limits {MAX_TERMS} monomials, {MAX_BITS} "
+                          f"bits, {MAX_WORK} steps of 256 bits)")
     budget.spend("monomials", w)
     return _normal(t)
 
@@ -437,6 +439,8 @@ def sign(poly: Poly) -> str | None:
         if ones and len(poly) <= 64:
             t = term_of(poly)
             taken = names(t)
+            if any(v[0] == "var" and v[1] in {_ATOMS[a][1] for a in ones} and v[2] != "posint" for v in variables(t)):
+                return None  # a name with two sorts: substituting by name would conflate them
             shift = {}
             for a in ones:
                 v = _ATOMS[a]
