@@ -188,7 +188,10 @@ def test_the_recheck_refuses_a_tampered_record():
         if s["status"] == "proved":
             s["formula"] = None
     emptied = recheck(record)
-    assert emptied.decided == 0 and not emptied.ok and len(emptied.failures) == emptied.total > 0
+    steps = [f for f in emptied.failures if f[1] != 0]  # step n fails; n = 0 is the claim's verdict
+    assert emptied.decided == 0 and not emptied.ok and len(steps) == emptied.total > 0
+    # with no step re-decided, the formal statement's verdict cannot be derived either
+    assert [f[2] for f in emptied.failures if f[1] == 0] == ["the verdict"]
 
 
 def test_prove_recheck_runs_in_a_fresh_process_and_reports_the_count(tmp_path):
