@@ -327,3 +327,71 @@ def test_route_4_3_an_enclosed_sum_is_charged_its_body_per_term():
     inner = ("sum", ("add", *([j] * 50_000)), "j", N(1), N(0))  # empty, but substituted into per outer term
     outer = ("sum", inner, "k", N(1), N(20_000))
     _refused_quickly(("forall", (), (), ("lt", N(0), ("add", N(1), outer))), ("interval", 32))
+
+
+# --- the fifth audit (shape keys, signs of positive integers, new rules and generators) ----------------------------
+
+def test_route_5_1_one_name_has_one_sort_across_a_proposition_and_its_certificate():
+    n_int, n_pos = ("var", "n", "int"), ("var", "n", "posint")
+    u = ("mul", n_pos, n_int)  # with one name for both, (n' + 1)^2 read it positive: 1/u "defined" at n = 0
+    prop = ("forall", (n_int,), (("eq", n_int, N(0)),), ("eq", N(0), N(1)))
+    cert = ("ideal", ((("rule", "inv", (u,)), N(1)), (("hyp", 0), ("mul", N(-1), n_pos, ("inv", u)))))
+    with pytest.raises(KernelError, match="one name, one sort"):
+        check(prop, cert)
+
+
+def _random_literals(seed: int, count: int, bits: int) -> list:
+    import random
+    from fractions import Fraction
+
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        f = Fraction(rng.getrandbits(bits) | 1, rng.getrandbits(bits) | 1 | (1 << (bits - 1)))
+        out.append(("num", f.numerator, f.denominator))
+    return out
+
+
+def test_route_5_2_to_5_a_normal_form_or_a_combination_of_large_rationals_is_charged_their_size():
+    xs = [("var", f"x{i}", "real") for i in range(20)]
+    lits = _random_literals(1, 40, 4000)
+    P = ("add",) + tuple(("mul", ("pow", lits[i], 24), x) for i, x in enumerate(xs))
+    Q = ("add",) + tuple(("mul", ("pow", lits[20 + i], 24), x) for i, x in enumerate(xs))
+    _refused_quickly(("forall", tuple(xs), (), ("eq", ("mul", P, Q), N(0))), ("ideal", ()))
+    lits = _random_literals(3, 4096, 200)  # a sum whose denominators' lcm grows past any estimate of its cost
+    while len(lits) > 1:
+        lits = [("add", lits[i], lits[i + 1]) for i in range(0, len(lits), 2)]
+    _refused_quickly(("forall", (), (), ("eq", lits[0], N(0))), ("ideal", ()))
+    x = ("var", "x", "real")
+    gens = tuple((("rule", "pyth", (x,)), lit) for lit in _random_literals(2, 400, 4000))
+    _refused_quickly(("forall", (x,), (), ("eq", x, N(0))), ("ideal", gens))
+
+
+def test_route_5_4_a_verdict_refuses_a_statement_too_large_once_its_shared_subterms_are_expanded():
+    from pemath.kernel.verdict import derive
+
+    x = ("var", "x", "real")
+    t = x
+    for _ in range(22):
+        t = ("add", t, t)
+    t0 = time.perf_counter()
+    with pytest.raises(KernelError, match="more than"):
+        derive("theorem", ("forall", (x,), (), ("eq", t, N(0))), [])
+    with pytest.raises(KernelError, match="more than"):
+        derive("theorem", ("forall", (x,), (), ("eq", x, x)), [("statement", ("forall", (x,), (), ("eq", t, t)))])
+    assert time.perf_counter() - t0 < 3.0
+
+
+def test_route_5_minor_positive_integers_are_shifted_once_not_at_every_nested_sign():
+    x, one = ("var", "x", "real"), N(1)
+    t, binders = x, [x]
+    for i in range(12):
+        n = ("var", f"n{i}", "posint")
+        binders.append(n)
+        t = ("min", ("add", n, t), one)
+    t0 = time.perf_counter()
+    try:
+        check(("forall", tuple(binders), (), ("eq", t, t)), ("ideal", ()))
+    except KernelError:
+        pass
+    assert time.perf_counter() - t0 < 3.0

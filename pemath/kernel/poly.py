@@ -216,11 +216,18 @@ def _free(key: str) -> frozenset:
     return out
 
 
+_BIG = 1 << 64
+
+
 def _put(out: Poly, m: tuple, c: Fraction) -> None:
-    """Add c to the coefficient of monomial m, dropping it when it cancels to 0."""
+    """Add c to the coefficient of monomial m, dropping it when it cancels to 0. Inside a check, a coefficient
+    past 64 bits is charged its size to the check's bit budget (the bounds on a term's cost cannot foresee how
+    far sums of rationals grow their denominators)."""
     v = out.get(m, 0) + c
     if v:
         out[m] = v
+        if budget.active and (v.denominator > _BIG or not -_BIG < v.numerator < _BIG):
+            budget.spend("bits", v.numerator.bit_length() + v.denominator.bit_length())
     else:
         out.pop(m, None)
 
@@ -279,7 +286,7 @@ def normal(t: tuple) -> Poly:
     before expanding anything."""
     n, b, w = cost(t)
     words = 1 + b // 64  # a step on coefficients of b bits costs about words^2 (products and their gcds)
-    if n > MAX_TERMS or b > MAX_BITS or w * words * words > MAX_WORK * 16:
+    if n > MAX_TERMS or b > MAX_BITS or w > MAX_WORK or w * words * words > MAX_WORK * 16:
         raise KernelError(f"refused before any work: the normal form may reach {n} monomials or {b} coefficient bits, "
                           f"or take {w} steps on {b}-bit coefficients (limits {MAX_TERMS} monomials, {MAX_BITS} "
                           f"bits, {MAX_WORK} steps of 256 bits)")
@@ -434,7 +441,7 @@ def sign(poly: Poly) -> str | None:
     powers) and one is > 0 everywhere; 'nonneg' when all are >= 0; None when the sorts do not tell. Where that
     fails and positive integers occur, again with each such v written v' + 1 (v' a natural number): d - 1 >= 0."""
     out = _monomial_sign(poly)
-    if out is None:
+    if out is None and not _SHIFTING:
         ones = sorted({a for m in poly for a, _ in m if _ATOMS[a][0] == "var" and _ATOMS[a][2] == "posint"})
         if ones and len(poly) <= 64:
             t = term_of(poly)
@@ -447,8 +454,15 @@ def sign(poly: Poly) -> str | None:
                 w = _fresh(v[1] + "_", taken)
                 taken.add(w)
                 shift[v[1]] = ("add", ("var", w, "nat"), num(1))
-            out = _monomial_sign(normal(substitute(t, shift)))
+            _SHIFTING.append(True)  # once: the shifted polynomial's own signs are read without shifting again
+            try:
+                out = _monomial_sign(normal(substitute(t, shift)))
+            finally:
+                _SHIFTING.pop()
     return out
+
+
+_SHIFTING: list[bool] = []
 
 
 def _monomial_sign(poly: Poly) -> str | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .check import _in_sort, _same_rel, well_formed
+from .check import _in_sort, _plain, _same_rel, well_formed
 from .poly import budget
 from .terms import KernelError, show_proposition, substitute_relation
 
@@ -86,6 +86,13 @@ def derive(kind: str, statement: tuple, checked: Sequence[tuple[str, tuple]], *,
     refused with KernelError."""
     try:
         with budget.scope():
+            for x, what in ((statement, "statement"), (fair, "fair reading"), (witness, "witness")):
+                if x is not None:
+                    _plain(x, what)  # sizes counted with shared subterms expanded, before any walk
+            if not isinstance(checked, (list, tuple)):
+                raise KernelError("the checked steps are a list of (part, proposition)")
+            for _, p in checked:
+                _plain(p, "checked proposition")
             well_formed(statement)
             if fair is not None:
                 well_formed(fair)
