@@ -106,6 +106,18 @@ def _normalized_numeric() -> str:
     return f"2 at lengths 4 and 8: 1/2 and 1/4 exactly; {summary}"
 
 
+def _normalized_formal() -> tuple:
+    """Position 2 is 2/4 at length 4 and 2/8 at length 8; for every position p and lengths L < L + delta, the
+    cross-multiplied difference p (L + delta) - L p = delta p is positive, as are the denominators, so p/L !=
+    p/(L + delta); and the distance from the last position L - 1 - t to 1 is (1 + t)/L > 0."""
+    L, dl, p = sp.symbols("L delta p", integer=True, positive=True)
+    t = sp.Symbol("t", integer=True, nonnegative=True)
+    with sp.evaluate(False):
+        rels = [sp.Ne(sp.Integer(2) / 4, sp.Integer(2) / 8), sp.Eq(p * (L + dl) - L * p, dl * p), sp.Lt(0, p * dl),
+                sp.Lt(0, L * (L + dl)), sp.Eq(1 - (L - 1 - t) / L, (1 + t) / L), sp.Lt(0, (1 + t) / L)]
+    return bridge.formal(rels)
+
+
 register(
     Claim(
         id="pedagogy.normalized_depends_on_length",
@@ -114,6 +126,7 @@ register(
         kind="theorem",
         family="pedagogy",
         statement=_normalized_statement,
+        formal=_normalized_formal,
         proof=_normalized_proof,
         checks=(Check("numeric", _normalized_numeric),),
         references=(_SEED_INTRO, _SEED_RENARD),

@@ -345,6 +345,17 @@ def _dynamic_mpmath() -> str:
     return f"continuous at L0 to eps = 1e-40 (50 digits); scaled_base within {worst:.2g} of its bound from 50 digits"
 
 
+def _dynamic_formal() -> tuple:
+    """Dynamic NTK's ratio s L/L0 - (s - 1), whose power scales the base: 1 at L = L0 (so the base there is b),
+    and 1 + (s/L0)(L - L0) with s/L0 > 0: above 1 exactly when L > L0. (The base's power and its limit at L0 are
+    decided by the SymPy kernel only.)"""
+    s, L, L0 = sp.symbols("s L L_0", positive=True)
+    with sp.evaluate(False):
+        rels = [sp.Eq(s * L0 / L0 - (s - 1), 1), sp.Lt(0, s / L0),
+                sp.Eq(s * L / L0 - (s - 1), 1 + (s / L0) * (L - L0))]
+    return bridge.formal(rels)
+
+
 register(
     Claim(
         id="scaling.dynamic_continuity",
@@ -356,6 +367,7 @@ register(
         statement=lambda: sp.Eq(
             sp.Limit(_derived("dynamic_continuity").result["base"], sym.seq_len, sym.L0, "+"), sym.b
         ),
+        formal=_dynamic_formal,
         proof=lambda: Verdict(_derived("dynamic_continuity")),
         checks=(Check("numeric", _dynamic_numeric), Check("mpmath", _dynamic_mpmath)),
         references=("emozilla, 'Dynamically Scaled RoPE', r/LocalLLaMA, June 2023",
@@ -616,6 +628,18 @@ def _proportional_mpmath() -> str:
     return f"p-RoPE's kept frequencies equal b^(-2i/d) at 50 digits within {worst:.2g} of 4 ulp, the others 0"
 
 
+def _proportional_formal() -> tuple:
+    """p-RoPE rotates pair i when i < k = floor(p d/2), d = 2h (every h > i: h = i + 1 + t). At p = 0, k = 0, no
+    pair i >= 0 is rotated, and the rotation by frequency 0 is the identity: NoPE. At p = 1, k = h and every pair
+    i < h is rotated: RoPE."""
+    i, t = sp.symbols("i t", integer=True, nonnegative=True)
+    m, h = sp.Symbol("m", real=True), i + 1 + t
+    with sp.evaluate(False):
+        rels = [sp.Eq(sp.floor(0 * 2 * h / 2), 0), sp.Le(0, i), sp.Eq(sp.cos(m * 0), 1), sp.Eq(-sp.sin(m * 0), 0),
+                sp.Eq(sp.sin(m * 0), 0), sp.Eq(sp.floor(1 * 2 * h / 2), h), sp.Lt(i, h)]
+    return bridge.formal(rels)
+
+
 register(
     Claim(
         id="scaling.proportional_limits",
@@ -624,6 +648,7 @@ register(
         kind="theorem",
         family=FAMILY,
         statement=lambda: sp.Eq(rsym.block(rsym.m * 0), sp.eye(2), evaluate=False),
+        formal=_proportional_formal,
         proof=lambda: Verdict(_derived("proportional_limits")),
         checks=(Check("numeric", _proportional_numeric), Check("mpmath", _proportional_mpmath)),
         references=("Barbero et al. 2024, 'Round and Round We Go! What makes Rotary Positional Encodings useful?' "
