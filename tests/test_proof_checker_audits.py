@@ -395,3 +395,49 @@ def test_route_5_minor_positive_integers_are_shifted_once_not_at_every_nested_si
     except KernelError:
         pass
     assert time.perf_counter() - t0 < 3.0
+
+
+# --- the sixth audit (no route to a false theorem; robustness) -----------------------------------------------------
+
+def test_route_6_1_a_message_never_formats_input_before_its_size_is_known():
+    x = ("var", "x", "real")
+    huge = 10 ** 5000  # past the digits Python turns into a string
+    with pytest.raises(KernelError):
+        check(("forall", "binders", (), huge), ("ideal", ()))
+    with pytest.raises(KernelError, match="one name, one sort"):
+        check(("forall", (x,), (), ("eq", x, x)), ("ideal", ((("rule", "pyth", (("var", "x", huge),)), N(0)),)))
+    t = x
+    for _ in range(26):
+        t = ("add", t, t)
+    t0 = time.perf_counter()
+    with pytest.raises(KernelError, match="more than"):
+        check(("forall", "binders", (), ("eq", t, t)), ("ideal", ()))
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_route_6_2_definedness_is_walked_once_per_subterm_not_once_per_level():
+    t = ("mul",) + (("pi",),) * 190_000
+    for _ in range(197):
+        t = ("cos", t)
+    x = ("var", "x", "real")
+    prop = ("forall", (x,), (("eq", x, N(0)), ("le", t, N(2))), ("eq", x, N(0)))
+    t0 = time.perf_counter()
+    try:
+        check(prop, ("ideal", ((("hyp", 0), t),)))
+    except KernelError:
+        pass
+    assert time.perf_counter() - t0 < 3.0
+
+
+def test_route_6_3_a_substituted_function_is_charged_at_every_use():
+    f = ("fun", "f", 1, "real")
+    T = check(("forall", (f,), (), ("eq", N(0), N(0))), ("ideal", ()))
+    body = ("mul",) + (("pi",),) * 170_000
+    for _ in range(150):
+        body = ("cos", body)
+    v = ("var", "v", "int")
+    prop = ("forall", (v,), (("le", N(1), v), ("le", v, N(10_000))), ("eq", v, v))
+    t0 = time.perf_counter()
+    with pytest.raises(KernelError, match="bound"):
+        check(prop, ("enum", "v", ("ideal", ((("thm", 0, (("f", ("lambda", ("t",), body)),)), N(1)),))), (T,))
+    assert time.perf_counter() - t0 < 3.0

@@ -90,25 +90,25 @@ def _relation_terms(r: Any) -> None:
 
 
 def _subterms(t: tuple, bound: frozenset = frozenset()):
-    yield t, bound
-    head = t[0]
-    if head in ("num", "var", "pi"):
-        return
-    if head in ("pow", "diff"):
-        yield from _subterms(t[1], bound)
-    elif head == "app":
-        for a in t[2:]:
-            yield from _subterms(a, bound)
-    elif head == "sum":
-        yield from _subterms(t[1], bound | {t[2]})
-        yield from _subterms(t[3], bound)
-        yield from _subterms(t[4], bound)
-    elif head == "if":
-        for a in t[1][1:] + t[2:]:
-            yield from _subterms(a, bound)
-    else:
-        for a in t[1:]:
-            yield from _subterms(a, bound)
+    """Every subterm of ``t`` with the names bound around it, walked with an explicit stack (each subterm once,
+    whatever its depth)."""
+    stack = [(t, bound)]
+    while stack:
+        t, bound = stack.pop()
+        yield t, bound
+        head = t[0]
+        if head in ("num", "var", "pi"):
+            continue
+        if head in ("pow", "diff"):
+            stack.append((t[1], bound))
+        elif head == "app":
+            stack.extend((a, bound) for a in t[2:])
+        elif head == "sum":
+            stack.extend(((t[1], bound | {t[2]}), (t[3], bound), (t[4], bound)))
+        elif head == "if":
+            stack.extend((a, bound) for a in t[1][1:] + t[2:])
+        else:
+            stack.extend((a, bound) for a in t[1:])
 
 
 def _shown(rule: str, u: tuple, hyps: tuple) -> None:
@@ -262,6 +262,7 @@ def _substitution(subst: Any, binders: tuple, hyps: tuple) -> dict:
         if not (isinstance(pair, tuple) and len(pair) == 2 and pair[0] in sorts):
             raise KernelError(f"a substitution pairs a bound name with a value, got {pair!r:.100}")
         b, value = sorts[pair[0]], pair[1]
+        budget.spend("monomials", tree_size(value, MAX_TREE))  # each use of a substitution is charged its size
         if b[0] == "fun":
             if not (isinstance(value, tuple) and len(value) == 3 and value[0] == "lambda"
                     and isinstance(value[1], tuple) and len(value[1]) == b[2] and len(set(value[1])) == b[2]):
@@ -568,6 +569,11 @@ def _plain(data: Any, what: str) -> None:
     size(data, 0)
 
 
+def _brief(v: Any) -> str:
+    """A short, bounded rendering of a name or sort for a message (never the repr of a large value)."""
+    return repr(v) if isinstance(v, str) and len(v) <= 64 else f"a {type(v).__name__}"
+
+
 def _one_sort_per_name(prop: tuple, cert: Any) -> None:
     """Every variable the certificate names has one sort, the one the proposition binds it with if it binds it:
     names are compared by their full identity, so a name read with another sort (an integer n beside a positive
@@ -582,8 +588,9 @@ def _one_sort_per_name(prop: tuple, cert: Any) -> None:
         visited.add(id(x))
         if len(x) == 3 and x[0] == "var" and isinstance(x[1], str):
             if seen.setdefault(x[1], x) != x:
-                raise KernelError(f"the certificate names {x[1]!r} with the sort {x[2]!r}, the proposition or "
-                                  f"another term of it with {seen[x[1]][2]!r}: one name, one sort")
+                raise KernelError(f"the certificate names {_brief(x[1])} with the sort {_brief(x[2])}, the "
+                                  f"proposition or another term of it with {_brief(seen[x[1]][2])}: one name, "
+                                  "one sort")
             continue
         stack.extend(x)
 
@@ -594,14 +601,15 @@ def check(prop: Any, cert: Any, context: Sequence[Theorem] = ()) -> Theorem:
     refused (the error names what broke): only a verified certificate returns."""
     if not isinstance(context, (list, tuple)) or not all(isinstance(t, Theorem) for t in context):
         raise KernelError("a context holds Theorems the checker made")
-    if not (isinstance(prop, tuple) and len(prop) == 4 and prop[0] == "forall" and isinstance(prop[1], tuple)):
-        raise KernelError(f"a proposition is ('forall', binders, hypotheses, conclusion), got {prop!r:.120}")
-    _plain(prop, "proposition")
+    _plain(prop, "proposition")  # sizes first: no message formats the input before it is measured
     _plain(cert, "certificate")
-    _one_sort_per_name(prop, cert)
+    if not (isinstance(prop, tuple) and len(prop) == 4 and prop[0] == "forall" and isinstance(prop[1], tuple)):
+        raise KernelError(f"a proposition is ('forall', binders, hypotheses, conclusion), got a "
+                          f"{type(prop).__name__} of {len(prop) if isinstance(prop, tuple) else 0} entries")
     sorts = {b[1]: b[3] for b in prop[1] if isinstance(b, tuple) and len(b) == 4 and b[0] == "fun"
              and isinstance(b[1], str)}
     try:
+        _one_sort_per_name(prop, cert)
         with budget.scope(), function_sorts(sorts):
             well_formed(prop)
             _CASES[0] = 0
