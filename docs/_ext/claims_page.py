@@ -205,9 +205,12 @@ def _claim_rst(claim, outcome, latex, char: str) -> list[str]:
     except Exception as exc:  # pragma: no cover - reported, never hidden
         logger.warning("claim %s: statement() raised %s: %s", claim.id, type(exc).__name__, exc)
     if outcome.statement is not None:
-        out += [f"Its written title: ``{' '.join(claim.title.split())}``", ""]
-        out += ["**Formal statement**, ``pemath prove``'s title for it (the proof checker derives the verdict "
-                "from it and the checked steps):", "", f"``{' '.join(outcome.title.split())}``", ""]
+        # closed, like the machine record: a formal statement is one long line of text
+        out += [".. dropdown:: Formal statement: the proposition the proof checker matches",
+                "   :class-container: pemath-record", "",
+                f"   ``pemath prove``'s title for it (the proof checker derives the verdict from it and the checked "
+                f"steps): ``{' '.join(outcome.title.split())}``", "",
+                f"   Its written title: ``{' '.join(claim.title.split())}``", ""]
     else:
         out += [f"As ``pemath prove`` lists it: ``{' '.join(claim.title.split())}``", ""]
     decided = [s for s in (outcome.derivation.steps if outcome.derivation is not None else []) if s.status == "proved"]
