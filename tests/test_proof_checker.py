@@ -321,6 +321,45 @@ def test_what_the_sorts_decide_in_the_normal_form_and_what_hypotheses_decide_by_
              ("ideal", ((("rule", "if_false", (("lt", r, num(0)), num(1), num(2))), num(1)),)))
 
 
+def test_floor_min_and_max_have_the_sign_their_arguments_give_and_no_other():
+    u, r, e = var("u", "nonneg"), var("r"), var("E", "posint")
+    pos, nonneg = lambda t: check(_prop(("lt", num(0), t), (u, r, e)), ("sign",)), \
+        lambda t: check(_prop(("le", num(0), t), (u, r, e)), ("sign",))
+    nonneg(("floor", ("mul", e, ("log", ("add", num(1), u)))))  # floor of a value >= 0
+    pos(("floor", ("add", num(1), u)))  # floor of a value >= 1
+    nonneg(("min", ("floor", u), ("add", e, num(-1))))  # both >= 0 (E - 1 >= 0 as E is a positive integer)
+    pos(("max", r, ("add", num(1), u)))  # one > 0 is enough for max
+    for bad in (("floor", r), ("floor", ("add", u, ("num", -1, 2))), ("min", u, r), ("max", r, ("mul", num(-1), u))):
+        _refused(_prop(("le", num(0), bad), (u, r, e)), ("sign",))
+    _refused(_prop(("lt", num(0), ("floor", u)), (u, r, e)), ("sign",))  # floor u is 0 for u < 1
+
+
+def test_a_rewrite_with_a_stated_hypothesis_is_checked_under_it_and_the_record_cannot_drop_it():
+    """M-RoPE at a text token: with the hypothesis p_c(i) = m, the angle p_c(i) theta is m theta; the step's
+    proposition carries the hypothesis, and the statement is established only with it."""
+    out = run_claim(next(c for c in __import__("pemath").claims.all_claims() if c.id == "multidim.mrope_reduces"),
+                    checks=False)
+    assert out.status == "proved" and out.statement[2] and out.statement[2][0][0] == "eq"
+    under = [s for s in out.derivation.steps if s.status == "proved" and s.certificate == "substitution"]
+    assert under and all(kernel.from_json(s.kernel["proposition"])[2] == out.statement[2] and s.kernel["hypotheses"]
+                         for s in under)
+    good = _record(out)
+    assert recheck(good).ok
+    unstated = copy.deepcopy(good)  # the hypothesis step deleted
+    unstated[0]["steps"] = [s for s in unstated[0]["steps"] if s.get("role") != "hypothesis"]
+    assert not recheck(unstated).ok
+    dropped = copy.deepcopy(good)  # the hypothesis dropped from a checked step's entry
+    next(s for s in dropped[0]["steps"] if s["status"] == "proved" and s["kernel"].get("hypotheses"))[
+        "kernel"]["hypotheses"] = []
+    assert not recheck(dropped).ok
+    # without the hypothesis the rewritten angle is not a theorem: the checker refuses it
+    from pemath.kernel.check import well_formed
+
+    free = well_formed(("forall", out.statement[1], (), out.statement[3]))
+    with pytest.raises(KernelError):
+        kernel.check(free, ("ideal", ()))
+
+
 def test_an_integer_power_of_a_positive_base_is_its_exponential_of_a_multiple_of_its_log():
     two, r = num(2), var("r")
     check(_prop(("eq", ("exp", ("mul", num(-8), ("log", two))), ("num", 1, 256))),

@@ -222,6 +222,29 @@ def _gqa_numeric() -> str:
             f"the query count changes it by >= {best_wrong:.3g}")
 
 
+def _gqa_formal() -> tuple:
+    """The witness, exactly: one K head of 4 features, q = e_0, k = e_1 at positions 0 and 1, frequencies
+    (pi/2, pi/3). Meta's interleaved score pairs features (0, 1), (2, 3); HF's half layout pairs (0, 2), (1, 3) of
+    the converted rows. With the KV head count (1) the rows are reordered (0, 2, 1, 3) and the score is Meta's;
+    with the query head count (2) each half-head of 2 rows stays in place (0, 1, 2, 3) and the score differs.
+    (That the right count gives Meta's score for every q, k and position is ``rope.weight_permutation``.)"""
+    theta = (sp.pi / 2, sp.pi / 3)
+    q, k = (1, 0, 0, 0), (0, 1, 0, 0)
+
+    def score(pairs, qq, kk):  # noqa: ANN001, ANN202 - sum over pairs of <R(0 theta_i) q_i, R(1 theta_i) k_i>
+        with sp.evaluate(False):
+            return sp.Add(*[F.dot(F.rotate(0 * th, (qq[a], qq[b])), F.rotate(1 * th, (kk[a], kk[b])))
+                            for th, (a, b) in zip(theta, pairs)])
+
+    def rows(order, v):  # noqa: ANN001, ANN202 - the converted rows: row j of the result is row order[j]
+        return tuple(sp.Integer(v[j]) for j in order)
+
+    meta = score(((0, 1), (2, 3)), q, k)
+    half = ((0, 2), (1, 3))
+    return bridge.formal([sp.Eq(score(half, rows((0, 2, 1, 3), q), rows((0, 2, 1, 3), k)), meta, evaluate=False),
+                          sp.Ne(score(half, rows((0, 2, 1, 3), q), rows((0, 1, 2, 3), k)), meta, evaluate=False)])
+
+
 register(Claim(
     id="failures.gqa_wrong_heads",
     name="Keys converted with the query head count",
@@ -230,6 +253,7 @@ register(Claim(
     kind="theorem", family="failures",
     statement=lambda: sp.Ne(label("score_HF(P_{n_heads} k)", r"\operatorname{score}_{\mathrm{HF}}(P_{n_{\mathrm{heads}}} k)"),
                           label("score_Meta(k)", r"\operatorname{score}_{\mathrm{Meta}}(k)")),
+    formal=_gqa_formal,
     proof=lambda: Verdict(sym.gqa_wrong_heads()),
     checks=(Check("numeric", _gqa_numeric),),
     references=("HF #31766, #31788: K permuted with n_heads instead of n_kv_heads",),

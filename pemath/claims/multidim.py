@@ -224,6 +224,21 @@ def _mrope_statement() -> sp.Basic:
     return sp.Eq(sp.Subs(sym.P[c] * th, sym.P[c], m), m * th, evaluate=False)
 
 
+def _mrope_formal() -> tuple:
+    """Pair i of the r = 2h rotary features is turned by the position component c(i) assigned to it (any
+    assignment: contiguous or interleaved sections) times b^(-2i/r). Under the hypothesis that this component holds
+    the token's position m (a text token: p_t = p_h = p_w = m), the angle is RoPE's m b^(-2i/r), for every i, h,
+    b, assignment c and component values p. (The rotation of a pair is a function of its angle, so M-RoPE's
+    rotation is then RoPE's; the dense checks at sections (2, 1, 1) and (2, 2, 2) are in the record.)"""
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    h = sp.Symbol("h", integer=True, positive=True)
+    b, m = sp.Symbol("b", positive=True), sp.Symbol("m", real=True)
+    c = sp.Function("c", integer=True, nonnegative=True)(i)
+    p = sp.IndexedBase("p", real=True)
+    theta = b ** (-2 * i / (2 * h))
+    return bridge.formal([sp.Eq(p[c] * theta, m * theta, evaluate=False)], [sp.Eq(p[c], m)])
+
+
 def _components(sections, inter):
     return sym.interleaved_components(sections) if inter else sym.contiguous_components(sections)
 
@@ -286,6 +301,7 @@ register(
         kind="theorem",
         family="multidim",
         statement=_mrope_statement,
+        formal=_mrope_formal,
         proof=_mrope_proof,
         checks=(Check("numeric", _mrope_numeric), Check("mpmath", _mrope_mpmath)),
         references=(

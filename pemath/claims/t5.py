@@ -219,6 +219,34 @@ def _exact_statement() -> sp.Basic:
                  evaluate=False)
 
 
+def _exact_formal() -> tuple:
+    """T5's bucket of a distance n >= 0, written from its definition with M = max_exact, E = n_b - M logarithmic
+    buckets and D = M (1 + sigma) > M the largest distance: n below M, else M + min(floor(E log(n/M) / log(D/M)),
+    E - 1). For every M, E, sigma: each distance M - 1 - t (t >= 0) is below M, in the exact branch (its own
+    bucket); the logarithmic
+    branch starts at distance M with bucket M; and every distance M (1 + u), u >= 0, has a bucket >= M, so no
+    distance past the exact range shares an exact bucket. (The same, in exact integer arithmetic, for the shipped
+    configurations, is in the record.)"""
+    m = sp.Symbol("M", integer=True, positive=True)
+    e = sp.Symbol("E", integer=True, positive=True)
+    sigma = sp.Symbol("sigma", positive=True)
+    t = sp.Symbol("t", integer=True, nonnegative=True)
+    u = sp.Symbol("u", nonnegative=True)
+
+    def bucket(n):  # noqa: ANN001, ANN202 - SymPy decides neither the branch nor the min nor the floor
+        k = e * sp.log(n / m) / sp.log(1 + sigma)  # log(D/M) = log(1 + sigma)
+        with sp.evaluate(False):
+            return sp.Piecewise((n, sp.Lt(n, m)), (m + sp.Min(sp.floor(k), e - 1), True))
+
+    with sp.evaluate(False):
+        below = m - 1 - t
+    # below M the bucket is the exact branch, n itself (its log branch, log(n/M), is not defined at n = 0: the
+    # statement says which branch, not the bucket as a whole)
+    return bridge.formal([sp.Lt(below, m, evaluate=False),
+                          sp.Eq(bucket(m), m, evaluate=False),
+                          sp.Ge(bucket(m * (1 + u)), m, evaluate=False)])
+
+
 def _exact_numeric() -> str:
     for cfg in sym.STANDARD:
         h = _half(cfg)
@@ -241,6 +269,7 @@ register(
         kind="theorem",
         family="t5",
         statement=_exact_statement,
+        formal=_exact_formal,
         proof=_exact_proof,
         checks=(Check("numeric", _exact_numeric),),
         references=_REFS,

@@ -422,6 +422,14 @@ def _atom_sign_of(key: str) -> str | None:
         return v if v in ("pos", "nonneg") else None
     if t[0] == "inv":
         return "pos" if positive(normal(t[1])) else None
+    if t[0] == "floor":  # floor u >= 0 exactly where u >= 0, >= 1 where u >= 1
+        u = normal(t[1])
+        return "pos" if nonneg(add_poly(u, {(): Fraction(1)}, -1)) else "nonneg" if nonneg(u) else None
+    if t[0] in ("min", "max"):  # min: both >= 0 (> 0); max: either
+        got = [sign(normal(a)) for a in t[1:]]
+        if t[0] == "min":
+            return "pos" if got == ["pos", "pos"] else "nonneg" if None not in got else None
+        return "pos" if "pos" in got else "nonneg" if got != [None, None] else None
     if t[0] == "sum":  # a sum of terms >= 0 is >= 0 (0 when empty); of terms > 0 over a nonempty range, > 0
         body = sign(normal(t[1]))
         if body == "pos" and positive(normal(("add", t[4], ("mul", num(-1), t[3]), num(1)))):

@@ -574,6 +574,15 @@ def _certified(bridge: Any, certificate: str, formula: Any, method: str | None, 
     gets them)."""
     from ..kernel import KernelError
 
+    if certificate == "substitution":
+        # a rewrite with a stated hypothesis's equation: checked from scratch under that hypothesis
+        rests = steps.rests_on(used_premises(certificate, formula)) if hasattr(steps, "rests_on") else ()
+        on = [r for s in steps if s.role == "hypothesis" and s.text in rests and not s.forall
+              for r in hypothesis_relations(s)]
+        if on:
+            out = bridge.certify(certificate, formula, method, hypotheses=on)
+            used.extend(on)
+            return out
     try:
         return bridge.certify(certificate, formula, method)
     except (KernelError, bridge.NoCertificate) as exc:

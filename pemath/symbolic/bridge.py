@@ -212,7 +212,7 @@ def proposition(certificate: str, formula: Any, hypotheses: Sequence[Any] = ()) 
     with ``hypotheses`` (relations of the claim's stated hypotheses, for an equation whose sides are defined only
     under them), a rewrite's proposition holds under them."""
     tr = Translator()
-    if hypotheses and certificate not in ("rewrite", "closed on construction", "free symbols"):
+    if hypotheses and certificate not in ("rewrite", "closed on construction", "free symbols", "substitution"):
         raise Untranslatable(f"steps decided by {certificate!r} take no hypotheses")
     hyps = tuple(tr.relation(h) for h in hypotheses)
     if certificate in ("rewrite", "closed on construction", "exact boolean", "interval"):
@@ -241,7 +241,9 @@ def proposition(certificate: str, formula: Any, hypotheses: Sequence[Any] = ()) 
         result = formula[-1]
         if not isinstance(result, sp.Eq):
             raise Untranslatable("a substitution whose result is not an equation")
-        return tr.proposition((), tr.conclusion(result))
+        if hypotheses and certificate != "substitution":
+            raise Untranslatable("an instance takes no hypotheses")
+        return tr.proposition(hyps, tr.conclusion(result))
     if certificate == "enumeration":
         variables, domain, predicate = formula
         names = list(variables) if isinstance(variables, sp.Tuple) else [variables]
@@ -755,6 +757,19 @@ def _drop_pi(m: tuple) -> tuple:
 def _ideal(prop: tuple, rel: tuple) -> tuple:
     P = KP.add_poly(KP.normal(rel[1]), KP.normal(rel[2]), -1)
     pr = _Proposer(prop[2])
+    # a hypothesis X = Y (X an atom, Y free of it) rewrites X: P = P[X := Y] + (X - Y) Q
+    for j, h in enumerate(prop[2]):
+        if h[0] != "eq":
+            continue
+        H = KP.add_poly(KP.normal(h[1]), KP.normal(h[2]), -1)
+        for mono, c in H.items():
+            if len(mono) == 1 and mono[0][1] == 1 and abs(c) == 1 and any(a == mono[0][0] for m in P for a, _ in m):
+                X = mono[0][0]
+                Y = {m: -d / c for m, d in H.items() if m != mono}
+                if not any(a == X for m in Y for a, _ in m):
+                    P, Q = _substitute_atom(P, X, Y)
+                    pr.use(("hyp", j), {m: d / c for m, d in Q.items()})
+                    break
     pr.reduce(P)
     return ("ideal", tuple((g, KP.term_of(c)) for g, c in pr.gens))
 

@@ -46,6 +46,7 @@ THETA_AJ = sp.Function("theta", positive=True)
 _m = sp.Symbol("m", real=True)  # the common position of a text token (M-RoPE)
 _i = sp.Symbol("i", integer=True, nonnegative=True)
 _c = sp.Function("c", integer=True, nonnegative=True)  # the component of frequency index i
+_z = sp.Symbol("z", real=True)  # a value, for congruence
 
 
 def component_rotation(
@@ -200,11 +201,14 @@ def mrope_reduces_symbolic() -> Derivation:
           "contiguous sections, or Qwen3-VL's interleaved pattern), times theta_i:",
           sp.Eq(sp.Symbol("phi_i"), phi, evaluate=False))
     same = phi.replace(lambda e: isinstance(e, sp.Indexed) and e.base == P, lambda e: _m)
-    d.hypothesis("A text token has every component equal to its position m: p_t = p_h = p_w = m.", same)
-    d.equal("so phi_i = m theta_i = m b^(-2i/d_r): the angle of plain RoPE at position m, for every i "
-            "and every assignment c",
-            unevaluated(lambda: phi.replace(lambda e: isinstance(e, sp.Indexed) and e.base == P,
-                                                                            lambda e: _m)), _m * frequency(i, 2 * r2, b), methods=("expand",))
+    text = d.hypothesis("A text token has every component equal to its position m: p_t = p_h = p_w = m, so the "
+                        "component c(i) assigned to pair i holds m, whatever the assignment.", sp.Eq(P[c], _m))
+    rope_angle = P[c] * frequency(i, 2 * r2, b)
+    angle = unevaluated(lambda: P[c] * th)
+    d.equal("M-RoPE's frequency of pair i is RoPE's over the rotary dimension, whichever component drives it: "
+            "p_c(i) theta_i^M = p_c(i) b^(-2i/d_r)", angle, rope_angle, methods=("expand",))
+    d.apply("so, with p_c(i) = m, phi_i = p_c(i) b^(-2i/d_r) = m b^(-2i/d_r) = m theta_i: the angle of plain RoPE at "
+            "position m, for every i and every assignment c", text, sp.Lambda(_z, _z * frequency(i, 2 * r2, b)))
     x, w = sp.IndexedBase("x", real=True), sp.IndexedBase("w", real=True)
     for layout in pairs.LAYOUTS:
         xa, xb = pairs.features(i, layout)
