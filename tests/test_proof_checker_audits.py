@@ -441,3 +441,56 @@ def test_route_6_3_a_substituted_function_is_charged_at_every_use():
     with pytest.raises(KernelError, match="bound"):
         check(prop, ("enum", "v", ("ideal", ((("thm", 0, (("f", ("lambda", ("t",), body)),)), N(1)),))), (T,))
     assert time.perf_counter() - t0 < 3.0
+
+
+# --- the seventh audit (of the signs of floor, min and max: no route to a false theorem; two slow routes) ----------
+
+def _min_chain(depth: int) -> tuple[tuple, tuple]:
+    """min(... min(min(E0 + r0, E1 - r1), E2 - r2) ..., E_depth - r_depth): no argument's sign is known."""
+    vs = [("var", f"E{i}", "posint") for i in range(depth + 1)]
+    rs = [("var", f"r{i}", "real") for i in range(depth + 1)]
+    t = ("add", vs[0], rs[0])
+    for i in range(1, depth + 1):
+        t = ("min", t, ("add", vs[i], ("mul", N(-1), rs[i])))
+    return tuple(vs + rs), t
+
+
+def test_route_7_1_a_sign_of_nested_min_reads_its_arguments_from_the_atoms_never_normalising_again():
+    binders, t = _min_chain(48)  # the audit measured 4.2 s here: each level normalised its whole subtree again
+    t0 = time.perf_counter()
+    with pytest.raises(KernelError):
+        check(("forall", binders, (), ("le", N(0), t)), ("sign",))
+    assert time.perf_counter() - t0 < 2.0
+
+
+def test_route_7_2_same_and_well_formed_outside_a_check_have_a_budget_of_their_own():
+    from pemath.kernel import same, well_formed
+
+    binders, t = _min_chain(190)  # the audit's tampered record reached these with no bound: minutes at this depth
+    for call in (lambda: same(("forall", binders, (), ("le", N(0), t)), ("forall", binders, (), ("le", N(1), t))),
+                 lambda: well_formed(("forall", binders, (), ("le", N(0), ("inv", ("add", N(1), ("pow", t, 2))))))):
+        t0 = time.perf_counter()
+        try:
+            call()
+        except KernelError:
+            pass
+        assert time.perf_counter() - t0 < 10.0  # bounded by the check's budget (about 3 s on a 2-core VM)
+    with pytest.raises(KernelError):  # malformed input is a KernelError, sizes measured first
+        same(("forall", (), (), ("le", N(0), ("min", N(1)))), ("forall", (), (), ("le", N(0), N(0))))
+
+
+def test_route_7_3_the_new_signs_are_exactly_what_the_arguments_give():
+    u, r, e = ("var", "u", "nonneg"), ("var", "r", "real"), ("var", "E", "posint")
+    b = (u, r, e)
+    for true in (("lt", N(0), ("floor", ("mul", ("num", 1, 2), ("add", e, N(1))))),  # floor((E + 1)/2) >= 1
+                 ("le", N(0), ("min", ("floor", u), ("add", e, N(-1)))),
+                 ("lt", N(0), ("max", r, ("add", N(1), u)))):
+        check(("forall", b, (), true), ("sign",))
+    for false_or_unknown in (("lt", N(0), ("floor", ("mul", ("num", 1, 2), e))),  # floor(1/2) = 0
+                             ("le", N(0), ("floor", ("add", u, ("num", -1, 2)))),
+                             ("lt", N(0), ("floor", ("var", "p", "pos"))),
+                             ("le", N(0), ("min", u, r)), ("le", N(0), ("max", r, ("mul", N(-1), u))),
+                             ("ne", N(0), ("floor", ("mul", ("num", 1, 2), e)))):
+        binders = b + ((("var", "p", "pos"),) if "'p'" in repr(false_or_unknown) else ())
+        with pytest.raises(KernelError):
+            check(("forall", binders, (), false_or_unknown), ("sign",))

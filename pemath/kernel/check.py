@@ -157,7 +157,26 @@ def defined(t: tuple, hyps: tuple, names: dict | None = None) -> tuple:
 
 
 def well_formed(prop: Any) -> tuple:
-    """Check ``prop`` is a well-formed, everywhere-defined proposition; return it."""
+    """Check ``prop`` is a well-formed, everywhere-defined proposition; return it. Its size is measured first and
+    its work bounded (a budget of its own when no check is running)."""
+    _plain(prop, "proposition")
+    return _bounded(_well_formed, prop)
+
+
+def _bounded(f: Any, *args: Any) -> Any:
+    """``f(*args)`` within a check's budget (its own when none is running); malformed input is a KernelError."""
+    try:
+        if budget.active:
+            return f(*args)
+        with budget.scope():
+            return f(*args)
+    except KernelError:
+        raise
+    except (TypeError, IndexError, KeyError, AttributeError, ValueError, ArithmeticError, RecursionError) as exc:
+        raise KernelError(f"malformed proposition ({type(exc).__name__}: {exc})"[:300]) from None
+
+
+def _well_formed(prop: Any) -> tuple:
     if not (isinstance(prop, tuple) and len(prop) == 4 and prop[0] == "forall"):
         raise KernelError(f"a proposition is ('forall', binders, hypotheses, conclusion), got {prop!r:.120}")
     _, binders, hyps, concl = prop
@@ -212,7 +231,14 @@ def _membership(h: Any, names: dict) -> bool:
 
 def same(p: tuple, q: tuple) -> bool:
     """Whether two propositions say the same: the same binders, the same hypotheses in order and the same
-    conclusion, each relation compared by its kind and the normal form of its difference."""
+    conclusion, each relation compared by its kind and the normal form of its difference (sizes measured first,
+    work bounded)."""
+    _plain(p, "proposition")
+    _plain(q, "proposition")
+    return _bounded(_same, p, q)
+
+
+def _same(p: tuple, q: tuple) -> bool:
     if p[0] != "forall" or q[0] != "forall" or set(p[1]) != set(q[1]) or len(p[2]) != len(q[2]):
         return False
     return all(_same_rel(a, b) for a, b in zip(p[2], q[2])) and _same_concl(p[3], q[3])
@@ -454,7 +480,7 @@ def _instantiate(prop: tuple, values: dict, drop: set, extra: tuple = ()) -> tup
             raise KernelError("a variable of a membership is enumerated by 'enumset', with the whole membership")
     nh = tuple(h if h[0] == "in" else substitute_relation(h, values) for i, h in enumerate(hyps) if i not in drop)
     nb = tuple(b for b in binders if b[1] not in values) + extra
-    return well_formed(("forall", nb, nh, substitute_relation(concl, values)))
+    return _well_formed(("forall", nb, nh, substitute_relation(concl, values)))
 
 
 def _cases(prop: tuple, cert: Any) -> int:
@@ -541,7 +567,7 @@ def _induction(prop: tuple, name: Any, base_cert: Any, step_cert: Any, context: 
     at = ("add", num(base), m)
     step = _instantiate(prop, {v[1]: ("add", at, num(1))}, {i_lo}, (m,))
     hyp = _instantiate(prop, {v[1]: at}, {i_lo}, (m,))[3]
-    _decide(well_formed(("forall", step[1], step[2] + (hyp,), step[3])), step_cert, context)
+    _decide(_well_formed(("forall", step[1], step[2] + (hyp,), step[3])), step_cert, context)
 
 
 def _plain(data: Any, what: str) -> None:
@@ -611,7 +637,7 @@ def check(prop: Any, cert: Any, context: Sequence[Theorem] = ()) -> Theorem:
     try:
         _one_sort_per_name(prop, cert)
         with budget.scope(), function_sorts(sorts):
-            well_formed(prop)
+            _well_formed(prop)
             _CASES[0] = 0
             total = _cases(prop, cert)
             if total > MAX_CASES:

@@ -36,6 +36,7 @@ MAX_WORK = 250_000
 _ATOMS: dict[str, tuple] = {}  # atom key -> its canonical term (so a polynomial reads back as a term)
 _SHAPES: dict[str, str] = {}  # an application's shape (its head and its arguments' normal forms, by keys) -> key
 _FREE: dict[str, frozenset] = {}  # atom key -> its free variables
+_PARTS: dict[str, tuple] = {}  # application atom key -> its shape (its arguments' normal forms, as keys)
 _NEXT = [0]  # the number of the next application atom (never reused, so a stale key names nothing new)
 #: the value sorts a function binder may have
 FUNCTION_SORTS = ("real", "pos", "nonneg")
@@ -162,6 +163,7 @@ class _Scope:
             _ATOMS.clear()
             _SHAPES.clear()
             _FREE.clear()
+            _PARTS.clear()
 
     def __exit__(self, *exc: object) -> None:
         self.b.used, self.b.active = self.saved
@@ -205,6 +207,7 @@ def _atom(t: tuple, *shape: object) -> Poly:
         _NEXT[0] += 1
         k = _SHAPES[sh] = f"@{_NEXT[0]}"
         _ATOMS[k] = t
+        _PARTS[k] = shape
     return {((k, 1),): Fraction(1)}
 
 
@@ -422,11 +425,12 @@ def _atom_sign_of(key: str) -> str | None:
         return v if v in ("pos", "nonneg") else None
     if t[0] == "inv":
         return "pos" if positive(normal(t[1])) else None
+    # floor, min and max read their arguments' normal forms from the atom's shape (never normalised again)
     if t[0] == "floor":  # floor u >= 0 exactly where u >= 0, >= 1 where u >= 1
-        u = normal(t[1])
+        u = dict(_PARTS[key][1])
         return "pos" if nonneg(add_poly(u, {(): Fraction(1)}, -1)) else "nonneg" if nonneg(u) else None
     if t[0] in ("min", "max"):  # min: both >= 0 (> 0); max: either
-        got = [sign(normal(a)) for a in t[1:]]
+        got = [sign(dict(a)) for a in _PARTS[key][1:]]
         if t[0] == "min":
             return "pos" if got == ["pos", "pos"] else "nonneg" if None not in got else None
         return "pos" if "pos" in got else "nonneg" if got != [None, None] else None
