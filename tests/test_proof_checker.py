@@ -642,3 +642,16 @@ def test_the_manifest_is_the_registrys_and_binds_each_claims_statement(tmp_path)
             s["part"] = "fair reading"
     deleted[0]["status"] = "proved"
     assert not recheck(deleted).ok
+
+
+def test_the_abel_bound_states_the_cited_inequality_as_its_premise_and_is_proved_only_under_it():
+    """rope.decay_abel: the cited triangle inequality is the formal statement's hypothesis, not a step that makes
+    the claim proved unconditionally (the claims audit's finding); the bound's steps are checked under it."""
+    out = run_claim(next(c for c in __import__("pemath").claims.all_claims() if c.id == "rope.decay_abel"),
+                    checks=False)
+    assert out.status == "proved" and len(out.statement[2]) == 1 and out.statement[2][0][0] == "eq"
+    assert out.title.startswith("for all K positive integer") and "if X + u = sum(" in out.title
+    under = [s for s in out.derivation.steps if s.status == "proved" and isinstance(s.kernel, dict)
+             and s.kernel.get("hypotheses")]
+    assert len(under) == 1 and kernel.from_json(under[0].kernel["proposition"])[2] == out.statement[2]
+    assert recheck(_record(out)).ok

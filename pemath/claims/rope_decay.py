@@ -6,6 +6,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..symbolic import bridge
 from ..symbolic import decay as sym
 from ..symbolic import rope as rope_sym
 from ..symbolic._decide import Derivation, ProofFailure, unevaluated
@@ -34,6 +35,26 @@ def _abel_proof() -> Verdict:
 
 def _abel_statement() -> sp.Basic:
     return sym.abel_symbolic_d().result["identity"]
+
+
+def _abel_formal() -> tuple:
+    """The bound's step, what the checker verifies: over K = d/2 pairs, with A_i = |S_{i+1}| >= 0 and c_i =
+    |h_{i+1} - h_i| = M - t_i, t_i >= 0 (M the largest c_i), and X = |score(r)|, under the cited triangle
+    inequality X <= sum_i A_i c_i written with its slack u >= 0 (a hypothesis of the statement, not decided here):
+    X + u = M sum_i A_i - sum_i A_i t_i and u + sum_i A_i t_i >= 0, so X <= M sum_i A_i. The Abel identity itself
+    (complex h_i and e^{i r theta_i}) is decided by the SymPy kernel for every N; the checker has no complex
+    numbers, so it is not part of this statement."""
+    k = sp.Symbol("K", integer=True, positive=True)
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    a, t = sp.Function("A", nonnegative=True), sp.Function("t", nonnegative=True)
+    m, x, u = sp.Symbol("M", real=True), sp.Symbol("X", nonnegative=True), sp.Symbol("u", nonnegative=True)
+
+    def over_pairs(body):  # noqa: ANN001, ANN202
+        return sp.Sum(body, (i, 0, k - 1))
+
+    return bridge.formal([sp.Eq(x + u, m * over_pairs(a(i)) - over_pairs(a(i) * t(i)), evaluate=False),
+                          sp.Le(0, u + over_pairs(a(i) * t(i)), evaluate=False)],
+                         [sp.Eq(x + u, over_pairs(a(i) * (m - t(i))))])
 
 
 def _pairs(q: np.ndarray, layout: str) -> np.ndarray:
@@ -100,6 +121,7 @@ register(
         kind="theorem",
         family="rope_decay",
         statement=_abel_statement,
+        formal=_abel_formal,
         proof=_abel_proof,
         checks=(Check("numeric", _abel_numeric), Check("mpmath", _abel_mpmath)),
         references=(_ROFORMER,),

@@ -80,6 +80,13 @@ def abel_expanded(pairs: int) -> Derivation:
     return d
 
 
+def _linear(d: Derivation, lhs: sp.Expr, rhs: sp.Expr) -> sp.Eq:
+    """Decide lhs = rhs (sums linear in their bodies) in ``d``; the equation, to rewrite with."""
+    d.equal("a sum is linear in its body: sum_i A_i (M - t_i) = M sum_i A_i - sum_i A_i t_i", lhs, rhs,
+            methods=("expand", "sums"))
+    return sp.Eq(lhs, rhs, evaluate=False)
+
+
 def bound() -> Derivation:
     """From the Abel form to RoFormer's bound (eq. 37); the inequalities are the textbook ones."""
     d = Derivation("RoFormer's relative upper bound")
@@ -87,29 +94,25 @@ def bound() -> Derivation:
           "|a b| = |a| |b| give |sum_i h_i e^{i r theta_i}| <= sum_{i<d/2} |S_{i+1}| |h_{i+1} - h_i|, and "
           "the real part (the score) is at most the modulus.",
                           source="Rudin, Principles of Mathematical Analysis, Theorem 1.33(e) (triangle inequality)")
-    Sa, c, M = sp.symbols("|S_{i+1}| c_i M", nonnegative=True)
-    d.define("With c_i = |h_{i+1} - h_i| and M = max_i c_i (the maximum includes c_{d/2-1} = |h_{d/2-1}|, "
-          "since h_{d/2} = 0):")
-    d.equal("M sum |S_{i+1}| - sum |S_{i+1}| c_i = sum |S_{i+1}| (M - c_i)", Sa * M - Sa * c, Sa * (M - c))
-    t = sp.Symbol("t_i", nonnegative=True)
-    d.hypothesis("The definition of the maximum: M >= c_i for every i, i.e. M - c_i = t_i with t_i >= 0.")
-    d.equal("so |S_{i+1}| (M - c_i) = |S_{i+1}| t_i", unevaluated(lambda: (Sa * (M - c)).subs(M, c + t)), Sa * t)
-    d.assumed("each term |S_{i+1}| t_i is >= 0, as a product of two non-negative numbers", Sa * t, "nonnegative")
-    u = sp.Symbol("u", nonnegative=True)
-    v = sp.Symbol("v", nonnegative=True)  # sum_i |S_{i+1}| t_i, a sum of the terms just decided >= 0
-    A = label("|score(r)|", r"|\mathrm{score}(r)|", nonnegative=True)
-    Bc = label("sum_c", r"\textstyle\sum_i |S_{i+1}|\,c_i", nonnegative=True)
-    C = label("M sum", r"M \textstyle\sum_i |S_{i+1}|", nonnegative=True)
-    h1 = d.hypothesis("The cited inequality with its slack: |score(r)| = sum_i |S_{i+1}| c_i - u, u >= 0",
-                      sp.Eq(A, Bc - u))
-    h2 = d.hypothesis("and, with v = sum_i |S_{i+1}| t_i (a sum of the terms decided >= 0 above): "
-                      "M sum_i |S_{i+1}| = sum_i |S_{i+1}| c_i + v", sp.Eq(C, Bc + v))
-    z = sp.Symbol("z")
-    e1 = d.apply("so M sum_i |S_{i+1}| - |score(r)| = M sum_i |S_{i+1}| - sum_i |S_{i+1}| c_i + u", h1,
-                 sp.Lambda(z, C - z))
-    e2 = d.rewrite_with("= u + v, with the second", e1, h2)
-    d.assumed("and u + v >= 0 (u, v >= 0)", e2.rhs, "nonnegative")
-    d.remark("Reading: M sum_i |S_{i+1}| - |score(r)| = u + v >= 0, i.e. |score(r)| <= (max_i |h_{i+1} - h_i|) "
+    n_pairs = sp.Symbol("K", integer=True, positive=True)  # d/2 (N in the Abel form, which also takes N = 0)
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    A = sp.Function("A", nonnegative=True)  # A(i) = |S_{i+1}|
+    t = sp.Function("t", nonnegative=True)  # t(i) = M - c_i
+    M = sp.Symbol("M", real=True)
+    X = sp.Symbol("X", nonnegative=True)  # |score(r)|
+    u = sp.Symbol("u", nonnegative=True)  # the cited inequality's slack
+    d.define("Write K = d/2, A_i = |S_{i+1}|, c_i = |h_{i+1} - h_i|, and M = max_i c_i (the maximum includes "
+             "c_{d/2-1} = |h_{d/2-1}|, since h_{d/2} = 0): by the definition of the maximum, c_i = M - t_i with "
+             "t_i >= 0 for every i. Write X = |score(r)|.")
+    pairs_sum = lambda body: sp.Sum(body, (i, 0, n_pairs - 1))  # noqa: E731
+    cited = d.hypothesis("The cited inequality, with its slack u >= 0: X + u = sum_{i<K} A_i (M - t_i) (a premise of "
+                         "this statement: the triangle inequality above)", sp.Eq(X + u, pairs_sum(A(i) * (M - t(i)))))
+    linear = _linear(d, pairs_sum(A(i) * (M - t(i))), M * pairs_sum(A(i)) - pairs_sum(A(i) * t(i)))
+    d.rewrite_with("so X + u = M sum_i A_i - sum_i A_i t_i, i.e. M sum_i A_i - X = u + sum_i A_i t_i", linear,
+                   sp.Eq(cited.rhs, cited.lhs, evaluate=False))
+    d.assumed("and u + sum_i A_i t_i >= 0: u >= 0, and a sum of products of numbers >= 0", u + pairs_sum(A(i) * t(i)),
+              "nonnegative")
+    d.remark("Reading: M sum_i A_i - X = u + sum_i A_i t_i >= 0, i.e. |score(r)| <= (max_i |h_{i+1} - h_i|) "
              "sum_{j=1}^{d/2} |S_j(r)| = (max_i |h_{i+1} - h_i|) (d/2) B(r), B(r) = (1/(d/2)) sum_j |S_j(r)| the "
              "curve of RoFormer's Figure 2 (pemath.rope.long_term_decay).")
     j = sp.Symbol("j", integer=True, positive=True)

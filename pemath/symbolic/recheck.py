@@ -154,7 +154,10 @@ def _kernel_check(step: dict, cert: str, formula: Any, stated: Sequence[str] = (
         return False
     prop, certificate = kernel.from_json(k["proposition"]), kernel.from_json(k["certificate"])
     named = k.get("hypotheses") or []
-    if not isinstance(named, list) or not all(isinstance(h, str) and h in stated for h in named):
+    # each named relation, read back as the hypothesis steps' are (a stored formula is rebuilt by SymPy: compare
+    # the forms it rebuilds, never the strings as written)
+    if not isinstance(named, list) or not all(isinstance(h, str) and (h in stated or dump(load(h)) in stated)
+                                              for h in named):
         raise ProofFailure("the step's checker entry names a hypothesis the claim does not state before it")
     try:
         translated = bridge.proposition(cert, formula, [load(h) for h in named])
