@@ -655,3 +655,18 @@ def test_the_abel_bound_states_the_cited_inequality_as_its_premise_and_is_proved
              and s.kernel.get("hypotheses")]
     assert len(under) == 1 and kernel.from_json(under[0].kernel["proposition"])[2] == out.statement[2]
     assert recheck(_record(out)).ok
+
+
+def test_a_multiple_of_u_over_u_inside_an_exponential_cancels_by_the_rule_inv_and_nothing_else():
+    """The proposer divides (SymPy) the terms over u by u and proposes the rule inv (u (1/u) = 1) with the
+    quotient; the checker verifies the identity. Where u does not divide them, nothing is cancelled."""
+    q = sp.Symbol("q", integer=True, nonnegative=True)
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    with sp.evaluate(False):
+        lhs = sp.exp((x * (q + 2) + y) / (q + 2))
+    prop, cert, _ = bridge.certify("rewrite", sp.Eq(lhs, sp.exp(x + y / (q + 2)), evaluate=False))
+    assert "'inv'" in repr(cert)
+    with pytest.raises(bridge.NoCertificate):
+        with sp.evaluate(False):
+            bad = sp.exp((x * (q + 1) + y) / (q + 2))
+        bridge.certify("rewrite", sp.Eq(bad, sp.exp(x + y / (q + 2)), evaluate=False))

@@ -266,15 +266,36 @@ def _ntk_mpmath() -> str:
     return f"b' exact at 50 digits; scaled_base and inv_freq within {worst:.2g} of the derived bound"
 
 
+def _ntk_formal() -> tuple:
+    """For every even d > 2, written d = 2q + 4 (q >= 0), every base b > 0 and factor s > 0, the NTK-aware base
+    B = b s^(d/(d-2)) keeps the highest frequency B^(-2*0/d) = 1, divides the lowest by s, B^(-(d-2)/d) =
+    b^(-(d-2)/d) / s, and scales frequency i by s^(-2i/(d-2)) in between. (That no other base does both is
+    decided by the SymPy kernel alone: ``sympy.solve`` finds one solution and the map x -> x^(-(d-2)/d) is
+    monotone; it is not part of this statement.)"""
+    q = sp.Symbol("q", integer=True, nonnegative=True)
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    b, s = sp.Symbol("b", positive=True), sp.Symbol("s", positive=True)
+    d = 2 * q + 4
+    base = b * s ** (d / (d - 2))
+    x = -2 * i / d
+    with sp.evaluate(False):
+        highest = base ** (-2 * sp.Integer(0) / d)
+        ratio = base ** x / b ** x  # theta'_i / theta_i, as the quotient it is
+    return bridge.formal([sp.Eq(highest, 1, evaluate=False),
+                          sp.Eq(base ** (-(d - 2) / d), b ** (-(d - 2) / d) / s, evaluate=False),
+                          sp.Eq(ratio, s ** (-2 * i / (d - 2)), evaluate=False)])
+
+
 register(
     Claim(
         id="scaling.ntk_base",
         name="The NTK-aware base",
-        title="NTK-aware base: keeping θ_0 = 1 and dividing the lowest b^(−(d−2)/d) by s forces "
-              "b' = b·s^(d/(d−2))",
+        title="NTK-aware base: b' = b·s^(d/(d−2)) keeps θ_0 = 1 and divides the lowest b^(−(d−2)/d) by s "
+              "(that it is the only such base rests on sympy.solve, outside the checker)",
         kind="theorem",
         family=FAMILY,
         statement=lambda: sp.Eq(sp.Symbol("b'", positive=True), _derived("ntk_base").result["base"]),
+        formal=_ntk_formal,
         proof=lambda: Verdict(_derived("ntk_base")),
         checks=(Check("numeric", _ntk_numeric), Check("mpmath", _ntk_mpmath)),
         references=("bloc97, 'NTK-Aware Scaled RoPE', r/LocalLLaMA, June 2023",

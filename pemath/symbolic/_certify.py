@@ -157,6 +157,7 @@ REWRITES: tuple[tuple[str, Callable[[sp.Expr], sp.Expr]], ...] = (
     ("expand_trig", _expand_trig),
     ("expand_trig+pythagoras", _expand_trig_pythagoras),
     ("powsimp", _powsimp),
+    ("power_base+powsimp", lambda e: _powsimp(sp.expand_power_base(e))),  # (a b)^x = a^x b^x, a, b > 0 only
     ("sums", _sums),
     ("trigsimp", _trig),
     ("rewrite(exp)", _exp),

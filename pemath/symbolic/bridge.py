@@ -300,6 +300,25 @@ def _poly_of_atom(key: str) -> dict:
     return {((key, 1),): Fraction(1)}
 
 
+def _divide(N: dict, D: dict) -> dict | None:
+    """N / D when D divides N exactly as polynomials in their atoms (SymPy divides), else None."""
+    atoms = sorted({x for P in (N, D) for m in P for x, _ in m})
+    if not atoms or not N or len(N) * len(D) > 4096:
+        return None
+    gens = sp.symbols(f"a0:{len(atoms)}")
+    index = {x: g for x, g in zip(atoms, gens)}
+
+    def expr(P: dict) -> sp.Expr:
+        return sp.Add(*[sp.Rational(c.numerator, c.denominator) * sp.Mul(*[index[x] ** e for x, e in m])
+                        for m, c in P.items()])
+
+    q, r = sp.div(sp.Poly(expr(N), *gens), sp.Poly(expr(D), *gens))
+    if not r.is_zero or q.is_zero:
+        return None
+    return {tuple(sorted((atoms[i], e) for i, e in enumerate(mono) if e)): Fraction(int(c.p), int(c.q))
+            for mono, c in q.terms()}
+
+
 def _pow(p: dict, n: int) -> dict:
     out = {(): Fraction(1)}
     for _ in range(n):
@@ -442,7 +461,7 @@ class _Proposer:
         """f(u) -> f(u') where u' is u with its logarithms of products and of exponentials split (an equation u =
         u' the checker verifies, carried into f by congruence)."""
         u = KP.normal(t[1])
-        if not any(KP.atom_term(x)[0] in ("log", "exp", "cos", "sin") for m in u for x, _ in m):
+        if not any(KP.atom_term(x)[0] in ("log", "exp", "cos", "sin", "inv") for m in u for x, _ in m):
             return None
         sub, new = _Proposer(self.hyps), u
         for _ in range(200):
@@ -453,6 +472,8 @@ class _Proposer:
                     nxt = sub.step(new)
                 except NoCertificate:
                     nxt = None
+            if nxt is None:
+                nxt = sub.cancel_inv(new)
             if nxt is None:
                 break
             new = nxt
@@ -465,6 +486,33 @@ class _Proposer:
         P, Q = _substitute_atom(P, a, Y)
         self.use(cong, Q)
         return P
+
+    def cancel_inv(self, P: dict) -> dict | None:
+        """u (1/u) -> 1 where the terms holding 1/u (to the first power) are a multiple of u: one instance of the
+        rule inv, its cofactor the quotient (SymPy divides; the checker verifies the identity). None when none."""
+        for a in sorted({x for m in P for x, e in m if KP.atom_term(x)[0] == "inv" and e == 1}):
+            part = {tuple(f for f in m if f != (a, 1)): c for m, c in P.items() if (a, 1) in m}
+            W = KP.normal(KP.atom_term(a)[1])
+            # the terms of 1/u grouped by their atoms other than u's (a log b apart from a log s): each group
+            # that u divides is cancelled
+            wvars = {x for m in W for x, _ in m}
+            groups: dict = {}
+            for m, c in part.items():
+                groups.setdefault(tuple(f for f in m if f[0] not in wvars), {})[m] = c
+            R: dict = {}
+            for g in groups.values():
+                got = _divide(g, W)
+                if got is not None:
+                    R = KP.add_poly(R, got)
+            if not R:
+                continue
+            try:
+                gen, g = self.rule("inv", (KP.atom_term(a)[1],))
+            except NoCertificate:
+                continue
+            self.use(gen, R)
+            return KP.add_poly(P, KP.mul_poly(R, g), -1)
+        return None
 
     def split_log(self, P: dict, a: str, u: dict) -> dict | None:
         """log(exp x) -> x; log of a product of positive factors -> the sum of their logs."""

@@ -252,9 +252,9 @@ def ntk_base() -> Derivation:
     der.zero("Check: b s^(d/(d-2)) divides the lowest frequency by s",
              target ** (-(d - 2) / d) - b ** (-(d - 2) / d) / s, methods=_SOLVE)
     der.equal("In between, theta'_i / theta_i = s^(-2i/(d-2)): from 1 at i = 0 to 1/s at i = d/2 - 1, "
-              "geometrically", unevaluated(lambda: sp.expand_power_base(frequency(I, d, target)) / frequency(I, d, b)),
+              "geometrically", unevaluated(lambda: frequency(I, d, target) / frequency(I, d, b)),
               s ** (-2 * I / (d - 2)),
-              methods=_SOLVE)
+              methods=_SOLVE + ("power_base+powsimp",))
     for step in der.steps:  # shown in terms of d; decided in terms of q
         shown = show_d(step.expr) if step.expr is not None else None
         if shown is not None and not isinstance(shown, sp.logic.boolalg.BooleanAtom):
