@@ -116,8 +116,8 @@ register(
     Claim(
         id="rope.decay_abel",
         name="Abel summation bounds the RoPE score",
-        title="Abel summation: sum h_i e^{i r theta_i} = sum S_{i+1}(h_i - h_{i+1}), so "
-              "|score| <= max|h_{i+1} - h_i| sum_j |S_j|",
+        title="Abel summation: sum h_i e^{i r theta_i} = sum S_{i+1}(h_i - h_{i+1}) (decided by the SymPy kernel); "
+              "given the cited triangle inequality, |score| <= max|h_{i+1} - h_i| sum_j |S_j|",
         kind="theorem",
         family="rope_decay",
         statement=_abel_statement,

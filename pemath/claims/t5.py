@@ -223,9 +223,8 @@ def _exact_formal() -> tuple:
     """T5's bucket of a distance n >= 0, written from its definition with M = max_exact, E = n_b - M logarithmic
     buckets and D = M (1 + sigma) > M the largest distance: n below M, else M + min(floor(E log(n/M) / log(D/M)),
     E - 1). For every M, E, sigma: each distance M - 1 - t (t >= 0) is below M, in the exact branch (its own
-    bucket); the logarithmic
-    branch starts at distance M with bucket M; and every distance M (1 + u), u >= 0, has a bucket >= M, so no
-    distance past the exact range shares an exact bucket. (The same, in exact integer arithmetic, for the shipped
+    bucket); the logarithmic branch starts at distance M with bucket M; and every distance M (1 + u), u >= 0, has
+    a bucket >= M, so no distance past the exact range shares an exact bucket. (The same, in exact integer arithmetic, for the shipped
     configurations, is in the record.)"""
     m = sp.Symbol("M", integer=True, positive=True)
     e = sp.Symbol("E", integer=True, positive=True)

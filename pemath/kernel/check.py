@@ -56,6 +56,8 @@ from .terms import (INTEGER_SORTS, KernelError, names, num, substitute, substitu
 __all__ = ["Theorem", "check", "RELATIONS", "MAX_CASES", "MAX_GENERATORS", "well_formed", "defined", "same"]
 
 RELATIONS = ("eq", "lt", "le", "ne")
+#: what malformed plain data raises while it is read; the checker turns each into a KernelError
+MALFORMED = (TypeError, IndexError, KeyError, AttributeError, ValueError, ArithmeticError, RecursionError)
 MAX_CASES = 100_000
 MAX_GENERATORS = 20_000
 MAX_TREE = 400_000  # nodes of a proposition or certificate, shared subterms counted at every use
@@ -172,7 +174,7 @@ def _bounded(f: Any, *args: Any) -> Any:
             return f(*args)
     except KernelError:
         raise
-    except (TypeError, IndexError, KeyError, AttributeError, ValueError, ArithmeticError, RecursionError) as exc:
+    except MALFORMED as exc:
         raise KernelError(f"malformed proposition ({type(exc).__name__}: {exc})"[:300]) from None
 
 
@@ -646,6 +648,6 @@ def check(prop: Any, cert: Any, context: Sequence[Theorem] = ()) -> Theorem:
             _decide(prop, cert, context)
     except KernelError:
         raise
-    except (TypeError, IndexError, KeyError, AttributeError, ValueError, ArithmeticError, RecursionError) as exc:
+    except MALFORMED as exc:
         raise KernelError(f"malformed proposition or certificate ({type(exc).__name__}: {exc})"[:300]) from None
     return Theorem(prop, _TOKEN)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .check import _in_sort, _plain, _same_rel, well_formed
+from .check import MALFORMED, _in_sort, _plain, _same_rel, well_formed
 from .poly import budget
 from .terms import KernelError, show_proposition, substitute_relation
 
@@ -99,7 +99,7 @@ def derive(kind: str, statement: tuple, checked: Sequence[tuple[str, tuple]], *,
             return _derive(kind, statement, checked, witness, fair)
     except KernelError:
         raise
-    except (TypeError, IndexError, KeyError, AttributeError, ValueError, ArithmeticError, RecursionError) as exc:
+    except MALFORMED as exc:
         raise KernelError(f"a malformed statement, witness or step ({type(exc).__name__}: {exc})"[:300]) from None
 
 

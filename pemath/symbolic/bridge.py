@@ -241,8 +241,6 @@ def proposition(certificate: str, formula: Any, hypotheses: Sequence[Any] = ()) 
         result = formula[-1]
         if not isinstance(result, sp.Eq):
             raise Untranslatable("a substitution whose result is not an equation")
-        if hypotheses and certificate != "substitution":
-            raise Untranslatable("an instance takes no hypotheses")
         return tr.proposition(hyps, tr.conclusion(result))
     if certificate == "enumeration":
         variables, domain, predicate = formula

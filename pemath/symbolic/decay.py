@@ -19,7 +19,6 @@ from __future__ import annotations
 import sympy as sp
 
 from ._decide import Derivation, unevaluated
-from .notation import label
 
 __all__ = ["curve", "abel_symbolic_d", "abel_expanded", "bound", "r", "N"]
 
@@ -80,13 +79,6 @@ def abel_expanded(pairs: int) -> Derivation:
     return d
 
 
-def _linear(d: Derivation, lhs: sp.Expr, rhs: sp.Expr) -> sp.Eq:
-    """Decide lhs = rhs (sums linear in their bodies) in ``d``; the equation, to rewrite with."""
-    d.equal("a sum is linear in its body: sum_i A_i (M - t_i) = M sum_i A_i - sum_i A_i t_i", lhs, rhs,
-            methods=("expand", "sums"))
-    return sp.Eq(lhs, rhs, evaluate=False)
-
-
 def bound() -> Derivation:
     """From the Abel form to RoFormer's bound (eq. 37); the inequalities are the textbook ones."""
     d = Derivation("RoFormer's relative upper bound")
@@ -107,7 +99,9 @@ def bound() -> Derivation:
     pairs_sum = lambda body: sp.Sum(body, (i, 0, n_pairs - 1))  # noqa: E731
     cited = d.hypothesis("The cited inequality, with its slack u >= 0: X + u = sum_{i<K} A_i (M - t_i) (a premise of "
                          "this statement: the triangle inequality above)", sp.Eq(X + u, pairs_sum(A(i) * (M - t(i)))))
-    linear = _linear(d, pairs_sum(A(i) * (M - t(i))), M * pairs_sum(A(i)) - pairs_sum(A(i) * t(i)))
+    linear = sp.Eq(pairs_sum(A(i) * (M - t(i))), M * pairs_sum(A(i)) - pairs_sum(A(i) * t(i)), evaluate=False)
+    d.equal("a sum is linear in its body: sum_i A_i (M - t_i) = M sum_i A_i - sum_i A_i t_i", linear.lhs, linear.rhs,
+            methods=("expand", "sums"))
     d.rewrite_with("so X + u = M sum_i A_i - sum_i A_i t_i, i.e. M sum_i A_i - X = u + sum_i A_i t_i", linear,
                    sp.Eq(cited.rhs, cited.lhs, evaluate=False))
     d.assumed("and u + sum_i A_i t_i >= 0: u >= 0, and a sum of products of numbers >= 0", u + pairs_sum(A(i) * t(i)),
