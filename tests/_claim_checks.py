@@ -19,3 +19,17 @@ def rejects(run) -> None:
     except CheckFailure:
         return
     pytest.fail("the check accepted a wrong implementation")
+
+
+_ALL: list = []
+
+
+def all_outcomes() -> tuple:
+    """Every registered claim run once per test session (symbolic proofs, no numeric checks): ``(claim, outcome)``
+    pairs, shared by the tests that read every claim's record (each reads it, none changes it)."""
+    from pemath import claims
+
+    if not _ALL:
+        cs = claims.all_claims()
+        _ALL.extend(zip(cs, claims.run_claims(cs, checks=False)))
+    return tuple(_ALL)

@@ -494,3 +494,64 @@ def test_route_7_3_the_new_signs_are_exactly_what_the_arguments_give():
         binders = b + ((("var", "p", "pos"),) if "'p'" in repr(false_or_unknown) else ())
         with pytest.raises(KernelError):
             check(("forall", binders, (), false_or_unknown), ("sign",))
+
+
+# --- the eighth audit (no route to a false theorem; three slow checks, a tampered record, a crash) ---------------
+
+def test_route_8_1_every_level_of_nested_sums_is_charged_its_walk_of_the_body():
+    level = [("pi",)] * 20_000  # a balanced min-tree of pi: its normal form is one atom, its cost bound small
+    while len(level) > 1:
+        level = [("min", level[i], level[i + 1]) if i + 1 < len(level) else level[i] for i in range(0, len(level), 2)]
+    t = level[0]
+    for i in range(100):  # the audit measured 10.5 s here: each level walked the whole body again, uncharged
+        t = ("sum", t, f"j{i}", N(1), N(1))
+    assert "bound" in _refused_quickly(("forall", (), (), ("eq", t, t)), ("ideal", ()), seconds=1.0)
+    small = ("sum", ("sum", ("min", ("pi",), N(3)), "j", N(1), N(2)), "i", N(1), N(2))  # a nested sum still works
+    check(("forall", (), (), ("eq", ("add", small, small), ("mul", N(2), small))), ("ideal", ()))
+
+
+def test_route_8_2_generators_read_the_hypotheses_names_once_per_check():
+    x = ("var", "x", "real")
+    prop = ("forall", (x,), (("eq", ("add",) + (x,) * 50_000, N(0)),), ("eq", x, x))
+    for g in ((("sum_of", "k", N(1), N(1), ()), N(0)), (("cong", ("var", "z", "real"), "z", N(0), N(0), ()), N(0))):
+        t0 = time.perf_counter()  # the audit measured 7.4 s for 400: each generator walked the hypothesis again
+        check(prop, ("ideal", (g,) * 4000))
+        assert time.perf_counter() - t0 < 2.0
+        with pytest.raises(KernelError, match="name the|placeholder"):  # and the names are still read
+            k, z = ("var", "k", "real"), ("var", "z", "real")
+            check(("forall", (x, k, z), (("eq", k, x), ("eq", z, x)), ("eq", x, x)), ("ideal", (g,)))
+
+
+def test_route_8_3_counting_per_case_certificates_is_charged_the_hypotheses_it_rebuilds():
+    v, w = ("var", "v", "int"), ("var", "w", "int")
+    hyps = (("le", N(1), v), ("le", v, N(20_000)), ("le", N(1), w), ("le", w, N(1))) + (("le", N(0), N(0)),) * 20_000
+    cert = ("enum", "v", (("enum", "w", ("ideal", ())),) * 20_000)  # the audit measured 21.3 s before the refusal
+    assert "bound" in _refused_quickly(("forall", (v, w), hyps, ("eq", v, v)), cert, seconds=1.0)
+
+
+def test_route_8_4_a_claim_without_a_formal_statement_cannot_lose_its_counterexample():
+    import copy
+    import json
+
+    from pemath import claims
+    from pemath.symbolic.recheck import recheck
+
+    record = json.loads(claims.to_json([claims.run_claim(claims.get("pi.theorem_2_1"), checks=False)]))
+    assert record[0]["statement"] is None and record[0]["status"] == "refuted" and recheck(record).ok
+    tampered = copy.deepcopy(record)
+    tampered[0]["steps"] = [s for s in tampered[0]["steps"] if s.get("part") != "counterexample"]
+    tampered[0]["status"] = "proved"
+    tampered[0]["counterexample"] = tampered[0]["fair_reading"] = None
+    result = recheck(tampered)
+    assert not result.ok and "verdict" in result.summary()
+    dropped = copy.deepcopy(record)  # a decided step of the statement deleted, the verdict kept
+    first = next(i for i, s in enumerate(dropped[0]["steps"]) if s["status"] == "proved")
+    del dropped[0]["steps"][first]
+    assert not recheck(dropped).ok
+
+
+def test_route_8_5_a_witness_of_malformed_numbers_is_refused_not_a_crash():
+    st = ("forall", (("var", "h", "posint"),), (), ("eq", ("var", "h", "posint"), N(1)))
+    for value in (("num", 1, 0), ("num", "a", 1), ("num", 1, -2), ("num", True, 1)):
+        with pytest.raises(KernelError, match="not a number"):
+            counterexample(st, (0, (("h", value),)))

@@ -1,9 +1,10 @@
 """The claims' manifest: what each registered claim states, hashed, for the re-checker that loads no claim code.
 
 ``pemath/claims/manifest.json`` maps each claim id to the SHA-256 of its kind, its written title and, for a
-claim with a formal statement, the statement, witness and fair reading (the checker's plain data). The
-re-checker compares a record against it, so a record whose statement, title or kind was replaced, or whose
-formal statement was deleted, fails. Regenerate it with ``python -m pemath.claims._manifest`` after changing a
+claim with a formal statement, the statement, witness and fair reading (the checker's plain data), with the
+verdict pemath's run gives it and how many steps of each part ("statement", "counterexample", "fair reading")
+that run decided. The re-checker compares a record against it, so a record whose statement, title, kind or
+verdict was replaced, whose formal statement was deleted, or with a decided step deleted or appended, fails. Regenerate it with ``python -m pemath.claims._manifest`` after changing a
 claim (a test fails until it matches the registry).
 """
 
@@ -11,23 +12,34 @@ from __future__ import annotations
 
 import json
 import pathlib
+from collections.abc import Sequence
+from typing import Any
 
 from ..symbolic.recheck import claim_digest as digest
+from ..symbolic.recheck import decided_parts
 
 __all__ = ["PATH", "digest", "build", "main"]
 
 PATH = pathlib.Path(__file__).with_name("manifest.json")
 
 
-def build() -> dict[str, str]:
-    """The manifest of the registered claims."""
+def build(outcomes: Sequence[Any] | None = None) -> dict[str, str]:
+    """The manifest of the registered claims, from ``outcomes`` (``run_claims(all_claims(), checks=False)``, run
+    here when not given)."""
     from ..kernel import to_json
     from ._registry import all_claims
+    from ._runner import run_claims
 
+    claims = all_claims()
+    runs = run_claims(claims, checks=False) if outcomes is None else list(outcomes)
+    if [o.id for o in runs] != [c.id for c in claims]:
+        raise ValueError("outcomes must be the registered claims' runs, in the registry's order")
     out = {}
-    for c in all_claims():
+    for c, o in zip(claims, runs):
         j = lambda f: None if f is None else to_json(f())  # noqa: E731
-        out[c.id] = digest(c.kind, c.title, j(c.formal), j(c.witness), j(c.fair))
+        steps = o.derivation.steps if o.derivation is not None else []
+        parts = decided_parts([s.part for s in steps if s.status == "proved"])
+        out[c.id] = digest(c.kind, c.title, j(c.formal), j(c.witness), j(c.fair), o.status, parts)
     return dict(sorted(out.items()))
 
 

@@ -96,6 +96,41 @@ def _mixed_mpmath() -> str:
     return "q^T R(n theta_k - m theta_q) k equals the two rotations' dot product to 40 digits at m, n ~ 10^5"
 
 
+def _round(n: sp.Expr, bits: int, e: sp.Expr) -> sp.Expr:
+    """The statement's rounding, written here for it: n >= 1 of bit length e to ``bits`` significant bits, ties to
+    even (spacing u = 2^max(e - bits, 0); lo = floor(n/u); up by one past half a spacing, or at half of it when
+    lo is odd)."""
+    with sp.evaluate(False):
+        u = sp.Integer(2) ** sp.Max(e - bits, 0)
+        lo = sp.floor(n / u)
+        rest = n / u - lo
+        odd = sp.Eq(lo - 2 * sp.floor(lo / 2), 1)
+        up = sp.Piecewise((1, rest > sp.S.Half), (sp.Piecewise((1, odd), (0, True)), sp.Eq(rest, sp.S.Half)),
+                          (0, True))
+        return (lo + up) * u
+
+
+def _rounds_to(n: int, e: int, bits: int, want: int) -> list:
+    """The closed relations: n has bit length e (2^(e-1) - 1 < n < 2^e), and rounds to ``want``."""
+    with sp.evaluate(False):
+        two, N = sp.Integer(2), sp.Integer(n)
+        return [sp.Lt(two ** (sp.Integer(e) - 1) - 1, N), sp.Lt(N, two ** sp.Integer(e)),
+                sp.Eq(_round(N, bits, sp.Integer(e)), want)]
+
+
+def _integers_formal() -> tuple:
+    """For bfloat16 (8 bits) and float16 (11 bits): every n >= 1 of bit length e = p - g <= p is unchanged by
+    rounding to p bits (so 1..2^p - 1 are exact; 0 is exact in every binary format), 2^p (bit length p + 1) is
+    unchanged and 2^p + 1 rounds to 2^p."""
+    n = sp.Symbol("n", integer=True, positive=True)
+    g = sp.Symbol("g", integer=True, nonnegative=True)
+    rels = []
+    for p in (8, 11):
+        rels.append(sp.Eq(_round(n, p, p - g), n, evaluate=False))
+        rels += _rounds_to(2**p, p + 1, p, 2**p) + _rounds_to(2**p + 1, p + 1, p, 2**p)
+    return bridge.formal(rels)
+
+
 def _integers_proof() -> Verdict:
     d = sym.integers_exact("bfloat16")
     d.steps.extend(sym.integers_exact("float16").steps)
@@ -172,10 +207,12 @@ register(Claim(
 register(Claim(
     id="failures.low_precision_integers",
     name="The integers bfloat16 and float16 hold exactly",
-    title="bfloat16 holds the integers 0..256 exactly and rounds 257 to 256; float16 holds 0..2048 and rounds 2049",
+    title="bfloat16 holds the integers 1..256 exactly and rounds 257 to 256; float16 holds 1..2048 and rounds 2049 "
+          "to 2048",
     kind="theorem", family="failures",
     statement=lambda: sp.And(sp.Eq(label("max_exact_bfloat16", r"\max\{N : 0..N \text{ exact in bfloat16}\}"), 256),
                               sp.Eq(label("max_exact_float16", r"\max\{N : 0..N \text{ exact in float16}\}"), 2048)),
+    formal=_integers_formal,
     proof=_integers_proof,
     checks=(Check("numeric", _integers_numeric),),
     references=("candle #3520: positions cast to bfloat16, bf16(15962) = 15936",),
@@ -403,6 +440,19 @@ register(Claim(
 ))
 
 
+def _rounded_formal() -> tuple:
+    """A position p = 2^(e-1) + t of bit length e (t >= 0) and r = |bf16(p) - p|: under the cited rounding bound
+    r <= 2^(e - 9), written with its slack u >= 0 (a hypothesis of the statement, not decided here), r + u +
+    t/256 = p/256 and u + t/256 >= 0, so r <= p/256; and 15962, of bit length 14, rounds to 15936."""
+    e = sp.Symbol("e", integer=True, positive=True)
+    t = sp.Symbol("t", integer=True, nonnegative=True)
+    r, u = sp.Symbol("r", nonnegative=True), sp.Symbol("u", nonnegative=True)
+    p = sp.Integer(2) ** (e - 1) + t
+    return bridge.formal([sp.Eq(r + u + t / 256, p / 256, evaluate=False), sp.Le(0, u + t / 256, evaluate=False),
+                          *_rounds_to(15962, 14, 8, 15936)],
+                         [sp.Eq(r + u, sp.Integer(2) ** (e - 9))])
+
+
 def _rounded_numeric() -> str:
     try:
         import ml_dtypes
@@ -420,9 +470,11 @@ def _rounded_numeric() -> str:
 register(Claim(
     id="failures.positions_rounded",
     name="Positions cast to bfloat16",
-    title="Positions cast to bfloat16 move by up to p 2^-8 (half an ulp): 15962 becomes 15936",
+    title="Positions cast to bfloat16 move by up to p 2^-8, given the cited rounding bound of half an ulp: "
+          "15962 becomes 15936",
     kind="theorem", family="failures",
     statement=lambda: sp.Le(label("|bf16(p) - p|", r"\left|\operatorname{bf16}(p) - p\right|"), sp.Symbol("p") * sp.Rational(1, 256)),
+    formal=_rounded_formal,
     proof=lambda: Verdict(sym.positions_rounded()),
     checks=(Check("numeric", _rounded_numeric),),
     references=("candle #3520: positions cast to bfloat16, bf16(15962) = 15936",),

@@ -150,6 +150,7 @@ def defined(t: tuple, hyps: tuple, names: dict | None = None) -> tuple:
                 raise KernelError(f"a derivative is in a variable the proposition binds as real, not {sub[2]!r}")
             defined(derivative(sub[1], sub[2]), hyps, names)
         if sub[0] == "sum":
+            budget.spend("monomials", tree_size(sub[1], MAX_TREE))  # a walk of the body at every nested sum: charged
             if any(w[0] == "var" and w[1] == sub[2] and w[2] != "int" for w in variables(sub[1])):
                 raise KernelError(f"a sum's index {sub[2]!r} is of sort int in its body")
             for end in sub[3:]:
@@ -347,6 +348,21 @@ def _generator(g: Any, hyps: tuple, context: Sequence[Theorem]) -> dict:
     raise KernelError(f"unusable generator {g!r:.120}")
 
 
+_HYP_NAMES: dict[int, tuple[tuple, frozenset]] = {}
+
+
+def _hyp_names(hyps: tuple) -> frozenset:
+    """Every name the hypotheses use, walked once per hypotheses tuple in a check (a certificate's generators
+    each ask again: walking them once per generator took minutes, the eighth audit's route 2). Charged."""
+    got = _HYP_NAMES.get(id(hyps))
+    if got is not None and got[0] is hyps:
+        return got[1]
+    budget.spend("monomials", tree_size(hyps, MAX_TREE))
+    out = frozenset(n for h in hyps for n in names(h))
+    _HYP_NAMES[id(hyps)] = (hyps, out)  # the tuple is held, so its id is not reused while cached
+    return out
+
+
 def _sum_of(g: tuple, hyps: tuple, context: Sequence[Theorem]) -> dict:
     """("sum_of", k, a, b, ((generator, cofactor), ...)): the sum over k = a..b of a combination of relations
     that hold at every such k (checked with the hypotheses a <= k and k <= b added); k is a name the
@@ -357,7 +373,7 @@ def _sum_of(g: tuple, hyps: tuple, context: Sequence[Theorem]) -> dict:
     for end in (a, b):
         if not is_integer_valued(normal(defined(_no_derivative(validate(end), "a bound"), hyps))):
             raise KernelError("sum_of: the bounds must be integer-valued by their variables' sorts")
-    if any(k in names(x) for x in (a, b, *hyps)):
+    if k in names(a) or k in names(b) or k in _hyp_names(hyps):
         raise KernelError(f"sum_of: the index {k!r} is a name the bounds or the hypotheses use")
     kv = var(k, "int")
     total = _combination(gens, hyps + (("le", a, kv), ("le", kv, b)), context)
@@ -369,7 +385,7 @@ def _congruence(g: tuple, hyps: tuple, context: Sequence[Theorem]) -> dict:
     a - b (so a = b wherever the hypotheses hold, and equals put in one context give equals); x is a name the
     hypotheses do not use, and both sides are defined wherever the hypotheses hold."""
     _, ctx, x, a, b, gens = g
-    if not isinstance(x, str) or any(x in names(h) for h in hyps):
+    if not isinstance(x, str) or x in _hyp_names(hyps):
         raise KernelError("cong: the placeholder is a name the hypotheses do not use")
     for t in (a, b):
         defined(_no_derivative(validate(t), "cong's side"), hyps)
@@ -490,6 +506,8 @@ def _cases(prop: tuple, cert: Any) -> int:
     alone (no case is built); capped just past MAX_CASES."""
     if not isinstance(cert, tuple) or not cert:
         return 1
+    # each level rebuilds its inner proposition: charged, or per-case certificates against many hypotheses
+    budget.spend("monomials", len(prop[1]) + len(prop[2]) + 1)  # cost cases x hypotheses (the eighth audit's route 3)
     if cert[0] == "enumset" and len(cert) == 3 and type(cert[1]) is int and 0 <= cert[1] < len(prop[2]) \
             and prop[2][cert[1]][0] == "in":
         h = prop[2][cert[1]]
@@ -639,6 +657,7 @@ def check(prop: Any, cert: Any, context: Sequence[Theorem] = ()) -> Theorem:
     try:
         _one_sort_per_name(prop, cert)
         with budget.scope(), function_sorts(sorts):
+            _HYP_NAMES.clear()
             _well_formed(prop)
             _CASES[0] = 0
             total = _cases(prop, cert)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .terms import names
+from .terms import names, tree_size
 from .terms import (INTEGER_SORTS, NONNEG_SORTS, POSITIVE_SORTS, KernelError, ZERO, num, substitute,
                     variables)
 
@@ -65,6 +65,7 @@ class _FunctionSorts:
 
 
 function_sorts = _FunctionSorts()
+_WALK = 400_000  # a walk is charged at most this many nodes: past it the budget refuses anyway
 _SIGNS: list[dict] = [{}]
 
 
@@ -367,6 +368,8 @@ def _normal(t: tuple) -> Poly:
         return _normal(derivative(t[1], t[2]))
     if head == "sum":  # linear: sum(c a(k) b) = c b sum(a(k)) for c rational and b free of k, monomial by monomial
         body, k, lo, hi = t[1:]
+        # each level walks its whole body (names, variables, the index renamed): nested sums walk depth x size
+        budget.spend("monomials", tree_size(body, _WALK))  # (the eighth audit's route 1), so each walk is charged
         if any(v[0] == "var" and v[1] == k and v[2] != "int" for v in variables(body)):
             raise KernelError(f"a sum's index {k!r} is of sort int in its body")
         # the index renamed before the body is normalised: the first k_i that is no other name of the sum

@@ -56,7 +56,10 @@ def counterexample(statement: tuple, witness: Any) -> tuple:
     if set(values) != {b[1] for b in statement[1]} or any(b[0] != "var" for b in statement[1]):
         raise KernelError("a witness gives every binder of the statement (variables only) a value")
     for b in statement[1]:
-        if values[b[1]][0] != "num" or not _in_sort(values[b[1]], b[2]):
+        value = values[b[1]]
+        if not (value[0] == "num" and type(value[1]) is int and type(value[2]) is int and value[2] > 0):
+            raise KernelError(f"the witness's value of {b[1]!r} is not a number ('num', p, q) with q > 0")
+        if not _in_sort(value, b[2]):
             raise KernelError(f"the witness's value of {b[1]!r} is not a number of its sort {b[2]!r}")
     closed = [substitute_relation(h, values) for h in statement[2]] + [negation(substitute_relation(rels[index],
                                                                                                          values))]

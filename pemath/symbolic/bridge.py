@@ -347,6 +347,21 @@ def _frac_gcd(a: Fraction, b: Fraction) -> Fraction:
     return Fraction(math.gcd(a.numerator, b.numerator), math.lcm(a.denominator, b.denominator))
 
 
+_REWRITTEN = frozenset({"log", "exp", "cos", "sin", "inv", "min", "max", "if"})
+
+
+def _holds_head(t: Any, heads: frozenset) -> bool:
+    """Whether term ``t`` has a subterm whose head is in ``heads`` (at any depth)."""
+    stack = [t]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, tuple) and x:
+            if x[0] in heads:
+                return True
+            stack.extend(y for y in x[1:] if isinstance(y, tuple))
+    return False
+
+
 class _Proposer:
     def __init__(self, hyps: tuple) -> None:
         self.hyps = hyps
@@ -395,7 +410,7 @@ class _Proposer:
             for a, _ in mono:
                 t = KP.atom_term(a)
                 f = t[0]
-                if f in ("cos", "sin", "exp", "log", "inv"):
+                if f in ("cos", "sin", "exp", "log", "inv", "floor", "abs", "min", "max", "if"):
                     nxt = self.inside(P, a, t)
                     if nxt is not None:
                         return nxt
@@ -457,9 +472,21 @@ class _Proposer:
 
     def inside(self, P: dict, a: str, t: tuple) -> dict | None:
         """f(u) -> f(u') where u' is u with its logarithms of products and of exponentials split (an equation u =
-        u' the checker verifies, carried into f by congruence)."""
-        u = KP.normal(t[1])
-        if not any(KP.atom_term(x)[0] in ("log", "exp", "cos", "sin", "inv") for m in u for x, _ in m):
+        u' the checker verifies, carried into f by congruence); for an atom of several arguments (min, max, a
+        conditional's sides and branches), the first argument that changes."""
+        if t[0] in ("cos", "sin", "exp", "log", "inv", "floor", "abs"):
+            return self._inside_at(P, a, t, (1,))
+        places = {"min": [(1,), (2,)], "max": [(1,), (2,)], "if": [(1, 1), (1, 2), (2,), (3,)]}.get(t[0], [])
+        for place in places:
+            nxt = self._inside_at(P, a, t, place)
+            if nxt is not None:
+                return nxt
+        return None
+
+    def _inside_at(self, P: dict, a: str, t: tuple, place: tuple) -> dict | None:
+        arg = t[place[0]] if len(place) == 1 else t[place[0]][place[1]]
+        u = KP.normal(arg)
+        if not any(_holds_head(KP.atom_term(x), _REWRITTEN) for m in u for x, _ in m):
             return None
         sub, new = _Proposer(self.hyps), u
         for _ in range(200):
@@ -473,14 +500,24 @@ class _Proposer:
             if nxt is None:
                 nxt = sub.cancel_inv(new)
             if nxt is None:
+                decided = sub.cases(new)  # a min, max or conditional the sorts or the hypotheses decide
+                nxt = decided if decided != new else None
+            if nxt is None:
                 break
             new = nxt
         if new == u:
             return None
-        x = next(f"u{i}" for i in range(10_000) if f"u{i}" not in _hyp_names(self.hyps))
-        ctx = (t[0], ("var", x, "real"))
-        cong = ("cong", ctx, x, t[1], KP.term_of(new), tuple((g, KP.term_of(c)) for g, c in sub.gens))
-        Y = KP.normal((t[0], KP.term_of(new)))
+        from ..kernel.terms import names
+
+        x = next(f"u{i}" for i in range(10_000) if f"u{i}" not in _hyp_names(self.hyps) | names(t))
+        hole = ("var", x, "real")
+        if len(place) == 1:
+            ctx = t[:place[0]] + (hole,) + t[place[0] + 1:]
+        else:
+            r = t[place[0]]
+            ctx = t[:place[0]] + (r[:place[1]] + (hole,) + r[place[1] + 1:],) + t[place[0] + 1:]
+        cong = ("cong", ctx, x, arg, KP.term_of(new), tuple((g, KP.term_of(c)) for g, c in sub.gens))
+        Y = KP.normal(_subst(ctx, hole, KP.term_of(new)))
         P, Q = _substitute_atom(P, a, Y)
         self.use(cong, Q)
         return P

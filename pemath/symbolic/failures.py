@@ -20,7 +20,7 @@ from ._decide import Derivation, unevaluated
 from .rope import rotation
 from .notation import label
 
-__all__ = ["rotation_twice", "integers_exact", "rounded", "round_to_bits", "mixed_frequencies", "hf_permutation",
+__all__ = ["rotation_twice", "integers_exact", "rounded", "bit_length", "round_to_bits", "mixed_frequencies", "hf_permutation",
            "gqa_wrong_heads", "linear_two_ways", "static_ntk", "factor_twice", "positions_rounded"]
 
 phi, a = sp.Symbol("phi", real=True), sp.Symbol("a", positive=True)
@@ -53,17 +53,23 @@ def round_to_bits(n: int, bits: int) -> int:
     return (lo + up) * 2**shift
 
 
-def rounded(n: sp.Expr, bits: int) -> sp.Expr:
-    """``n`` (a positive integer) rounded to ``bits`` significant bits, ties to even, as a SymPy formula: the
-    bit length e = floor(log2 n) + 1, the spacing u = 2^max(e - bits, 0), the nearest multiple of u (an even one
-    on a tie). :func:`round_to_bits` computes the same in integers."""
-    e = sp.floor(sp.log(n, 2)) + 1
+def rounded(n: sp.Expr, bits: int, e: sp.Expr | None = None) -> sp.Expr:
+    """``n`` (a positive integer) rounded to ``bits`` significant bits, ties to even, as a SymPy formula: with e its
+    bit length (2^(e-1) <= n < 2^e; floor(log2 n) + 1 when not given), the spacing u = 2^max(e - bits, 0), the
+    nearest multiple of u (an even one on a tie). :func:`round_to_bits` computes the same in integers."""
+    if e is None:
+        e = sp.floor(sp.log(n) / sp.log(2)) + 1
     u = sp.Integer(2) ** sp.Max(e - bits, 0)
     lo = sp.floor(n / u)
     rest = n / u - lo
-    up = sp.Piecewise((1, rest > sp.S.Half), (1, sp.And(sp.Eq(rest, sp.S.Half), sp.Eq(sp.Mod(lo, 2), 1))),
-                      (0, True))
+    odd = sp.Eq(lo - 2 * sp.floor(lo / 2), 1)  # lo mod 2 = 1
+    up = sp.Piecewise((1, rest > sp.S.Half), (sp.Piecewise((1, odd), (0, True)), sp.Eq(rest, sp.S.Half)), (0, True))
     return (lo + up) * u
+
+
+def bit_length(n: sp.Expr, e: sp.Expr) -> list:
+    """e is the bit length of the integer n >= 1: 2^(e-1) - 1 < n < 2^e."""
+    return [sp.Lt(sp.Integer(2) ** (e - 1) - 1, n), sp.Lt(n, sp.Integer(2) ** e)]
 
 
 _N = sp.Symbol("n", integer=True, positive=True)
@@ -71,19 +77,24 @@ _WANT = label("want", r"\mathrm{want}", integer=True)
 
 
 def integers_exact(fmt: str = "bfloat16", bits: int | None = None) -> Derivation:
-    """Every integer 0..2^p is exact with p significant bits; 2^p + 1 is not (it rounds to 2^p)."""
+    """Every integer 1..2^p - 1 (bit length e <= p) is unchanged by rounding to p bits, and so is 2^p; 2^p + 1 is
+    not (it rounds to 2^p)."""
     p = bits if bits is not None else {"bfloat16": 8, "float16": 11}[fmt]
     top = 2**p
+    g = sp.Symbol("g", integer=True, nonnegative=True)
     d = Derivation(f"{fmt}: the integers it holds exactly")
-    d.define(f"{fmt} keeps {p} significant bits (its exponent range covers these integers): an integer is exact iff "
-             f"rounding it to {p} significant bits leaves it unchanged", rounded(_N, p))
-    d.cite(f"every integer 0 <= n < 2^{p} has at most {p} binary digits, and 2^{p} is one digit followed by zeros, so "
-           f"all of them are exact in {fmt}", source="Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., "
-                                                   "section 2.1 (integers in a floating-point system)")
-    d.enumerated(f"decided at the edge: 2^{p} - 1 and 2^{p} are unchanged by rounding to {p} bits, and 2^{p} + 1, "
-                 f"which needs {p + 1}, rounds to nearest even: to {top}", (_N, _WANT),
-                 [(top - 1, top - 1), (top, top), (top + 1, top)],
-                 sp.Eq(rounded(_N, p), _WANT, evaluate=False))
+    d.define(f"{fmt} keeps {p} significant bits (its exponent range covers these integers): an integer n >= 1 of bit "
+             f"length e (2^(e-1) <= n < 2^e) is exact iff rounding it to {p} significant bits leaves it unchanged",
+             rounded(_N, p, sp.Symbol("e", integer=True, positive=True)))
+    d.equal(f"an integer of at most {p} bits, e = {p} - g (g >= 0): the spacing is 2^max(-g, 0) = 1, so rounding "
+            f"leaves it unchanged: every integer 1..2^{p} - 1 is exact", unevaluated(rounded, _N, p, p - g), _N)
+    for n, e, want, why in ((top, p + 1, top, f"2^{p}, of {p + 1} bits, is a multiple of its spacing 2: exact"),
+                            (top + 1, p + 1, top, f"2^{p} + 1 is not: a tie between 2^{p} and 2^{p} + 2, to the even "
+                                                  f"one, {top}")):
+        with sp.evaluate(False):
+            case = sp.And(*bit_length(sp.Integer(n), sp.Integer(e)),
+                          sp.Eq(rounded(sp.Integer(n), p, sp.Integer(e)), want))
+        d.true(f"decided at the edge: {why} (its bit length {e}: 2^{e - 1} - 1 < {n} < 2^{e})", case)
     d.result["limit"] = top
     return d
 
@@ -218,18 +229,35 @@ def factor_twice(s_value: int = 128, *, digits: int = 30) -> Derivation:
 
 
 def positions_rounded(bits: int = 8) -> Derivation:
-    """Positions cast to a format with ``bits`` significant bits: off by up to p 2^-bits, e.g. bf16(15962) = 15936."""
+    """Positions cast to a format with ``bits`` significant bits: off by up to p 2^-bits, e.g. bf16(15962) = 15936.
+    The rounding bound is cited; what is decided is that half the spacing is at most p 2^-bits, so the cited bound,
+    written with its slack, gives |bf16(p) - p| + (its slack) + t 2^-bits = p 2^-bits."""
     d = Derivation("positions rounded to a low-precision dtype")
     e = sp.Symbol("e", integer=True, positive=True)
     t = sp.Symbol("t", integer=True, nonnegative=True)
+    r = sp.Symbol("r", nonnegative=True)  # |bf16(p) - p|
+    u = sp.Symbol("u", nonnegative=True)  # the cited bound's slack
     pos = sp.Integer(2) ** (e - 1) + t  # any position with bit length e: 2^(e-1) <= p (< 2^e)
+    scale = sp.Integer(2) ** (-bits)
     d.define(f"A position p >= 1 with bit length e, p = 2^(e-1) + t (t >= 0), rounded to {bits} significant bits: "
-             f"exact if e <= {bits}; otherwise a multiple of u = 2^(e - {bits}), the nearest one", pos)
-    d.cite("rounding to nearest moves a number by at most half the spacing of the representable numbers around it",
+             f"exact if e <= {bits}; otherwise a multiple of 2^(e - {bits}), the nearest one. Write r = |bf16(p) - p|",
+             pos)
+    d.cite(f"rounding to nearest moves a number by at most half the spacing of the representable numbers around it: "
+           f"2^(e - {bits})/2 for 2^(e-1) <= p < 2^e",
            source="Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., Theorem 2.2")
-    d.assumed(f"and half the spacing is at most p 2^-{bits}: p 2^-{bits} - 2^(e - {bits} - 1) = t 2^-{bits} >= 0, for "
-              "every position p >= 1", sp.expand(pos * sp.Integer(2) ** (-bits) - sp.Integer(2) ** (e - bits - 1)),
-              "nonnegative")
-    d.enumerated(f"candle #3520's example: 15962 rounds to 15936 ({bits} bits)", (_N, _WANT),
-                 [(15962, 15936)], sp.Eq(rounded(_N, bits), _WANT, evaluate=False))
+    half = sp.Integer(2) ** (e - bits - 1)
+    cited = d.hypothesis(f"The cited bound, with its slack u >= 0: r + u = 2^(e - {bits + 1}) (a premise of this "
+                         "statement: the rounding bound above)", sp.Eq(r + u, half))
+    split = sp.Eq(pos * scale, half + t * scale, evaluate=False)
+    d.equal(f"half the spacing is p 2^-{bits} less t 2^-{bits}: p 2^-{bits} = 2^(e - {bits + 1}) + t 2^-{bits}",
+            split.lhs, split.rhs, methods=("expand", "powsimp"))
+    d.rewrite_with(f"so r + u + t 2^-{bits} = p 2^-{bits}", sp.Eq(split.lhs, cited.rhs + t * scale, evaluate=False),
+                   sp.Eq(cited.rhs, cited.lhs, evaluate=False))
+    d.assumed(f"and u + t 2^-{bits} >= 0: r <= p 2^-{bits} for every position p >= 1", u + t * scale, "nonnegative")
+    with sp.evaluate(False):
+        case = sp.And(*bit_length(sp.Integer(15962), sp.Integer(14)),
+                      sp.Eq(rounded(sp.Integer(15962), bits, sp.Integer(14)), 15936))
+    d.true(f"candle #3520's example: 15962, of bit length 14 (2^13 - 1 < 15962 < 2^14), rounds to 15936 ({bits} bits)",
+           case)
+    d.result.update(e=e, t=t, r=r, u=u, position=pos, half_spacing=half, scale=scale)
     return d

@@ -21,7 +21,7 @@ import sympy as sp
 
 from ._certify import Premise, ProofFailure, conclusion, decide, dump, fixed_of, load, rests_of, used_premises
 
-__all__ = ["Recheck", "recheck", "main", "claim_digest"]
+__all__ = ["Recheck", "recheck", "main", "claim_digest", "decided_parts"]
 
 
 @dataclass
@@ -86,13 +86,25 @@ def _verdict_consistent(claim: dict) -> str | None:
     return None
 
 
-def claim_digest(kind: Any, title: Any, statement: Any, witness: Any, fair: Any) -> str:
+def claim_digest(kind: Any, title: Any, statement: Any, witness: Any, fair: Any, verdict: Any = None,
+                 decided: Any = None) -> str:
     """The SHA-256 of what a claim states (its kind, written title, and formal statement, witness and fair reading
-    as JSON-ready data): the manifest's entry, computed the same way from the registry and from a record."""
+    as JSON-ready data) and of what pemath's run of it gives (its verdict, and how many steps of each part it
+    decided): the manifest's entry, computed the same way from the registry's run and from a record."""
     import hashlib
 
-    text = json.dumps([kind, title, statement, witness, fair], sort_keys=True, separators=(",", ":"))
+    text = json.dumps([kind, title, statement, witness, fair, verdict, decided], sort_keys=True,
+                      separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def decided_parts(parts: Sequence[Any]) -> dict[str, int]:
+    """How many decided steps bear on each part ("statement", "counterexample", "fair reading"), from their
+    parts: the count the manifest binds, so a record with a step deleted or appended fails."""
+    out: dict[str, int] = {}
+    for part in parts:
+        out[str(part)] = out.get(str(part), 0) + 1
+    return dict(sorted(out.items()))
 
 
 def _manifest() -> dict:
@@ -105,16 +117,20 @@ def _manifest() -> dict:
 
 def _registered(claim: dict, manifest: dict) -> str | None:
     """A claim whose id pemath registers must state what the manifest holds for it: its kind, written title and
-    formal statement (with witness and fair reading). A record of other claims is checked against itself only."""
+    formal statement (with witness and fair reading), and the verdict and the number of decided steps of each part
+    pemath's run gives (a claim without a formal statement has its verdict bound here: the eighth audit deleted
+    such a claim's counterexample and relabelled it proved). A record of other claims is checked against itself
+    only."""
     cid = claim.get("id")
     if cid not in manifest:
         return None
     formal = claim.get("statement") or {}
     title = claim.get("headline") if claim.get("statement") else claim.get("title")
+    parts = decided_parts([s.get("part") for s in claim["steps"] if s.get("status") == "proved"])
     if claim_digest(claim.get("kind"), title, formal.get("proposition"), formal.get("witness"),
-                    formal.get("fair")) != manifest[cid]:
-        return ("its kind, title or formal statement is not the one pemath registers for it (pemath/claims/"
-                "manifest.json)")
+                    formal.get("fair"), claim.get("status"), parts) != manifest[cid]:
+        return ("its kind, title, formal statement, verdict or number of decided steps of each part is not the one "
+                "pemath registers for it (pemath/claims/manifest.json)")
     return None
 
 

@@ -214,9 +214,9 @@ def _scaled_rotation(angle):
     return sp.Matrix([[2 * sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
 
 
-def _round_half_up(n, bits):
+def _round_half_up(n, bits, e=None):
     """Rounding to ``bits`` significant bits with ties away from zero (up), as a SymPy formula: the wrong rule."""
-    e = sp.floor(sp.log(n, 2)) + 1
+    e = sp.floor(sp.log(n, 2)) + 1 if e is None else e
     u = sp.Integer(2) ** sp.Max(e - bits, 0)
     return sp.floor(n / u + sp.S.Half) * u
 
@@ -270,7 +270,7 @@ CATALOGUE: list[Mutant] = [
     _m("rotation twice: cos and sin swapped", "failures.rotation_twice", "statement",
        _patched(FL, "_rot", _swapped_rotation, FL.rotation_twice)),
     _m("low-precision integers: one bit fewer", "failures.low_precision_integers", "bits",
-       _patched(FL, "rounded", lambda n, bits, _r=FL.rounded: _r(n, bits - 1),
+       _patched(FL, "rounded", lambda n, bits, *e, _r=FL.rounded: _r(n, bits - 1, *e),
                 lambda: FL.integers_exact("bfloat16"))),
     _m("low-precision integers: ties rounded up", "failures.low_precision_integers", "statement",
        _patched(FL, "rounded", _round_half_up, lambda: FL.integers_exact("float16"))),
@@ -283,7 +283,7 @@ CATALOGUE: list[Mutant] = [
     _m("static NTK: another multiplier", "failures.static_ntk", "statement", lambda: FL.static_ntk(factor=2)),
     _m("factor twice: another factor", "failures.factor_twice", "statement", lambda: FL.factor_twice(s_value=64)),
     _m("positions rounded: one bit fewer", "failures.positions_rounded", "statement",
-       _patched(FL, "rounded", lambda n, bits, _r=FL.rounded: _r(n, bits - 1), FL.positions_rounded)),
+       _patched(FL, "rounded", lambda n, bits, *e, _r=FL.rounded: _r(n, bits - 1, *e), FL.positions_rounded)),
     # --- sinusoidal ------------------------------------------------------------------------------
     _m("shift: cos component at position x + 1", "sinusoidal.shift", "position",
        lambda: mutate(SN.shift_matrix, "sin_cos", encoding=_pair_bad_cos)()),
