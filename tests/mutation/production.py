@@ -6,15 +6,22 @@ Each mutant is a one-place textual change to one file of ``pemath/``, applied to
 run checks it imported the copy). Killed: ``pemath prove`` exits non-zero. Survived: it exits 0, which is a defect
 unless the mutant is listed in :data:`JUSTIFIED` with the reason.
 
-    python -m tests.mutation.production [--jobs 2] [--only NAME ...] [--no-checks]
+    python -m tests.mutation.production [--jobs 2] [--only NAME ...] [--no-checks] [--full]
 
 Prints each mutant's outcome, the kill rate, and exits 1 if an unjustified mutant survives.
+
+Each mutant is first judged by ``pemath prove`` on the claims :data:`KILLERS` names for it (those that failed
+on it in a full run): a claim that fails there fails in the full run too, so "killed" is exact. A mutant those
+claims do not kill is judged by the full ``pemath prove``, so a stale entry costs time, never a verdict.
+A justified survivor (:data:`JUSTIFIED`) is judged on its named claims only. ``--full`` judges every mutant by the
+full run (and prints which claims failed, to refresh :data:`KILLERS`).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -89,6 +96,30 @@ MUTANTS: tuple[Mutant, ...] = (
            "return x[..., : r // 2], x[..., r // 2 : r]", "return x[..., : r // 2], x[..., r // 2 + 1 : r + 1]"),
 )
 
+#: The claims that failed on each mutant in a full run (``--full`` prints them): each mutant is judged on these
+#: first. A hint only: a mutant they do not kill is judged by the full run.
+KILLERS: dict[str, tuple[str, ...]] = {
+    "YaRN's index ramp rounded inwards": ('scaling.relative',),
+    "T5's max_exact = (half + 1) // 2 in the bucket function": ('t5.exact_below_max_exact',),
+    "RoPE's exponent 2i/d -> i/d": ('sinusoidal.shift',),
+    'linear scaling multiplies': ('failures.linear_two_ways',),
+    "dynamic NTK's ratio without the + 1": ('scaling.unit_factor',),
+    "YaRN's blend weights swapped": ('scaling.llama3_is_yarn',),
+    "YaRN's ratio ramp with beta_fast and beta_slow swapped": ('scaling.llama3_is_yarn',),
+    "YaRN's attention factor 0.1 -> 0.2": ('failures.factor_twice',),
+    "Llama 3's smoothing weight reversed": ('scaling.llama3_is_yarn',),
+    "Llama 3's band edges swapped": ('scaling.llama3_is_yarn',),
+    'p-RoPE keeps one pair more': ('scaling.proportional_limits',),
+    'LongRoPE multiplies by its factors': ('scaling.relative',),
+    "ALiBi's slopes squared": ('alibi.slopes_geometric',),
+    "T5's direction offset at r >= 0": ('t5.relative',),
+    "the binary encoding's bits shifted by one": ('pedagogy.binary_bounded_unique_discontinuous',),
+    'the interleaved-to-half conversion reads (2i + 1, 2i)': ('rope.layout_conjugacy',),
+    'the interleaved merge stacks (b, a)': ('rope.layout_conjugacy',),
+    "the half layout's second member one feature late": ('rope.layout_conjugacy',),
+    "PI's denominator 8 -> 4 in the computation": ("pi.theorem_2_1",),
+}
+
 #: Survivors with the reason they are not a wrong program that pemath prove misses.
 JUSTIFIED: dict[str, str] = {
     "PI's denominator 8 -> 4 in the computation":
@@ -104,8 +135,9 @@ def mutants() -> list[Mutant]:
     return list(MUTANTS)
 
 
-def run(mutant: Mutant, *, checks: bool = True, timeout: int = 600) -> tuple[str, str, float]:
-    """Apply ``mutant`` to a copy of ``pemath/`` and run ``pemath prove`` there: ("killed" | "survived" |
+def run(mutant: Mutant, *, checks: bool = True, timeout: int = 600, full: bool = False) -> tuple[str, str, float]:
+    """Apply ``mutant`` to a copy of ``pemath/`` and run ``pemath prove`` there (first on the claims
+    :data:`KILLERS` names for it, unless ``full``; then on all of them if those pass): ("killed" | "survived" |
     "incompetent", detail, seconds)."""
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -115,22 +147,35 @@ def run(mutant: Mutant, *, checks: bool = True, timeout: int = 600) -> tuple[str
         if text.count(mutant.old) != 1:
             return "incompetent", f"{mutant.path}: the text to change occurs {text.count(mutant.old)} times", 0.0
         target.write_text(text.replace(mutant.old, mutant.new))
-        env = {**os.environ, "PYTHONPATH": tmp + os.pathsep + os.environ.get("PYTHONPATH", "")}
-        code = (f"import sys, pemath; assert pemath.__file__.startswith({tmp!r}), pemath.__file__; "
-                "from pemath.cli import main; sys.exit(main(['prove'] + sys.argv[1:]))")
-        args = [sys.executable, "-c", code] + ([] if checks else ["--no-checks"])
-        try:
-            out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=timeout, cwd=tmp)
-        except subprocess.TimeoutExpired:
-            return "killed", "timeout", time.perf_counter() - t0
-    seconds = time.perf_counter() - t0
-    if out.returncode != 0 and " claims: " not in out.stdout:  # it did not get to run the claims
-        return "incompetent", out.stderr.strip()[-300:], seconds
-    summary = next((ln for ln in out.stdout.splitlines() if " claims: " in ln or ln.startswith("45 claims")), "")
-    failed = [ln.split(":")[0] for ln in out.stdout.splitlines() if ln.endswith(": failed") or ln.endswith(": error")]
+        first = () if full else KILLERS.get(mutant.name, ())
+        # a justified survivor is not run in full again: it survives by design (its reason says why)
+        runs = ([list(first)] if first else []) + ([] if first and mutant.name in JUSTIFIED else [[]])
+        for ids in runs:
+            status, detail = _prove(tmp, ids + ([] if checks else ["--no-checks"]), timeout)
+            if status != "survived" or not ids:
+                break
+    return status, (f"{detail} (on the claims it names: {', '.join(first)})" if first and ids else detail), \
+        time.perf_counter() - t0
+
+
+def _prove(tmp: str, argv: list[str], timeout: int) -> tuple[str, str]:
+    """``pemath prove argv`` on the mutated copy in ``tmp``: ("killed" | "survived" | "incompetent", detail)."""
+    env = {**os.environ, "PYTHONPATH": tmp + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    code = (f"import sys, pemath; assert pemath.__file__.startswith({tmp!r}), pemath.__file__; "
+            "from pemath.cli import main; sys.exit(main(['prove'] + sys.argv[1:]))")
+    try:
+        out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, env=env,
+                             timeout=timeout, cwd=tmp)
+    except subprocess.TimeoutExpired:
+        return "killed", "timeout"
+    summary = next((ln for ln in out.stdout.splitlines() if re.match(r"\d+ claims?: ", ln)), "")
+    if out.returncode != 0 and not summary:  # it did not get to run the claims
+        return "incompetent", out.stderr.strip()[-300:]
+    failed = [ln.split(":")[0].strip() for ln in out.stdout.splitlines()
+              if ln.endswith(": failed") or ln.endswith(": error")]
     if out.returncode != 0:
-        return "killed", f"{summary} [{', '.join(failed[:4])}]", seconds
-    return "survived", summary, seconds
+        return "killed", f"{summary} [{', '.join(failed[:4])}]"
+    return "survived", summary
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,10 +183,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("--no-checks", action="store_true", help="judge by the symbolic proofs alone")
+    parser.add_argument("--full", action="store_true", help="judge every mutant by the full pemath prove")
     args = parser.parse_args(argv)
     chosen = [m for m in mutants() if not args.only or m.name in args.only]
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(lambda m: (m, run(m, checks=not args.no_checks)), chosen))
+        results = list(pool.map(lambda m: (m, run(m, checks=not args.no_checks, full=args.full)), chosen))
     killed = sum(1 for _, (status, _, _) in results if status == "killed")
     bad = []
     for m, (status, detail, seconds) in results:
