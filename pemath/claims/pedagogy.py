@@ -145,6 +145,32 @@ def _binary_proof() -> Verdict:
     return Verdict(d)
 
 
+def _binary_formal() -> tuple:
+    """At d = 8 (the largest d decided; d = 1..7 are decided by the SymPy kernel, from the shipped codes), with bit
+    j of p written floor(p / 2^j) - 2 floor(p / 2^(j+1)): for every 0 <= p <= 255 each bit is in [0, 1] and the
+    bits decode to p (so the 256 codes are distinct); for every 0 <= j <= 7 the codes of 2^j and 2^j - 1 differ
+    in j + 1 places, squared distance j + 1; and for every t and w > 0 one sinusoidal pair moves by 2 - 2 cos w
+    from t to t + 1."""
+    p = sp.Symbol("p", integer=True, nonnegative=True)
+    j = sp.Symbol("j", integer=True, nonnegative=True)
+    t, w = sp.Symbol("t", real=True), sp.Symbol("omega", positive=True)
+
+    def bit(x, k):  # noqa: ANN001, ANN202
+        return sp.floor(x / sp.Integer(2) ** k) - 2 * sp.floor(x / sp.Integer(2) ** (k + 1))
+
+    with sp.evaluate(False):
+        bits = [bit(p, k) for k in range(8)]
+        top = sp.Integer(2) ** j
+        rels = [sp.Eq(sp.Add(*[sp.Integer(2) ** k * bits[k] for k in range(8)]), p),
+                *[sp.Le(0, x) for x in bits], *[sp.Le(x, 1) for x in bits],
+                sp.Eq(sp.Add(*[(bit(top, k) - bit(top - 1, k)) ** 2 for k in range(8)]), j + 1),
+                sp.Eq((sp.sin(w * (t + 1)) - sp.sin(w * t)) ** 2 + (sp.cos(w * (t + 1)) - sp.cos(w * t)) ** 2,
+                      2 - 2 * sp.cos(w))]
+    with sp.evaluate(False):
+        hyps = [sp.Le(0, p), sp.Le(p, 255), sp.Le(0, j), sp.Le(j, 7)]
+    return bridge.formal(rels, hyps)
+
+
 def _binary_statement() -> sp.Basic:
     j = sp.Symbol("j", integer=True, nonnegative=True)
     return sp.Eq(label("|PE(2^j) - PE(2^j - 1)|^2", r"\lVert PE(2^j) - PE(2^j - 1) \rVert^2"), j + 1, evaluate=False)
@@ -214,11 +240,13 @@ register(
     Claim(
         id="pedagogy.binary_bounded_unique_discontinuous",
         name="The binary encoding is bounded and unique, but jumps",
-        title="Binary encoding: entries in {0, 1}, unique on [0, 2^d), but 2^j - 1 -> 2^j jumps by sqrt(j + 1); "
+        title="Binary encoding, for d <= 8: entries in {0, 1}, unique on [0, 2^d), but 2^j - 1 -> 2^j jumps by "
+              "sqrt(j + 1); "
               "the sinusoid's step is sum(2 - 2 cos w_i) at every t",
         kind="theorem",
         family="pedagogy",
         statement=_binary_statement,
+        formal=_binary_formal,
         proof=_binary_proof,
         checks=(Check("numeric", _binary_numeric), Check("mpmath", _binary_mpmath)),
         references=(_SEED_INTRO, _SEED_RENARD, _SEED_003),

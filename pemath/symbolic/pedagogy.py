@@ -17,7 +17,7 @@ from .. import pedagogy as _shipped
 from ._decide import Derivation, unevaluated
 from .rope import TRIG
 
-__all__ = [
+__all__ = ["bit_formula", 
     "binary_bits",
     "integer_unbounded",
     "normalized_depends_on_length",
@@ -123,7 +123,19 @@ def binary_bounded_unique(dims: Sequence[int] = tuple(range(1, 9))) -> Derivatio
         d.enumerated(f"d = {n}: pemath.pedagogy.binary gives each p < 2^d the bits floor(p / 2^j) mod 2, which decode "
                      "to p (so the 2^d codes are distinct), decided exhaustively", (_P, *b),
                      [(p, *binary_bits(p, n)) for p in range(2**n)], ok)
+    n = max(dims)
+    with sp.evaluate(False):  # the bits as the formula floor(p / 2^j) - 2 floor(p / 2^(j+1)), for every p < 2^d
+        bits = [bit_formula(_P, j) for j in range(n)]
+        decoded = sp.And(sp.Eq(sp.Add(*[sp.Integer(2) ** j * bits[j] for j in range(n)]), _P),
+                         *[sp.Le(0, x) for x in bits], *[sp.Le(x, 1) for x in bits])
+    d.enumerated(f"d = {n}, the formula itself: for every p < 2^{n}, each bit floor(p / 2^j) - 2 floor(p / 2^(j+1)) is 0 "
+                 "or 1 (an integer in [0, 1]) and the bits decode to p", _P, range(2**n), decoded)
     return d
+
+
+def bit_formula(p: sp.Expr, j: sp.Expr) -> sp.Expr:
+    """Bit ``j`` of ``p`` >= 0 without a remainder: floor(p / 2^j) - 2 floor(p / 2^(j+1)) (= floor(p / 2^j) mod 2)."""
+    return sp.floor(p / sp.Integer(2) ** j) - 2 * sp.floor(p / sp.Integer(2) ** (j + 1))
 
 
 def binary_jump(dims: Sequence[int] = tuple(range(1, 9))) -> Derivation:
@@ -148,6 +160,12 @@ def binary_jump(dims: Sequence[int] = tuple(range(1, 9))) -> Derivation:
                      f"positions {2**(n - 1) - 1} and {2**(n - 1)} are sqrt(d) apart, while 0 and {2**(n - 1)} are 1 "
                      "apart", (_P, *a, *c), [(p, *binary_bits(p, n), *binary_bits(p + 1, n)) for p in range(2**n - 1)],
                      sp.Le(sq, n, evaluate=False))
+    n = max(dims)
+    with sp.evaluate(False):  # the same from the formula, for every j < d
+        top = sp.Integer(2) ** _J
+        jump = sp.Eq(sp.Add(*[(bit_formula(top, k) - bit_formula(top - 1, k)) ** 2 for k in range(n)]), _J + 1)
+    d.enumerated(f"d = {n}, the formula itself: for every j < {n}, the bits of 2^j and 2^j - 1 differ in j + 1 places: "
+                 "|PE(2^j) - PE(2^j - 1)|^2 = j + 1", _J, range(n), jump)
     return d
 
 
