@@ -183,10 +183,10 @@ HANGS = {
 @pytest.mark.parametrize("name", sorted(HANGS))
 def test_the_hang_shapes_are_refused_within_a_second(name):
     prop, cert = HANGS[name]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with pytest.raises(KernelError, match="refused|beyond|more than"):
         check(prop, cert)
-    assert time.perf_counter() - t0 < 1.0
+    assert time.process_time() - t0 < 1.0
 
 
 @pytest.mark.parametrize("shape", ["sum", "number", "exp", "product set"])
@@ -194,7 +194,7 @@ def test_the_sympy_kernel_refuses_the_hang_shapes_within_a_second_too(shape):
     k = sp.Symbol("k", integer=True, positive=True)
     a, b = sp.symbols("a b", integer=True, nonnegative=True)
     d = Derivation("hang")
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with pytest.raises(ProofFailure, match="refused before any"):
         if shape == "sum":
             d.interval("a sum of 10^12 terms", sp.Sum(1 / k ** 2, (k, 1, 10 ** 12)), "<", 2)
@@ -205,7 +205,7 @@ def test_the_sympy_kernel_refuses_the_hang_shapes_within_a_second_too(shape):
         else:
             d.enumerated("10^10 cases", (a, b), sp.ProductSet(sp.Range(10 ** 5), sp.Range(10 ** 5)),
                          sp.Ne(a - b, 10 ** 6))
-    assert time.perf_counter() - t0 < 1.0
+    assert time.process_time() - t0 < 1.0
 
 
 # --- the proposer and the checker agree on what is true --------------------------------------------------------
@@ -402,11 +402,11 @@ def test_a_sum_of_positive_terms_is_positive_only_over_a_range_the_sorts_show_no
 def test_a_product_of_decided_conditionals_is_costed_by_its_branches():
     big = ("pow", ("add", *(var(f"x{i}") for i in range(12))), 4)  # 1365 monomials
     decided = ("if", ("lt", num(0), num(1)), big, num(0))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with pytest.raises(KernelError, match="refused before any work"):
         check(_prop(("eq", ("mul", decided, decided, decided), num(0)), tuple(var(f"x{i}") for i in range(12))),
               ("ideal", ()))
-    assert time.perf_counter() - t0 < 1.0
+    assert time.process_time() - t0 < 1.0
 
 
 def test_a_sum_of_relations_at_every_index_is_a_generator_with_its_index_fresh():

@@ -1,5 +1,6 @@
 """The independent audits of pemath.kernel: every route each one found to a false Theorem, a wrong verdict, an
-ambiguous name or an unbounded check, kept here and refused (or bounded) now."""
+ambiguous name or an unbounded check, kept here and refused (or bounded) now. A check's time is this process's CPU
+time (``time.process_time``): CI runs other checks beside the tests, and a check's work does not depend on them."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ def N(p: int, q: int = 1) -> tuple:
 
 
 def _refused_quickly(prop: tuple, cert: tuple, seconds: float = 3.0) -> str:
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with pytest.raises(KernelError) as err:
         check(prop, cert)
-    assert time.perf_counter() - t0 < seconds, f"refused only after {time.perf_counter() - t0:.1f} s"
+    assert time.process_time() - t0 < seconds, f"refused only after {time.process_time() - t0:.1f} s"
     return str(err.value)
 
 
@@ -56,9 +57,9 @@ def test_route_3_nested_inverses_are_checked_in_linear_time():
     t = x
     for _ in range(40):
         t = ("inv", t)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     check(("forall", (x,), (), ("lt", N(0), t)), ("sign",))
-    assert time.perf_counter() - t0 < 1.0
+    assert time.process_time() - t0 < 1.0
 
 
 def test_route_4_a_cosine_of_a_huge_argument_is_refused_before_reducing_it():
@@ -134,12 +135,12 @@ def test_route_12_a_conditionals_condition_is_normalised_once():
     t = x
     for _ in range(40):
         t = ("if", ("lt", t, N(0)), N(0), N(1))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     try:
         check(("forall", (x,), (), ("eq", t, t)), ("ideal", ()))
     except KernelError:
         pass
-    assert time.perf_counter() - t0 < 1.0
+    assert time.process_time() - t0 < 1.0
 
 
 def test_route_13_an_enclosures_nodes_times_precision_is_bounded():
@@ -195,10 +196,10 @@ def test_route_2_7_deriving_a_verdict_is_bounded_like_a_check():
     ys = [("var", f"y{i}", "real") for i in range(200)]
     statement = ("forall", tuple(xs + ys), (), ("eq", ("mul", ("add", *xs), ("add", *ys)), N(1)))
     step = check(("forall", (), (), ("and", *([("eq", N(0), N(0))] * 40))), ("and", (("ideal", ()),) * 40)).prop
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with pytest.raises(KernelError, match="bound"):
         derive("theorem", statement, [("statement", step)])
-    assert time.perf_counter() - t0 < 3.0
+    assert time.process_time() - t0 < 3.0
 
 
 def test_route_2_8_a_malformed_witness_is_refused_not_a_crash():
@@ -244,12 +245,12 @@ def test_route_3_2_nested_signs_are_remembered_and_charged():
     t = x
     for _ in range(12):
         t = ("log", ("add", N(2), ("pow", ("add", N(1), t), 3)))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     try:
         check(("forall", (x,), (), ("lt", N(0), t)), ("sign",))
     except KernelError:
         pass
-    assert time.perf_counter() - t0 < 3.0
+    assert time.process_time() - t0 < 3.0
 
 
 def test_route_3_3_derivatives_a_proposition_states_are_charged_every_time():
@@ -307,19 +308,19 @@ def test_route_4_2_a_normal_form_is_linear_in_its_monomials_not_their_atoms_size
     big, other = binomials("x", 14), binomials("z", 14)  # 2^14 monomials each
     s = ("sum", ("mul", ("cos", big), other, _k("int")), "k", N(0), N(1))
     binders = tuple(sorted({v(f"{p}{i}") for p in ("x", "xb", "z", "zb") for i in range(14)}))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     try:
         check(("forall", binders, (), ("eq", s, s)), ("ideal", ()))
     except KernelError:
         pass
-    assert time.perf_counter() - t0 < 10.0  # was about 30 minutes: atoms keyed by repr, walked per monomial
-    t0 = time.perf_counter()
+    assert time.process_time() - t0 < 10.0  # was about 30 minutes: atoms keyed by repr, walked per monomial
+    t0 = time.process_time()
     try:
         e = ("exp", ("mul", ("cos", big), other))
         check(("forall", binders, (), ("eq", e, e)), ("ideal", ()))
     except KernelError:
         pass
-    assert time.perf_counter() - t0 < 10.0
+    assert time.process_time() - t0 < 10.0
 
 
 def test_route_4_3_an_enclosed_sum_is_charged_its_body_per_term():
@@ -374,12 +375,12 @@ def test_route_5_4_a_verdict_refuses_a_statement_too_large_once_its_shared_subte
     t = x
     for _ in range(22):
         t = ("add", t, t)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with pytest.raises(KernelError, match="more than"):
         derive("theorem", ("forall", (x,), (), ("eq", t, N(0))), [])
     with pytest.raises(KernelError, match="more than"):
         derive("theorem", ("forall", (x,), (), ("eq", x, x)), [("statement", ("forall", (x,), (), ("eq", t, t)))])
-    assert time.perf_counter() - t0 < 3.0
+    assert time.process_time() - t0 < 3.0
 
 
 def test_route_5_minor_positive_integers_are_shifted_once_not_at_every_nested_sign():
@@ -389,12 +390,12 @@ def test_route_5_minor_positive_integers_are_shifted_once_not_at_every_nested_si
         n = ("var", f"n{i}", "posint")
         binders.append(n)
         t = ("min", ("add", n, t), one)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     try:
         check(("forall", tuple(binders), (), ("eq", t, t)), ("ideal", ()))
     except KernelError:
         pass
-    assert time.perf_counter() - t0 < 3.0
+    assert time.process_time() - t0 < 3.0
 
 
 # --- the sixth audit (no route to a false theorem; robustness) -----------------------------------------------------
@@ -409,10 +410,10 @@ def test_route_6_1_a_message_never_formats_input_before_its_size_is_known():
     t = x
     for _ in range(26):
         t = ("add", t, t)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with pytest.raises(KernelError, match="more than"):
         check(("forall", "binders", (), ("eq", t, t)), ("ideal", ()))
-    assert time.perf_counter() - t0 < 1.0
+    assert time.process_time() - t0 < 1.0
 
 
 def test_route_6_2_definedness_is_walked_once_per_subterm_not_once_per_level():
@@ -421,12 +422,12 @@ def test_route_6_2_definedness_is_walked_once_per_subterm_not_once_per_level():
         t = ("cos", t)
     x = ("var", "x", "real")
     prop = ("forall", (x,), (("eq", x, N(0)), ("le", t, N(2))), ("eq", x, N(0)))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     try:
         check(prop, ("ideal", ((("hyp", 0), t),)))
     except KernelError:
         pass
-    assert time.perf_counter() - t0 < 3.0
+    assert time.process_time() - t0 < 3.0
 
 
 def test_route_6_3_a_substituted_function_is_charged_at_every_use():
@@ -437,10 +438,10 @@ def test_route_6_3_a_substituted_function_is_charged_at_every_use():
         body = ("cos", body)
     v = ("var", "v", "int")
     prop = ("forall", (v,), (("le", N(1), v), ("le", v, N(10_000))), ("eq", v, v))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with pytest.raises(KernelError, match="bound"):
         check(prop, ("enum", "v", ("ideal", ((("thm", 0, (("f", ("lambda", ("t",), body)),)), N(1)),))), (T,))
-    assert time.perf_counter() - t0 < 3.0
+    assert time.process_time() - t0 < 3.0
 
 
 # --- the seventh audit (of the signs of floor, min and max: no route to a false theorem; two slow routes) ----------
@@ -457,10 +458,10 @@ def _min_chain(depth: int) -> tuple[tuple, tuple]:
 
 def test_route_7_1_a_sign_of_nested_min_reads_its_arguments_from_the_atoms_never_normalising_again():
     binders, t = _min_chain(48)  # the audit measured 4.2 s here: each level normalised its whole subtree again
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with pytest.raises(KernelError):
         check(("forall", binders, (), ("le", N(0), t)), ("sign",))
-    assert time.perf_counter() - t0 < 2.0
+    assert time.process_time() - t0 < 2.0
 
 
 def test_route_7_2_same_and_well_formed_outside_a_check_have_a_budget_of_their_own():
@@ -469,12 +470,12 @@ def test_route_7_2_same_and_well_formed_outside_a_check_have_a_budget_of_their_o
     binders, t = _min_chain(190)  # the audit's tampered record reached these with no bound: minutes at this depth
     for call in (lambda: same(("forall", binders, (), ("le", N(0), t)), ("forall", binders, (), ("le", N(1), t))),
                  lambda: well_formed(("forall", binders, (), ("le", N(0), ("inv", ("add", N(1), ("pow", t, 2))))))):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         try:
             call()
         except KernelError:
             pass
-        assert time.perf_counter() - t0 < 10.0  # bounded by the check's budget (about 3 s on a 2-core VM)
+        assert time.process_time() - t0 < 10.0  # bounded by the check's budget (about 3 s on a 2-core VM)
     with pytest.raises(KernelError):  # malformed input is a KernelError, sizes measured first
         same(("forall", (), (), ("le", N(0), ("min", N(1)))), ("forall", (), (), ("le", N(0), N(0))))
 
@@ -514,9 +515,9 @@ def test_route_8_2_generators_read_the_hypotheses_names_once_per_check():
     x = ("var", "x", "real")
     prop = ("forall", (x,), (("eq", ("add",) + (x,) * 50_000, N(0)),), ("eq", x, x))
     for g in ((("sum_of", "k", N(1), N(1), ()), N(0)), (("cong", ("var", "z", "real"), "z", N(0), N(0), ()), N(0))):
-        t0 = time.perf_counter()  # the audit measured 7.4 s for 400: each generator walked the hypothesis again
+        t0 = time.process_time()  # the audit measured 7.4 s for 400: each generator walked the hypothesis again
         check(prop, ("ideal", (g,) * 4000))
-        assert time.perf_counter() - t0 < 2.0
+        assert time.process_time() - t0 < 2.0
         with pytest.raises(KernelError, match="name the|placeholder"):  # and the names are still read
             k, z = ("var", "k", "real"), ("var", "z", "real")
             check(("forall", (x, k, z), (("eq", k, x), ("eq", z, x)), ("eq", x, x)), ("ideal", (g,)))
@@ -536,8 +537,9 @@ def test_route_8_4_a_claim_without_a_formal_statement_cannot_lose_its_counterexa
     from pemath import claims
     from pemath.symbolic.recheck import recheck
 
-    record = json.loads(claims.to_json([claims.run_claim(claims.get("pi.theorem_2_1"), checks=False)]))
-    assert record[0]["statement"] is None and record[0]["status"] == "refuted" and recheck(record).ok
+    # the audit's claim, pi.theorem_2_1, has a formal statement now; roformer.long_term_decay has none
+    record = json.loads(claims.to_json([claims.run_claim(claims.get("roformer.long_term_decay"), checks=False)]))
+    assert record[0]["statement"] is None and record[0]["status"] == "imprecise" and recheck(record).ok
     tampered = copy.deepcopy(record)
     tampered[0]["steps"] = [s for s in tampered[0]["steps"] if s.get("part") != "counterexample"]
     tampered[0]["status"] = "proved"

@@ -226,6 +226,30 @@ def _pi_proof() -> Verdict:
     return Verdict(v.derivation, cx)
 
 
+def _pi_formal() -> tuple:
+    """PI's bound at the paper's d = 128, c = 10000 (:data:`PI_CASE`), for the aligned pair products h_j =
+    e^{-i s_mid theta_j} (max_j |h_j| = 1), where a(t) = sum_{j < d/2} cos((t - s_mid) theta_j), theta_j =
+    c^(-2j/d), and s_1 = s - alpha, s_2 = s + beta (alpha, beta > 0): |a(s) - a_linear(s)| <= d alpha beta /
+    (8 ln c) for every s, s_mid, alpha and beta. An instance of the theorem (one family of h), so a counterexample
+    to it refutes the theorem; it is false at s = s_mid = alpha = beta = 1/2 (:func:`_pi_witness`)."""
+    dim, base, den = PI_CASE
+    j = sp.Symbol("j", integer=True, nonnegative=True)
+    s, s_mid = sp.Symbol("s", real=True), sp.Symbol("s_mid", real=True)
+    alpha, beta = sp.Symbol("alpha", positive=True), sp.Symbol("beta", positive=True)
+
+    def a(t):  # noqa: ANN001, ANN202
+        return sp.Sum(sp.cos((t - s_mid) * sp.Integer(base) ** (-2 * j / sp.Integer(dim))), (j, 0, dim // 2 - 1))
+
+    with sp.evaluate(False):
+        gap = a(s) - (beta * a(s - alpha) + alpha * a(s + beta)) / (alpha + beta)
+        return bridge.formal([sp.Le(sp.Abs(gap), dim * alpha * beta / (den * sp.log(base)))])
+
+
+def _pi_witness() -> tuple:
+    half = ("num", 1, 2)  # the unit interval [0, 1] and its midpoint, integer grid points as PI intends
+    return (0, (("s", half), ("s_mid", half), ("alpha", half), ("beta", half)))
+
+
 def _pi_statement() -> sp.Basic:
     s, s1, s2, c, d = sp.symbols("s s_1 s_2 c d", positive=True)
     H = label("max|h_j|", r"\max_j |h_j|", positive=True)
@@ -312,6 +336,8 @@ register(
         kind="published claim",
         family="published",
         statement=_pi_statement,
+        formal=_pi_formal,
+        witness=_pi_witness,
         proof=_pi_proof,
         checks=(Check("numeric", _pi_numeric), Check("mpmath", _pi_mpmath)),
         references=(_PI,),

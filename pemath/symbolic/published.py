@@ -312,6 +312,11 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
             with d.part("counterexample"):
                 d.interval(f"{where}: a(s) - a_linear(s) = sum_j (1 - cos({length} theta_j / 2)) exceeds the claimed "
                            f"bound d (s - s_1)(s_2 - s) / ({denominator} ln c)", err, ">", bound, digits=_IV_DPS)
+                half = length / 2
+                d.interval(f"the same, as the statement reads at this witness: with s_1 = s - alpha, s_2 = s + beta, "
+                           f"s = s_mid = alpha = beta = {half}, the bound d alpha beta / ({denominator} ln c) is below "
+                           "|a(s) - (beta a(s - alpha) + alpha a(s + beta)) / (alpha + beta)|",
+                           *_aligned_at(dim, base, denominator, half), digits=_IV_DPS)
             cx = (f"d = {dim}, c = {base}, h_j = exp(-i theta_j s_mid) with |h_j| = 1, {where}: "
                   f"|a(s) - a_linear(s)| = {mpmath.nstr(_lo(e_err), 8)} > d max|h| (s-s1)(s2-s)/({denominator} ln c) "
                   f"= {mpmath.nstr(_hi(e_bound), 8)}; the proof's eq. 14 (c^x <= 1 + x ln c) is false, the sharp "
@@ -321,6 +326,20 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
             data.update(length=length, error=e_err, bound=e_bound)
             return PIVerdict(d, cx, data)
     raise ProofFailure(f"{d.title}: no counterexample found down to intervals of length 2^-10")
+
+
+def _aligned_at(dim: int, base: int, denominator: int, x: sp.Rational) -> tuple:
+    """(bound, "<", |a(s) - a_linear(s)|) for the aligned h_j = e^{-i s_mid theta_j} at s = s_mid = alpha = beta = x
+    (s_1 = s - alpha, s_2 = s + beta), unevaluated: a(t) = sum_{j < d/2} cos((t - s_mid) c^(-2j/d))."""
+    j = sp.Symbol("j", integer=True, nonnegative=True)
+
+    def a(t: sp.Expr) -> sp.Expr:
+        return sp.Sum(sp.cos((t - x) * sp.Integer(base) ** (-2 * j / sp.Integer(dim))), (j, 0, dim // 2 - 1))
+
+    with sp.evaluate(False):
+        gap = a(x) - (x * a(x - x) + x * a(x + x)) / (x + x)
+        bound = dim * x * x / (denominator * sp.log(base))
+    return bound, "<", sp.Abs(gap)
 
 
 #: The additive term of the corrected PI constant, d/(8 ln c) + 1/2 (PI's own constant has none).

@@ -120,15 +120,11 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "PI's denominator 8 -> 4 in the computation": ("pi.theorem_2_1",),
 }
 
-#: Survivors with the reason they are not a wrong program that pemath prove misses.
-JUSTIFIED: dict[str, str] = {
-    "PI's denominator 8 -> 4 in the computation":
-        "PI_CASE is the published theorem's data, and the claim's title, statement and proof are all written from "
-        "it (one home), so the mutant is a different published claim, not wrong code: it states "
-        "|a - a_lin| <= ... / (4 ln c) and proves it "
-        "(true: the sharp constant 1.999 is below d/(4 ln c) = 3.47); the audit's mutant, computation 4 under the "
-        "title's 8, can no longer be written",
-}
+#: Survivors with the reason they are not a wrong program that pemath prove misses. (None now. "PI's denominator
+#: 8 -> 4" survived until pi.theorem_2_1 had a formal statement: the mutant states a different, true published
+#: claim, |a - a_lin| <= ... / (4 ln c), which pemath proved by the SymPy kernel; its formal statement is not
+#: established by the checked steps, so the claim fails, and the mutant is killed.)
+JUSTIFIED: dict[str, str] = {}
 
 
 def mutants() -> list[Mutant]:
