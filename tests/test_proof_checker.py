@@ -673,3 +673,25 @@ def test_a_multiple_of_u_over_u_inside_an_exponential_cancels_by_the_rule_inv_an
         with sp.evaluate(False):
             bad = sp.exp((x * (q + 1) + y) / (q + 2))
         bridge.certify("rewrite", sp.Eq(bad, sp.exp(x + y / (q + 2)), evaluate=False))
+
+
+def test_a_square_root_is_defined_where_the_sorts_show_its_argument_nonnegative_and_decided_exactly():
+    N = lambda p, q=1: ("num", p, q)  # noqa: E731
+    x, u = ("var", "x", "real"), ("var", "u", "nonneg")
+    accepted = [(("forall", (x,), (), ("le", N(0), ("sqrt", ("pow", x, 2)))), ("sign",)),
+                (("forall", (), (), ("eq", ("sqrt", N(4)), N(2))), ("ideal", ())),
+                (("forall", (), (), ("eq", ("sqrt", N(9, 4)), N(3, 2))), ("eval",)),
+                (("forall", (), (), ("lt", ("sqrt", N(2)), N(3, 2))), ("interval", 64)),
+                (("forall", (), (), ("lt", N(7, 5), ("sqrt", N(2)))), ("interval", 64))]
+    for prop, cert in accepted:
+        kernel.check(prop, cert)
+    refused = [(("forall", (), (), ("lt", N(3, 2), ("sqrt", N(2)))), ("interval", 64)),  # false
+               (("forall", (x,), (), ("le", N(0), ("sqrt", x))), ("sign",)),  # not defined for x < 0
+               (("forall", (), (), ("le", N(0), ("sqrt", N(-1)))), ("sign",)),
+               (("forall", (u,), (), ("lt", N(0), ("sqrt", u))), ("sign",)),  # false at u = 0
+               (("forall", (), (), ("eq", ("sqrt", N(2)), N(1))), ("eval",)),  # no rational value
+               (("forall", (x,), (), ("eq", ("diff", ("sqrt", ("add", ("pow", x, 2), N(1))), "x"), N(0))),
+                ("ideal", ()))]  # no derivative rule
+    for prop, cert in refused:
+        with pytest.raises(KernelError):
+            kernel.check(prop, cert)

@@ -193,6 +193,36 @@ def _decay_statement() -> sp.Basic:
     return sp.Implies(sp.Lt(r1, r2), sp.Le(sp.Function("B")(r2), sp.Function("B")(r1)))
 
 
+def _decay_B(r: sp.Expr) -> sp.Expr:
+    """RoFormer's curve at d = 128, base 10000, written for the statement: B(r) = (1/64) sum_{j=1}^{64} |S_j(r)|,
+    |S_j(r)| = sqrt((sum_{i<j} cos(r theta_i))^2 + (sum_{i<j} sin(r theta_i))^2), theta_i = 10000^(-2i/128)."""
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    j = sp.Symbol("j", integer=True, positive=True)
+    th = sp.Integer(BASE) ** (sp.Rational(-2, DIM) * i)
+    re, im = sp.Sum(sp.cos(r * th), (i, 0, j - 1)), sp.Sum(sp.sin(r * th), (i, 0, j - 1))
+    return sp.Sum(sp.sqrt(re**2 + im**2), (j, 1, DIM // 2)) / (DIM // 2)
+
+
+def _decay_formal() -> tuple:
+    """As stated, at d = 128 (the figure's d is not stated; :data:`DIM`): for every distance r >= 0 and every
+    t >= 1, B(r + t) <= B(r). False at r = 18, t = 1 (:func:`_decay_witness`)."""
+    r = sp.Symbol("r", integer=True, nonnegative=True)
+    t = sp.Symbol("t", integer=True, positive=True)
+    with sp.evaluate(False):
+        return bridge.formal([sp.Le(_decay_B(r + t), _decay_B(r))])
+
+
+def _decay_witness() -> tuple:
+    return (0, (("r", ("num", 18, 1)), ("t", ("num", 1, 1))))  # B(19) > B(18): the first increase
+
+
+def _decay_fair() -> tuple:
+    """The fair reading as checked: B(250) < B(0)/4 = (d/2 + 1)/8 = 65/8 (that B(0) = 65/2 is decided by the SymPy
+    kernel; B(r) <= B(0) for every r is the cited triangle inequality)."""
+    with sp.evaluate(False):
+        return bridge.formal([sp.Lt(_decay_B(sp.Integer(250)), sp.Rational(DIM // 2 + 1, 8))])
+
+
 def _decay_numeric() -> str:
 
     r = np.arange(0, 20001)
@@ -257,6 +287,9 @@ register(
         kind="published claim",
         family="rope_decay",
         statement=_decay_statement,
+        formal=_decay_formal,
+        witness=_decay_witness,
+        fair=_decay_fair,
         proof=_decay_proof,
         checks=(Check("numeric", _decay_numeric), Check("mpmath", _decay_mpmath), Check("cupy", _decay_cupy)),
         references=(_ROFORMER, "Barbero et al. 2024, section 3 (the decay assumes aligned queries and keys)"),

@@ -136,6 +136,8 @@ def defined(t: tuple, hyps: tuple, names: dict | None = None) -> tuple:
     for sub, bound in _subterms(t):
         if sub[0] == "app" and names is not None and len(sub) - 2 != names[sub[1]][2]:
             raise KernelError(f"{sub[1]!r} takes {names[sub[1]][2]} arguments, applied to {len(sub) - 2}")
+        if sub[0] == "sqrt" and not nonneg(normal(sub[1])):  # sqrt u needs u >= 0, by the sorts alone
+            raise KernelError("a square root of a term the sorts do not show >= 0")
         if sub[0] in ("inv", "log"):  # 1/u needs u nonzero, log u needs u positive
             if bound & {v[1] for v in variables(sub[1]) if v[0] == "var"}:
                 if not positive(normal(sub[1])):  # in a sum's index, which has no sign: positive by the sorts

@@ -19,7 +19,7 @@ from .terms import KernelError, substitute, tree_size
 __all__ = ["enclose", "exact", "MAX_PREC", "MAX_SUM_TERMS", "MAX_NODES", "MAX_BITS", "MAX_WORK"]
 
 MAX_BITS = 200_000
-MAX_WORK = 4_000_000  # enclosed nodes times bits of precision, in one enclosure
+MAX_WORK = 12_000_000  # enclosed nodes times bits of precision, in one enclosure (about 1.5 s at most)
 MAX_PREC = 4000  # bits
 MAX_SUM_TERMS = 20_000
 MAX_NODES = 200_000  # enclosed nodes of one term, sums unrolled, counted before enclosing
@@ -28,7 +28,7 @@ _iv = mpmath.iv
 
 
 def _nodes(t: tuple, budget: int = MAX_NODES) -> int:
-    """The number of nodes the enclosure visits, sums unrolled (their bounds must be integer literals); counting
+    """The number of nodes the enclosure visits, sums unrolled (their bounds must be integers, exactly); counting
     stops just past ``budget``, so the count itself costs at most about that many steps."""
     head = t[0]
     if head in ("num", "pi"):
@@ -59,9 +59,19 @@ def _nodes(t: tuple, budget: int = MAX_NODES) -> int:
 
 
 def _int_literal(t: tuple) -> int:
-    if t[0] != "num" or t[2] != 1:
-        raise KernelError(f"an enclosed sum's bounds are integer literals, got {t!r:.80}")
-    return t[1]
+    """An enclosed sum's bound: an integer literal, or a closed term of rationals whose exact value is an integer
+    (an inner sum's bound j - 1 once the outer index j is a number)."""
+    if t[0] == "num" and t[2] == 1:
+        return t[1]
+    if tree_size(t, 64) > 64:
+        raise KernelError("an enclosed sum's bound is an integer literal or a closed term of at most 64 nodes")
+    try:
+        v = _exact(t)
+    except KernelError:
+        v = None
+    if v is None or v.denominator != 1:
+        raise KernelError(f"an enclosed sum's bounds are integers, exactly, got {t!r:.80}")
+    return int(v)
 
 
 _MAX_MAGNITUDE = 2 ** 20  # bits: the largest |end| an enclosure may reach is 2^(2^20)
@@ -154,6 +164,11 @@ def _enc(t: tuple) -> object:
         return _finite(_elementary(_iv.log, b))
     if head == "abs":
         return _finite(abs(_enc(t[1])))  # the iv context's |.|, outward-rounded
+    if head == "sqrt":  # its argument is >= 0 (a proposition shows it): an end below 0 is the enclosure's width
+        lo, hi = _ends(_enc(t[1]))
+        if hi < 0:
+            raise KernelError("a square root of an interval below 0 is refused")
+        return _finite(_elementary(_iv.sqrt, _iv.mpf([max(lo, 0), hi])))
     if head == "floor":
         lo, hi = (_floor(e) for e in _ends(_enc(t[1])))
         if lo != hi:
@@ -217,6 +232,12 @@ def _exact(t: tuple) -> Fraction:
         return 1 / b
     if head == "abs":
         return abs(_exact(t[1]))
+    if head == "sqrt":  # exact only for the square of a rational
+        q = _exact(t[1])
+        n, d = (math.isqrt(q.numerator), math.isqrt(q.denominator)) if q >= 0 else (-1, 1)
+        if n < 0 or n * n != q.numerator or d * d != q.denominator:
+            raise KernelError("no exact rational value for the square root of a number that is not a rational square")
+        return Fraction(n, d)
     if head == "floor":
         return Fraction(math.floor(_exact(t[1])))
     if head in ("min", "max"):

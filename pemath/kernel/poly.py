@@ -15,6 +15,7 @@ A polynomial is a dict from a monomial (a sorted tuple of ``(atom key, exponent)
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from .terms import names, tree_size
@@ -84,7 +85,7 @@ def cost(t: tuple) -> tuple[int, int, int]:
         if any(c[0] > MAX_TERMS or c[1] > MAX_BITS for c in cb):
             return next(c for c in cb if c[0] > MAX_TERMS or c[1] > MAX_BITS)
         return cb[0][0], cb[0][1], min(sum(c[2] + c[0] for c in cb) + 2 * cb[0][0], cap_w)
-    if head in ("app", "inv", "cos", "sin", "exp", "log", "abs", "floor", "min", "max", "if"):
+    if head in ("app", "inv", "cos", "sin", "exp", "log", "abs", "sqrt", "floor", "min", "max", "if"):
         w, n, b = 1, 1, 1
         for i, a in enumerate(t[1][1:] + t[2:] if head == "if" else t[1:]):  # arguments are normalised too
             if isinstance(a, tuple):
@@ -274,6 +275,11 @@ def _value_at(head: str, q: Fraction) -> Fraction | None:
         return 1 / q
     if head == "abs":
         return abs(q)
+    if head == "sqrt":  # rational exactly where q >= 0 is the square of a rational
+        if q < 0:
+            raise KernelError("a square root of a negative number has no normal form")
+        n, d = math.isqrt(q.numerator), math.isqrt(q.denominator)
+        return Fraction(n, d) if n * n == q.numerator and d * d == q.denominator else None
     return {("exp", 0): Fraction(1), ("cos", 0): Fraction(1), ("sin", 0): Fraction(0),
             ("log", 1): Fraction(0)}.get((head, q))
 
@@ -328,7 +334,7 @@ def _normal(t: tuple) -> Poly:
             return _atom(("floor", term_of(arg)), "floor", _key(arg))
         v = Fraction(q.numerator // q.denominator)  # floor(u + q) = u + floor(q) for u integer-valued
         return add_poly(rest, {(): v} if v else {})
-    if head in ("inv", "cos", "sin", "exp", "log", "abs"):
+    if head in ("inv", "cos", "sin", "exp", "log", "abs", "sqrt"):
         arg = _normal(t[1])
         q = _rational(arg)
         v = None if q is None else _value_at(head, q)
@@ -420,6 +426,8 @@ def _atom_sign_of(key: str) -> str | None:
         return "pos"  # every term is real, so exp of it is positive
     if t[0] == "abs":
         return "nonneg"
+    if t[0] == "sqrt":  # the nonnegative root; positive where its argument is
+        return "pos" if positive(normal(t[1])) else "nonneg"
     if t[0] == "log":  # log u > 0 exactly where u > 1, >= 0 where u >= 1
         rest = add_poly(normal(t[1]), {(): Fraction(1)}, -1)
         return "pos" if positive(rest) else "nonneg" if nonneg(rest) else None

@@ -12,6 +12,7 @@ A term is one of::
     ("cos", t) ("sin", t) ("exp", t)
     ("log", t)                the natural logarithm: defined only where t is positive
     ("abs", t) ("floor", t)   |t| and the largest integer <= t
+    ("sqrt", t)               the nonnegative square root: defined only where t is >= 0 by the sorts
     ("min", a, b) ("max", a, b)
     ("if", r, a, b)           a where the atomic relation r holds, b elsewhere (both must be defined)
     ("diff", t, v)            the derivative of t in the variable named v (:mod:`pemath.kernel.calculus`)
@@ -39,7 +40,7 @@ SORTS = ("real", "pos", "nonneg", "int", "nat", "posint")
 INTEGER_SORTS = ("int", "nat", "posint")
 NONNEG_SORTS = ("pos", "nonneg", "nat", "posint")
 POSITIVE_SORTS = ("pos", "posint")
-FUNCTIONS = ("cos", "sin", "exp", "log", "abs", "floor")
+FUNCTIONS = ("cos", "sin", "exp", "log", "abs", "floor", "sqrt")
 BINARY = ("min", "max")
 RELATION_KINDS = ("eq", "lt", "le", "ne")
 MAX_EXPONENT = 4096

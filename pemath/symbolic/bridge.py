@@ -109,6 +109,8 @@ class Translator:
                 return p if n >= 0 else ("inv", p)
             if b.is_positive:  # b^x = exp(x log b), the definition for a positive base
                 return ("exp", ("mul", self.term(x), ("log", self.term(b))))
+            if x == sp.S.Half:  # the nonnegative square root (the checker requires b >= 0 by the sorts)
+                return ("sqrt", self.term(b))
             raise Untranslatable(f"a power with exponent {sp.sstr(x)[:40]} of a base not declared positive")
         if isinstance(e, (sp.cos, sp.sin, sp.exp, sp.floor)):
             return (type(e).__name__, self.term(e.args[0]))
@@ -864,8 +866,20 @@ def _relation_cert(prop: tuple, rel: tuple, bits: int | None) -> tuple:
     if bits is not None or closed:
         d = KP.add_poly(KP.normal(rel[2]), KP.normal(rel[1]), -1)
         if closed and (not d or list(d) != [()]):
-            return ("interval", bits or 128)
+            return ("interval", _affordable_bits(rel, bits or 128))
     return ("sign",)
+
+
+def _affordable_bits(rel: tuple, bits: int) -> int:
+    """The precision asked for, lowered (to 32 bits at least) where the checker's bound on an enclosure's nodes
+    times bits would refuse it: a sum of many terms is enclosed at fewer bits rather than not at all."""
+    from ..kernel.interval import MAX_NODES, MAX_WORK, _nodes
+
+    try:
+        n = _nodes(("add", rel[2], ("mul", num(-1), rel[1])), MAX_NODES)
+    except KernelError:
+        return bits
+    return max(32, min(bits, MAX_WORK // max(n, 1)))
 
 
 def certificate(certificate_kind: str, prop: tuple, method: str | None = None) -> tuple:
