@@ -52,7 +52,7 @@ def test_the_checker_imports_no_simplifier_and_its_size_is_printed():
                 assert node.level == 1 or (node.module or "").split(".")[0] in ALLOWED | {"__future__"}, path.name
     size = checker_size()
     assert set(size["imports"]) <= ALLOWED and "sympy" not in size["imports"]
-    assert 300 < size["lines"] < 1700  # lines of code, docstrings and comments excluded
+    assert 300 < size["lines"] < 1800  # lines of code, docstrings and comments excluded (1,669 before the ninth audit)
     assert f"({size['lines']} lines" in checker_line([])
 
 

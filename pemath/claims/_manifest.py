@@ -1,10 +1,12 @@
 """The claims' manifest: what each registered claim states, hashed, for the re-checker that loads no claim code.
 
-``pemath/claims/manifest.json`` maps each claim id to the SHA-256 of its kind, its written title and, for a
-claim with a formal statement, the statement, witness and fair reading (the checker's plain data), with the
-verdict pemath's run gives it and how many steps of each part ("statement", "counterexample", "fair reading")
-that run decided. The re-checker compares a record against it, so a record whose statement, title, kind or
-verdict was replaced, whose formal statement was deleted, or with a decided step deleted or appended, fails. Regenerate it with ``python -m pemath.claims._manifest`` after changing a
+``pemath/claims/manifest.json`` maps each claim id to its name and the SHA-256 of its kind, its written title
+and, for a claim with a formal statement, the statement, witness and fair reading (the checker's plain data),
+with the verdict pemath's run gives it and the skeleton of that run's steps (each one's status, role, part,
+certificate, the hypotheses it rests on and its text; a remark's text left out). The re-checker compares a
+record against it, so a record whose statement, title, kind or verdict was replaced, whose formal statement
+was deleted, or with a step deleted, appended, moved, relabelled or rewritten fails; a record of an unregistered
+claim may not carry a registered claim's name or an id that differs from one only in case. Regenerate it with ``python -m pemath.claims._manifest`` after changing a
 claim (a test fails until it matches the registry).
 """
 
@@ -16,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..symbolic.recheck import claim_digest as digest
-from ..symbolic.recheck import decided_parts
+from ..symbolic.recheck import step_skeleton
 
 __all__ = ["PATH", "digest", "build", "main"]
 
@@ -37,9 +39,9 @@ def build(outcomes: Sequence[Any] | None = None) -> dict[str, str]:
     out = {}
     for c, o in zip(claims, runs):
         j = lambda f: None if f is None else to_json(f())  # noqa: E731
-        steps = o.derivation.steps if o.derivation is not None else []
-        parts = decided_parts([s.part for s in steps if s.status == "proved"])
-        out[c.id] = digest(c.kind, c.title, j(c.formal), j(c.witness), j(c.fair), o.status, parts)
+        steps = o.as_json(latex=False)["steps"]
+        out[c.id] = {"name": c.name, "digest": digest(c.kind, c.title, j(c.formal), j(c.witness), j(c.fair),
+                                                      o.status, step_skeleton(steps))}
     return dict(sorted(out.items()))
 
 

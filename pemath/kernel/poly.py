@@ -95,6 +95,8 @@ def cost(t: tuple) -> tuple[int, int, int]:
                 w = min(w + ca[2] + ca[0], cap_w)
                 if head in ("floor", "min", "max") or (head == "if" and i >= 2):  # the value may be this argument
                     n, b = max(n, ca[0]), max(b, ca[1])
+                if w >= cap_w:
+                    break  # over the work limit already: the rest need not be costed (the ninth audit's route 6)
         return n, b, w
     if head == "add":
         n = b = w = 0
@@ -272,12 +274,14 @@ def _value_at(head: str, q: Fraction) -> Fraction | None:
     if head == "inv":
         if not q:
             raise KernelError("an inverse of 0 has no normal form")
+        budget.spend("bits", q.numerator.bit_length() + q.denominator.bit_length())
         return 1 / q
     if head == "abs":
         return abs(q)
     if head == "sqrt":  # rational exactly where q >= 0 is the square of a rational
         if q < 0:
             raise KernelError("a square root of a negative number has no normal form")
+        budget.spend("bits", q.numerator.bit_length() + q.denominator.bit_length())  # the root's work, charged
         n, d = math.isqrt(q.numerator), math.isqrt(q.denominator)
         return Fraction(n, d) if n * n == q.numerator and d * d == q.denominator else None
     return {("exp", 0): Fraction(1), ("cos", 0): Fraction(1), ("sin", 0): Fraction(0),

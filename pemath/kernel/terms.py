@@ -287,10 +287,31 @@ def tree_size(t: Any, limit: int | None = None) -> int:
     return n
 
 
+MALFORMED = (TypeError, IndexError, KeyError, AttributeError, ValueError, ArithmeticError, RecursionError)
+
+
+def refusing(f: Any) -> Any:
+    """A public function of the checker whose malformed input is refused with KernelError (never another
+    exception: the ninth audit crashed ``show``, ``to_json``, ``from_json`` and the verdict's helpers)."""
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return f(*args, **kwargs)
+        except KernelError:
+            raise
+        except MALFORMED as exc:
+            raise KernelError(f"malformed input to {f.__name__} ({type(exc).__name__}: {exc})"[:300]) from None
+
+    wrapper.__name__, wrapper.__qualname__, wrapper.__doc__ = f.__name__, f.__qualname__, f.__doc__
+    wrapper.__module__, wrapper.__wrapped__ = f.__module__, f  # type: ignore[attr-defined]
+    return wrapper
+
+
+@refusing
 def to_json(t: Any) -> Any:
     return [to_json(a) if isinstance(a, tuple) else a for a in t]
 
 
+@refusing
 def from_json(j: Any) -> tuple:
     if not isinstance(j, list):
         raise KernelError(f"a stored term is a JSON array, got {j!r:.80}")
@@ -301,6 +322,7 @@ _SORT_WORDS = {"real": "real", "pos": "positive real", "nonneg": "nonnegative re
                "nat": "natural number (>= 0)", "posint": "positive integer"}
 
 
+@refusing
 def show(t: tuple, prec: int = 0) -> str:
     """Plain text of a term, for titles and messages (the JSON form is the record): ``prec`` is the binding of the
     place it stands in (0 a side or an argument, 1 a factor, 2 a power's base), so brackets appear where needed."""

@@ -21,14 +21,17 @@ from typing import Any
 
 from .check import MALFORMED, _in_sort, _plain, _same_rel, well_formed
 from .poly import budget
-from .terms import KernelError, show_proposition, substitute_relation
+from .terms import KernelError, refusing, show_proposition, substitute_relation
 
 __all__ = ["negation", "counterexample", "established", "derive", "title"]
 
 _NEGATION = {"eq": ("ne", 1, 2), "ne": ("eq", 1, 2), "lt": ("le", 2, 1), "le": ("lt", 2, 1)}
 
 
+@refusing
 def negation(r: tuple) -> tuple:
+    if not (isinstance(r, tuple) and len(r) == 3 and r[0] in _NEGATION):
+        raise KernelError("a relation to negate is (kind, a, b), kind one of eq, ne, lt, le")
     kind, a, b = _NEGATION[r[0]]
     return (kind, r[a], r[b])
 
@@ -37,6 +40,7 @@ def _relations(concl: tuple) -> list[tuple]:
     return list(concl[1:]) if concl[0] == "and" else [concl]
 
 
+@refusing
 def counterexample(statement: tuple, witness: Any) -> tuple:
     """The closed proposition that refutes ``statement`` at ``witness`` = ``(index, ((name, term), ...))``: its
     hypotheses at the witness and the negation of its relation ``index`` there. Every binder gets a closed value
@@ -47,6 +51,8 @@ def counterexample(statement: tuple, witness: Any) -> tuple:
                                                       for p in witness[1])):
         raise KernelError("a witness is (relation index, ((name, ('num', p, q)), ...))")
     index, pairs = witness
+    _plain(statement, "statement")
+    well_formed(statement)  # the statement checked before it is read (the ninth audit's route 7)
     rels = _relations(statement[3])
     if not 0 <= index < len(rels):
         raise KernelError(f"the statement has {len(rels)} relations, not {index + 1}")
@@ -66,20 +72,23 @@ def counterexample(statement: tuple, witness: Any) -> tuple:
     return well_formed(("forall", (), (), closed[0] if len(closed) == 1 else ("and", *closed)))
 
 
-def _covers(step: tuple, statement: tuple, r: tuple) -> bool:
+def _covers(step: tuple, statement: tuple, r: tuple, binders: frozenset) -> bool:
     """Whether checked ``step`` gives relation ``r`` of ``statement``: one of its relations is r, its binders are
-    among the statement's and each of its hypotheses is one of the statement's (a step that needs fewer
-    hypotheses says more)."""
-    if not set(step[1]) <= set(statement[1]):
+    among the statement's (``binders``, the set built once) and each of its hypotheses is one of the statement's (a
+    step that needs fewer hypotheses says more). Each pair is charged what it reads."""
+    budget.spend("monomials", len(step[1]) + len(step[2]) + 1)
+    if not set(step[1]) <= binders:
         return False
     if not all(any(_same_rel(a, b) for b in statement[2]) for a in step[2]):
         return False
     return any(_same_rel(c, r) for c in _relations(step[3]))
 
 
+@refusing
 def established(statement: tuple, props: Sequence[tuple]) -> bool:
     """Whether the checked propositions ``props`` establish every relation of ``statement``'s conclusion."""
-    return all(any(_covers(p, statement, r) for p in props) for r in _relations(statement[3]))
+    binders = frozenset(statement[1])
+    return all(any(_covers(p, statement, r, binders) for p in props) for r in _relations(statement[3]))
 
 
 def derive(kind: str, statement: tuple, checked: Sequence[tuple[str, tuple]], *, witness: Any = None,
@@ -129,6 +138,7 @@ def _same_closed(p: tuple, q: tuple) -> bool:
     return len(a) == len(b) and all(_same_rel(x, y) for x, y in zip(a, b))
 
 
+@refusing
 def title(statement: tuple) -> str:
     """The title a formal claim's record carries: generated from its statement, so it says exactly that."""
     return show_proposition(statement)

@@ -879,7 +879,7 @@ def _affordable_bits(rel: tuple, bits: int) -> int:
         n = _nodes(("add", rel[2], ("mul", num(-1), rel[1])), MAX_NODES)
     except KernelError:
         return bits
-    return max(32, min(bits, MAX_WORK // max(n, 1)))
+    return max(32, min(bits, MAX_WORK // (3 * max(n, 1))))  # a third of it: the bits budget counts each node too
 
 
 def certificate(certificate_kind: str, prop: tuple, method: str | None = None) -> tuple:

@@ -11,6 +11,7 @@ RECORD``), which checks that no module of ``pemath.claims`` was loaded.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -21,7 +22,7 @@ import sympy as sp
 
 from ._certify import Premise, ProofFailure, conclusion, decide, dump, fixed_of, load, rests_of, used_premises
 
-__all__ = ["Recheck", "recheck", "main", "claim_digest", "decided_parts"]
+__all__ = ["Recheck", "recheck", "main", "claim_digest", "step_skeleton"]
 
 
 @dataclass
@@ -87,24 +88,32 @@ def _verdict_consistent(claim: dict) -> str | None:
 
 
 def claim_digest(kind: Any, title: Any, statement: Any, witness: Any, fair: Any, verdict: Any = None,
-                 decided: Any = None) -> str:
+                 steps: Any = None) -> str:
     """The SHA-256 of what a claim states (its kind, written title, and formal statement, witness and fair reading
-    as JSON-ready data) and of what pemath's run of it gives (its verdict, and how many steps of each part it
-    decided): the manifest's entry, computed the same way from the registry's run and from a record."""
+    as JSON-ready data) and of what pemath's run of it gives (its verdict, and :func:`step_skeleton` of its steps):
+    the manifest's entry, computed the same way from the registry's run and from a record."""
     import hashlib
 
-    text = json.dumps([kind, title, statement, witness, fair, verdict, decided], sort_keys=True,
+    text = json.dumps([kind, title, statement, witness, fair, verdict, steps], sort_keys=True,
                       separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def decided_parts(parts: Sequence[Any]) -> dict[str, int]:
-    """How many decided steps bear on each part ("statement", "counterexample", "fair reading"), from their
-    parts: the count the manifest binds, so a record with a step deleted or appended fails."""
-    out: dict[str, int] = {}
-    for part in parts:
-        out[str(part)] = out.get(str(part), 0) + 1
-    return dict(sorted(out.items()))
+def step_skeleton(steps: Sequence[dict]) -> list:
+    """What the manifest binds of a claim's steps, in order: each step's status, role, part, certificate, the
+    hypotheses it rests on and its text (a remark's text left out: it may quote a measured figure). A record with
+    a step deleted, appended, moved, relabelled, replaced by another or rewritten fails (the ninth audit's route
+    1: the counts of decided steps per part let two counterexample steps swap parts)."""
+    out = []
+    for s in steps:
+        role = s.get("role")
+        out.append([s.get("status"), role, s.get("part") if s.get("status") == "proved" else None,
+                    s.get("certificate"), sorted(s.get("rests_on") or []),
+                    None if role == "remark" else s.get("text")])
+    return out
+
+
+_ID = re.compile(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+")
 
 
 def _manifest() -> dict:
@@ -117,20 +126,28 @@ def _manifest() -> dict:
 
 def _registered(claim: dict, manifest: dict) -> str | None:
     """A claim whose id pemath registers must state what the manifest holds for it: its kind, written title and
-    formal statement (with witness and fair reading), and the verdict and the number of decided steps of each part
+    formal statement (with witness and fair reading), its name, and the verdict and the steps (:func:`step_skeleton`)
     pemath's run gives (a claim without a formal statement has its verdict bound here: the eighth audit deleted
     such a claim's counterexample and relabelled it proved). A record of other claims is checked against itself
-    only."""
+    only, under an id and a name no registered claim has."""
     cid = claim.get("id")
     if cid not in manifest:
+        # a claim pemath does not register: its id is well formed and unlike any registered one, and its name is
+        # not a registered claim's (the ninth audit's route 2 re-checked a tampered record under "id " or "ID")
+        if not (isinstance(cid, str) and _ID.fullmatch(cid)):
+            return f"its id {cid!r:.60} is not a claim id (lowercase words joined by dots)"
+        if any(cid.casefold() == k.casefold() for k in manifest):
+            return f"its id {cid!r} differs from a registered claim's only in case"
+        if claim.get("name") in {v["name"] for v in manifest.values()}:
+            return f"it has a registered claim's name ({claim.get('name')!r}) under an id pemath does not register"
         return None
     formal = claim.get("statement") or {}
     title = claim.get("headline") if claim.get("statement") else claim.get("title")
-    parts = decided_parts([s.get("part") for s in claim["steps"] if s.get("status") == "proved"])
-    if claim_digest(claim.get("kind"), title, formal.get("proposition"), formal.get("witness"),
-                    formal.get("fair"), claim.get("status"), parts) != manifest[cid]:
-        return ("its kind, title, formal statement, verdict or number of decided steps of each part is not the one "
-                "pemath registers for it (pemath/claims/manifest.json)")
+    if claim.get("name") != manifest[cid]["name"] or claim_digest(
+            claim.get("kind"), title, formal.get("proposition"), formal.get("witness"), formal.get("fair"),
+            claim.get("status"), step_skeleton(claim["steps"])) != manifest[cid]["digest"]:
+        return ("its name, kind, title, formal statement, verdict or steps (their order, parts, roles, certificates "
+                "and texts) are not the ones pemath registers for it (pemath/claims/manifest.json)")
     return None
 
 
