@@ -118,8 +118,8 @@ def _recheck(record: str, *, quiet: bool) -> int:
         path = os.path.join(tmp, "record.json")
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(record)
-        run = subprocess.run([sys.executable, "-I", "-m", "pemath.symbolic.recheck", path], capture_output=True,
-                             text=True, check=False)
+        run = subprocess.run([sys.executable, "-I", "-m", "pemath.symbolic.recheck", "--registered-only", path],
+                             capture_output=True, text=True, check=False)
     out = (run.stdout + run.stderr).strip()
     print(out, file=sys.stderr if quiet else sys.stdout, flush=True)
     return 0 if run.returncode == 0 else 1

@@ -382,7 +382,7 @@ def _record_of(*steps):
     """A record as ``pemath prove --json`` writes it, holding the given (text, certificate, formula) steps as decided."""
     from pemath.symbolic._certify import dump
 
-    return [{"id": "test.forged", "status": "proved", "steps": [
+    return [{"id": "forged", "status": "proved", "steps": [
         {"text": text, "status": "proved", "certificate": cert, "method": None, "rests_on": [], "part": "statement",
          "formula": formula if isinstance(formula, str) else dump(formula)} for text, cert, formula in steps]}]
 

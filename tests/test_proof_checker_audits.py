@@ -4,6 +4,8 @@ time (``time.process_time``): CI runs other checks beside the tests, and a check
 
 from __future__ import annotations
 
+import pathlib
+import tempfile
 import time
 
 import pytest
@@ -616,6 +618,23 @@ def test_route_9_2_a_record_cannot_leave_the_manifest_by_renaming_its_claim():
         renamed = copy.deepcopy(record)
         renamed[0]["id"] = cid
         assert not recheck(renamed).ok, cid
+    # a new id and a new name: a claim pemath does not register, consistent with itself, and said to be so; the
+    # re-check of what pemath prove ran (--registered-only) refuses it
+    other = copy.deepcopy(record)
+    other[0]["id"], other[0]["name"] = "mine.wavelengths", "Another name"
+    result = recheck(other)
+    assert result.unregistered == ["mine.wavelengths"] and "checked against themselves only" in result.summary()
+    import json
+    import subprocess
+    import sys
+
+    path = pathlib.Path(tempfile.mkdtemp()) / "record.json"
+    path.write_text(json.dumps(other), encoding="utf-8")
+    for flags, code in (([], 0), (["--registered-only"], 1)):
+        run = subprocess.run([sys.executable, "-I", "-m", "pemath.symbolic.recheck", *flags, str(path)],
+                             capture_output=True, text=True)
+        assert run.returncode == code, run.stdout + run.stderr
+    assert "not registered" in run.stderr
 
 
 def test_route_9_3_counting_a_memberships_cases_is_linear_in_its_variables():

@@ -25,7 +25,7 @@ __all__ = ["PATH", "digest", "build", "main"]
 PATH = pathlib.Path(__file__).with_name("manifest.json")
 
 
-def build(outcomes: Sequence[Any] | None = None) -> dict[str, str]:
+def build(outcomes: Sequence[Any] | None = None) -> dict[str, dict[str, str]]:
     """The manifest of the registered claims, from ``outcomes`` (``run_claims(all_claims(), checks=False)``, run
     here when not given)."""
     from ..kernel import to_json

@@ -119,16 +119,19 @@ def _rounds_to(n: int, e: int, bits: int, want: int) -> list:
 
 
 def _integers_formal() -> tuple:
-    """For bfloat16 (8 bits) and float16 (11 bits): every n >= 1 of bit length e = p - g <= p is unchanged by
-    rounding to p bits (so 1..2^p - 1 are exact; 0 is exact in every binary format), 2^p (bit length p + 1) is
-    unchanged and 2^p + 1 rounds to 2^p."""
-    n = sp.Symbol("n", integer=True, positive=True)
-    g = sp.Symbol("g", integer=True, nonnegative=True)
-    rels = []
+    """For bfloat16 (p = 8 bits) and float16 (p = 11): every n_p >= 1 whose bit length is e = p - g_p <= p
+    (2^(e-1) - 1 < n_p < 2^e) is unchanged by rounding to p bits (so 1..2^p - 1 are exact; 0 is exact in every
+    binary format, not stated here), 2^p (bit length p + 1) is unchanged and 2^p + 1 rounds to 2^p. Each format
+    has its own n_p and g_p, so the two bit-length hypotheses never constrain each other."""
+    rels, hyps = [], []
     for p in (8, 11):
+        n = sp.Symbol(f"n_{p}", integer=True, positive=True)
+        g = sp.Symbol(f"g_{p}", integer=True, nonnegative=True)
         rels.append(sp.Eq(_round(n, p, p - g), n, evaluate=False))
         rels += _rounds_to(2**p, p + 1, p, 2**p) + _rounds_to(2**p + 1, p + 1, p, 2**p)
-    return bridge.formal(rels)
+        with sp.evaluate(False):
+            hyps += [sp.Lt(sp.Integer(2) ** (p - g - 1) - 1, n), sp.Lt(n, sp.Integer(2) ** (p - g))]
+    return bridge.formal(rels, hyps)
 
 
 def _integers_proof() -> Verdict:
@@ -210,8 +213,8 @@ register(Claim(
     title="bfloat16 holds the integers 1..256 exactly and rounds 257 to 256; float16 holds 1..2048 and rounds 2049 "
           "to 2048",
     kind="theorem", family="failures",
-    statement=lambda: sp.And(sp.Eq(label("max_exact_bfloat16", r"\max\{N : 0..N \text{ exact in bfloat16}\}"), 256),
-                              sp.Eq(label("max_exact_float16", r"\max\{N : 0..N \text{ exact in float16}\}"), 2048)),
+    statement=lambda: sp.And(sp.Eq(label("max_exact_bfloat16", r"\max\{N : 1..N \text{ exact in bfloat16}\}"), 256),
+                              sp.Eq(label("max_exact_float16", r"\max\{N : 1..N \text{ exact in float16}\}"), 2048)),
     formal=_integers_formal,
     proof=_integers_proof,
     checks=(Check("numeric", _integers_numeric),),

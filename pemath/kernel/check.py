@@ -680,13 +680,16 @@ def check(prop: Any, cert: Any, context: Sequence[Theorem] = ()) -> Theorem:
         _one_sort_per_name(prop, cert)
         with budget.scope(), function_sorts(sorts):
             _HYP_NAMES.clear()
-            _well_formed(prop)
-            _CASES[0] = 0
-            total = _cases(prop, cert)
-            if total > MAX_CASES:
-                raise KernelError(f"refused before any case is built: more than {MAX_CASES} cases, nested "
-                                  "enumerations multiplied")
-            _decide(prop, cert, context)
+            try:
+                _well_formed(prop)
+                _CASES[0] = 0
+                total = _cases(prop, cert)
+                if total > MAX_CASES:
+                    raise KernelError(f"refused before any case is built: more than {MAX_CASES} cases, nested "
+                                      "enumerations multiplied")
+                _decide(prop, cert, context)
+            finally:
+                _HYP_NAMES.clear()  # the hypotheses it holds are not kept alive past the check
     except KernelError:
         raise
     except MALFORMED as exc:

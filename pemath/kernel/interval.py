@@ -96,7 +96,7 @@ def _finite(x: object) -> object:
 _GUARD = 40  # extra bits at which an elementary function is computed before its ends are widened
 
 
-def _elementary(f: object, b: object) -> object:
+def _elementary(f: object, b: object, *, charge: bool = True) -> object:
     """``f(b)`` for an elementary function of mpmath's iv context, made rigorous: mpmath's own directed rounding of
     exp, log, cos and sin is not (its fixed-point argument reduction keeps only about prec + 14 guard bits), so
     the value is computed at 40 more bits and each end is then moved outward by (|end| + 1) 2^-prec, with the
@@ -104,7 +104,8 @@ def _elementary(f: object, b: object) -> object:
     prec = _iv.prec
     # each evaluation is charged: an elementary function costs tens of microseconds however small its precision,
     # so a cheap tree of many (the audit of sqrt: 100,000 sin(pi) at 32 bits, 8 s) is refused by the bits budget
-    budget.spend("bits", max(prec, _ELEMENTARY_BITS))
+    if charge:
+        budget.spend("bits", max(prec, _ELEMENTARY_BITS))
     _iv.prec = prec + _GUARD
     try:
         r = f(b)
@@ -125,10 +126,10 @@ def _enc(t: tuple) -> object:
     head = t[0]
     if head == "num":
         return _iv.mpf(t[1]) / t[2] if t[2] != 1 else _iv.mpf(t[1])
-    if head == "pi":  # one enclosure per precision, kept: pi is a constant (each use is still charged)
-        budget.spend("bits", _iv.prec)
+    if head == "pi":  # one enclosure per precision, kept (pi is a constant); every use charged the same
+        budget.spend("bits", max(_iv.prec, _ELEMENTARY_BITS))
         if _iv.prec not in _PI:
-            _PI[_iv.prec] = _elementary(lambda _: _iv.pi, None)
+            _PI[_iv.prec] = _elementary(lambda _: _iv.pi, None, charge=False)
         return _PI[_iv.prec]
     if head == "add":
         out = _enc(t[1])
@@ -212,8 +213,8 @@ def _decides(r: tuple) -> bool:
 
 
 def exact(t: tuple, top: bool = True) -> Fraction:
-    """The exact rational value of a closed term made of numbers, +, *, powers, inverses, |.|, floor, min, max and
-    conditionals; refuses any other term (pi, cos, ...), any value past MAX_BITS and any evaluation whose work
+    """The exact rational value of a closed term made of numbers, +, *, powers, inverses, |.|, square roots of
+    rational squares, floor, min, max and conditionals; refuses any other term (pi, cos, ...), any value past MAX_BITS and any evaluation whose work
     (the bits of every intermediate value, added up) passes MAX_WORK."""
     return _exact(t)
 

@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from fractions import Fraction
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 __all__ = ["SORTS", "MAX_EXPONENT", "KernelError", "num", "var", "add", "mul", "pow_", "inv", "fn", "app",
            "sum_", "PI", "ZERO", "ONE", "validate", "variables", "substitute", "from_json", "to_json", "show",
@@ -290,32 +291,45 @@ def tree_size(t: Any, limit: int | None = None) -> int:
 MALFORMED = (TypeError, IndexError, KeyError, AttributeError, ValueError, ArithmeticError, RecursionError)
 
 
-def refusing(f: Any) -> Any:
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def refusing(f: _F) -> _F:
     """A public function of the checker whose malformed input is refused with KernelError (never another
-    exception: the ninth audit crashed ``show``, ``to_json``, ``from_json`` and the verdict's helpers)."""
+    exception: the ninth audit crashed ``show``, ``to_json``, ``from_json`` and the verdict's helpers). The
+    wrapper keeps the function's name, docstring and annotations, and chains the original exception."""
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return f(*args, **kwargs)
         except KernelError:
             raise
         except MALFORMED as exc:
-            raise KernelError(f"malformed input to {f.__name__} ({type(exc).__name__}: {exc})"[:300]) from None
+            raise KernelError(f"malformed input to {f.__name__} ({type(exc).__name__}: {exc})"[:300]) from exc
 
-    wrapper.__name__, wrapper.__qualname__, wrapper.__doc__ = f.__name__, f.__qualname__, f.__doc__
-    wrapper.__module__, wrapper.__wrapped__ = f.__module__, f  # type: ignore[attr-defined]
-    return wrapper
+    for attr in ("__name__", "__qualname__", "__doc__", "__module__", "__annotations__"):
+        setattr(wrapper, attr, getattr(f, attr))
+    wrapper.__wrapped__ = f  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]
 
 
 @refusing
 def to_json(t: Any) -> Any:
-    return [to_json(a) if isinstance(a, tuple) else a for a in t]
+    return _to_json(t)
+
+
+def _to_json(t: Any) -> Any:  # the recursion unwrapped: one wrapper per call, not per level
+    return [_to_json(a) if isinstance(a, tuple) else a for a in t]
 
 
 @refusing
 def from_json(j: Any) -> tuple:
     if not isinstance(j, list):
         raise KernelError(f"a stored term is a JSON array, got {j!r:.80}")
-    return tuple(from_json(a) if isinstance(a, list) else a for a in j)
+    return _from_json(j)
+
+
+def _from_json(j: list) -> tuple:
+    return tuple(_from_json(a) if isinstance(a, list) else a for a in j)
 
 
 _SORT_WORDS = {"real": "real", "pos": "positive real", "nonneg": "nonnegative real", "int": "integer",

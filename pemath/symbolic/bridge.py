@@ -871,15 +871,18 @@ def _relation_cert(prop: tuple, rel: tuple, bits: int | None) -> tuple:
 
 
 def _affordable_bits(rel: tuple, bits: int) -> int:
-    """The precision asked for, lowered (to 32 bits at least) where the checker's bound on an enclosure's nodes
-    times bits would refuse it: a sum of many terms is enclosed at fewer bits rather than not at all."""
+    """The precision asked for, lowered (to 32 bits at least) where the checker's bounds would refuse it: an
+    enclosure's nodes times bits, and a check's bits budget, which charges every node its precision and every
+    elementary evaluation at least 64 bits more. A sum of many terms is enclosed at fewer bits rather than not at
+    all."""
     from ..kernel.interval import MAX_NODES, MAX_WORK, _nodes
+    from ..kernel.poly import budget
 
     try:
         n = _nodes(("add", rel[2], ("mul", num(-1), rel[1])), MAX_NODES)
     except KernelError:
         return bits
-    return max(32, min(bits, MAX_WORK // (3 * max(n, 1))))  # a third of it: the bits budget counts each node too
+    return max(32, min(bits, MAX_WORK // max(n, 1), budget.LIMITS["bits"] // (3 * max(n, 1))))
 
 
 def certificate(certificate_kind: str, prop: tuple, method: str | None = None) -> tuple:

@@ -81,13 +81,14 @@ def integers_exact(fmt: str = "bfloat16", bits: int | None = None) -> Derivation
     not (it rounds to 2^p)."""
     p = bits if bits is not None else {"bfloat16": 8, "float16": 11}[fmt]
     top = 2**p
-    g = sp.Symbol("g", integer=True, nonnegative=True)
+    n = sp.Symbol(f"n_{p}", integer=True, positive=True)  # named per format: one statement holds both formats
+    g = sp.Symbol(f"g_{p}", integer=True, nonnegative=True)
     d = Derivation(f"{fmt}: the integers it holds exactly")
     d.define(f"{fmt} keeps {p} significant bits (its exponent range covers these integers): an integer n >= 1 of bit "
              f"length e (2^(e-1) <= n < 2^e) is exact iff rounding it to {p} significant bits leaves it unchanged",
              rounded(_N, p, sp.Symbol("e", integer=True, positive=True)))
     d.equal(f"an integer of at most {p} bits, e = {p} - g (g >= 0): the spacing is 2^max(-g, 0) = 1, so rounding "
-            f"leaves it unchanged: every integer 1..2^{p} - 1 is exact", unevaluated(rounded, _N, p, p - g), _N)
+            f"leaves it unchanged: every integer 1..2^{p} - 1 is exact", unevaluated(rounded, n, p, p - g), n)
     for n, e, want, why in ((top, p + 1, top, f"2^{p}, of {p + 1} bits, is a multiple of its spacing 2: exact"),
                             (top + 1, p + 1, top, f"2^{p} + 1 is not: a tie between 2^{p} and 2^{p} + 2, to the even "
                                                   f"one, {top}")):

@@ -37,6 +37,7 @@ class Recheck:
     claims: int = 0
     checked: int = 0  # decided steps whose proposition and certificate pemath.kernel verified again
     formal: int = 0  # claims whose verdict was derived again from their formal statement
+    unregistered: list[str] = field(default_factory=list)  # claims checked against themselves only
 
     @property
     def ok(self) -> bool:
@@ -47,6 +48,9 @@ class Recheck:
                 f"alone in {self.seconds:.1f} s; {self.checked} of them also verified by pemath.kernel from their "
                 f"propositions and certificates; {self.formal} claims' verdicts derived again from their formal "
                 "statements")
+        if self.unregistered:
+            head += (f"; {len(self.unregistered)} claims pemath does not register, checked against themselves only: "
+                     f"{', '.join(repr(c) for c in self.unregistered[:8])}")
         if self.ok:
             return head
         lines = [head + f"; {len(self.failures)} not re-decided:"]
@@ -113,7 +117,7 @@ def step_skeleton(steps: Sequence[dict]) -> list:
     return out
 
 
-_ID = re.compile(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+")
+_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")  # printable ASCII, no space: nothing invisible or confusable
 
 
 def _manifest() -> dict:
@@ -135,10 +139,10 @@ def _registered(claim: dict, manifest: dict) -> str | None:
         # a claim pemath does not register: its id is well formed and unlike any registered one, and its name is
         # not a registered claim's (the ninth audit's route 2 re-checked a tampered record under "id " or "ID")
         if not (isinstance(cid, str) and _ID.fullmatch(cid)):
-            return f"its id {cid!r:.60} is not a claim id (lowercase words joined by dots)"
+            return f"its id {cid!r:.60} is not a claim id (ASCII letters, digits, '_', '.', '-')"
         if any(cid.casefold() == k.casefold() for k in manifest):
             return f"its id {cid!r} differs from a registered claim's only in case"
-        if claim.get("name") in {v["name"] for v in manifest.values()}:
+        if claim.get("name") is not None and claim.get("name") in {v["name"] for v in manifest.values()}:
             return f"it has a registered claim's name ({claim.get('name')!r}) under an id pemath does not register"
         return None
     formal = claim.get("statement") or {}
@@ -260,6 +264,8 @@ def recheck(record: Sequence[dict]) -> Recheck:
                 out.decided += 1
             except Exception as exc:  # noqa: BLE001 - any failure to re-decide a step is that step's failure
                 out.failures.append((cid, n, text, f"{type(exc).__name__}: {exc}"))
+        if cid not in manifest:
+            out.unregistered.append(str(cid))
         try:
             why = _verdict_consistent(claim) or _registered(claim, manifest) or _formal_consistent(claim, verified)
         except Exception as exc:  # a malformed record fails, never crashes the re-checker
@@ -273,11 +279,15 @@ def recheck(record: Sequence[dict]) -> Recheck:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m pemath.symbolic.recheck RECORD.json``: exit 0 when every decided step is re-decided."""
+    """``python -m pemath.symbolic.recheck [--registered-only] RECORD.json``: exit 0 when every decided step is
+    re-decided (and, with ``--registered-only``, every claim is one pemath registers: ``pemath prove --recheck``
+    re-checks what pemath itself just ran)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    registered_only = "--registered-only" in args
+    args = [a for a in args if a != "--registered-only"]
     if len(args) != 1:
-        print("usage: python -m pemath.symbolic.recheck RECORD.json (the output of pemath prove --json)",
-              file=sys.stderr)
+        print("usage: python -m pemath.symbolic.recheck [--registered-only] RECORD.json (the output of pemath prove "
+              "--json)", file=sys.stderr)
         return 2
     try:
         with open(args[0], encoding="utf-8") as fh:
@@ -290,6 +300,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(result.summary())
     if loaded:
         print(f"recheck: claim code was loaded ({', '.join(loaded)}): not an independent re-check", file=sys.stderr)
+        return 1
+    if registered_only and result.unregistered:
+        print(f"recheck: {len(result.unregistered)} claims are not registered by pemath", file=sys.stderr)
         return 1
     return 0 if result.ok else 1
 

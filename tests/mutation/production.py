@@ -148,7 +148,7 @@ def run(mutant: Mutant, *, checks: bool = True, timeout: int = 600, full: bool =
         runs = ([list(first)] if first else []) + ([] if first and mutant.name in JUSTIFIED else [[]])
         for ids in runs:
             status, detail = _prove(tmp, ids + ([] if checks else ["--no-checks"]), timeout)
-            if status != "survived" or not ids:
+            if status == "killed" or not ids:  # survived or incompetent on the named claims (a stale id): full run
                 break
     return status, (f"{detail} (on the claims it names: {', '.join(first)})" if first and ids else detail), \
         time.perf_counter() - t0
@@ -170,7 +170,7 @@ def _prove(tmp: str, argv: list[str], timeout: int) -> tuple[str, str]:
     failed = [ln.split(":")[0].strip() for ln in out.stdout.splitlines()
               if ln.endswith(": failed") or ln.endswith(": error")]
     if out.returncode != 0:
-        return "killed", f"{summary} [{', '.join(failed[:4])}]"
+        return "killed", f"{summary} [{', '.join(failed)}]"
     return "survived", summary
 
 
