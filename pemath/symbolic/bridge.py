@@ -198,6 +198,12 @@ class Translator:
             return ("and", *(self.relation(a) for a in r.args))
         if r is sp.true:
             raise Untranslatable("a predicate SymPy already evaluated to True")
+        if isinstance(r, sp.Not) and isinstance(r.args[0], sp.Contains) and isinstance(r.args[0].args[1], sp.FiniteSet):
+            x, members = r.args[0].args  # x not in {a, b, ...}: x != a and x != b and ...
+            if not members.args:
+                raise Untranslatable("membership of an empty set")
+            out = [("ne", self.term(x), self.term(a)) for a in members.args]
+            return out[0] if len(out) == 1 else ("and", *out)
         if isinstance(r, sp.Not):
             from ..kernel.verdict import negation
 
