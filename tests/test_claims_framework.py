@@ -170,3 +170,11 @@ def test_every_registered_claim_has_a_name_in_words():
     assert c.display_name == c.name and dataclasses.replace(c, name=None).display_name == c.title
     with pytest.raises(TypeError, match="Claim name must be a non-empty string"):
         dataclasses.replace(c, name="")
+
+
+@pytest.mark.parametrize("bad", ["demo x", "demo.x ", "demo.x\u200b", "démo.x"])
+def test_a_claim_id_the_recheck_cannot_read_is_refused_at_construction(bad):
+    with pytest.raises(ValueError, match="id"):
+        Claim(id=bad, title="demo", kind="theorem", family="demo", statement=lambda: sp.S.true, proof=lambda: None)
+    Claim(id="lab.claim-2_b", title="demo", kind="theorem", family="demo", statement=lambda: sp.S.true,
+          proof=lambda: None)

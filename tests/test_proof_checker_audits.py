@@ -713,10 +713,10 @@ def test_route_sqrt_2_exact_roots_and_inverses_are_charged_their_operands_bits()
         leaf = ("pow", big, 16) if head == "sqrt" else big
         for _ in range(4):
             leaf = (head, leaf)
-        t = _min_tree(leaf, 16_384)  # the audit measured 5.0 s (sqrt) and 3.2 s (inv)
+        t = _min_tree(leaf, 16_384)  # uncharged, this took 1.35 s (sqrt) and 3.3 s (inv) here; the audit's 5.0 and 3.2 s
         t0 = time.process_time()
         try:
             check(("forall", (), (), ("le", N(0), t)), ("eval",))
         except KernelError:
             pass
-        assert time.process_time() - t0 < 2.0, head
+        assert time.process_time() - t0 < 1.0, head

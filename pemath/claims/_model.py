@@ -154,6 +154,11 @@ class Claim:
             raise ValueError("Claim witness and fair need a formal statement (formal=)")
         for name in ("id", "title", "family"):
             _text("Claim", name, getattr(self, name))
+        from ..symbolic.recheck import CLAIM_ID
+
+        if not CLAIM_ID.fullmatch(self.id):
+            raise ValueError(f"Claim id must be ASCII letters, digits, '_', '.' and '-' (the re-checker reads no other), "
+                             f"got {self.id!r}")
         _text("Claim", "name", self.name, optional=True)
         if not isinstance(self.kind, str):
             raise TypeError(f"kind must be one of {KINDS}, got {self.kind!r}")

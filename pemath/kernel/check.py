@@ -50,17 +50,14 @@ from .interval import enclose, exact
 from .poly import (FUNCTION_SORTS, MAX_TERMS, budget, function_sorts, add_poly, mul_poly, is_integer_valued, nonneg,
                    normal, positive, sign, term_of)
 from .rules import relation
-from .terms import (INTEGER_SORTS, MALFORMED, KernelError, names, num, refusing, substitute, substitute_relation,
-                    tree_size, validate,
-                    var, variables)
+from .terms import (INTEGER_SORTS, MALFORMED, MAX_TREE, KernelError, names, num, refusing, substitute,
+                    substitute_relation, tree_size, validate, var, variables)
 
 __all__ = ["Theorem", "check", "RELATIONS", "MAX_CASES", "MAX_GENERATORS", "well_formed", "defined", "same"]
 
 RELATIONS = ("eq", "lt", "le", "ne")
-#: what malformed plain data raises while it is read; the checker turns each into a KernelError
 MAX_CASES = 100_000
 MAX_GENERATORS = 20_000
-MAX_TREE = 400_000  # nodes of a proposition or certificate, shared subterms counted at every use
 _TOKEN = object()
 _CASES = [0]  # cases enumerated so far in the check under way (nested enumerations share the bound)
 
@@ -332,13 +329,14 @@ def _instance(thm: Theorem, subst: Any, hyps: tuple) -> tuple:
     return _measured(substitute_relation(concl, values))
 
 
-def _measured(r: tuple) -> tuple:
-    """A relation built by substitution, its size with shared subterms expanded measured (with a limit) and charged
-    before any walk: a function applied inside its own argument doubles the tree at every level (the ninth audit's
-    route 6: a few dozen nodes of certificate, minutes of walking)."""
+def _measured(r: tuple, what: str = "an instance") -> tuple:
+    """A term or relation built by substitution, its size with shared subterms expanded measured (with a limit) and
+    charged before any walk: a substituted value is shared at every use, and a function applied inside its own
+    argument doubles the tree at every level (the ninth audit's routes 5 and 6: a few dozen nodes of certificate,
+    minutes of walking)."""
     size = tree_size(r, MAX_TREE)
     if size > MAX_TREE:
-        raise KernelError(f"an instance of more than {MAX_TREE} nodes once its shared subterms are expanded")
+        raise KernelError(f"{what} of more than {MAX_TREE} nodes once its shared subterms are expanded")
     budget.spend("monomials", size)
     return r
 
@@ -405,14 +403,8 @@ def _congruence(g: tuple, hyps: tuple, context: Sequence[Theorem]) -> dict:
         defined(_no_derivative(validate(t), "cong's side"), hyps)
     if add_poly(_combination(gens, hyps, context), add_poly(normal(a), normal(b), -1), -1):
         raise KernelError("cong: the combination is not a - b")
-    sides = []
-    for t in (a, b):  # c[x := t] shares t at every use of x: measured (with a limit) before any walk, then charged
-        term = substitute(ctx, {x: t})
-        size = tree_size(term, MAX_TREE)
-        if size > MAX_TREE:
-            raise KernelError(f"cong: a term of more than {MAX_TREE} nodes once its shared subterms are expanded")
-        budget.spend("monomials", size)
-        sides.append(defined(_no_derivative(validate(term), "cong's term"), hyps))
+    sides = [defined(_no_derivative(validate(_measured(substitute(ctx, {x: t}), "cong: a term")), "cong's term"),
+                     hyps) for t in (a, b)]
     return add_poly(normal(sides[0]), normal(sides[1]), -1)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .terms import names, tree_size
+from .terms import MAX_TREE, names, tree_size
 from .terms import (INTEGER_SORTS, NONNEG_SORTS, POSITIVE_SORTS, KernelError, ZERO, num, substitute,
                     variables)
 
@@ -66,7 +66,6 @@ class _FunctionSorts:
 
 
 function_sorts = _FunctionSorts()
-_WALK = 400_000  # a walk is charged at most this many nodes: past it the budget refuses anyway
 _SIGNS: list[dict] = [{}]
 
 
@@ -279,13 +278,19 @@ def _value_at(head: str, q: Fraction) -> Fraction | None:
     if head == "abs":
         return abs(q)
     if head == "sqrt":  # rational exactly where q >= 0 is the square of a rational
-        if q < 0:
-            raise KernelError("a square root of a negative number has no normal form")
-        budget.spend("bits", q.numerator.bit_length() + q.denominator.bit_length())  # the root's work, charged
-        n, d = math.isqrt(q.numerator), math.isqrt(q.denominator)
-        return Fraction(n, d) if n * n == q.numerator and d * d == q.denominator else None
+        return rational_sqrt(q)
     return {("exp", 0): Fraction(1), ("cos", 0): Fraction(1), ("sin", 0): Fraction(0),
             ("log", 1): Fraction(0)}.get((head, q))
+
+
+def rational_sqrt(q: Fraction) -> Fraction | None:
+    """The square root of ``q`` >= 0 where it is rational (q the square of a rational), else None; its work (the
+    operand's bits) charged. A negative q is refused: a square root is defined only where its argument is >= 0."""
+    if q < 0:
+        raise KernelError("a square root of a negative number")
+    budget.spend("bits", q.numerator.bit_length() + q.denominator.bit_length())
+    n, d = math.isqrt(q.numerator), math.isqrt(q.denominator)
+    return Fraction(n, d) if n * n == q.numerator and d * d == q.denominator else None
 
 
 def _fresh(base: str, taken: set) -> str:
@@ -379,7 +384,7 @@ def _normal(t: tuple) -> Poly:
     if head == "sum":  # linear: sum(c a(k) b) = c b sum(a(k)) for c rational and b free of k, monomial by monomial
         body, k, lo, hi = t[1:]
         # each level walks its whole body (names, variables, the index renamed): nested sums walk depth x size
-        budget.spend("monomials", tree_size(body, _WALK))  # (the eighth audit's route 1), so each walk is charged
+        budget.spend("monomials", tree_size(body, MAX_TREE))  # (the eighth audit's route 1), so each walk is charged
         if any(v[0] == "var" and v[1] == k and v[2] != "int" for v in variables(body)):
             raise KernelError(f"a sum's index {k!r} is of sort int in its body")
         # the index renamed before the body is normalised: the first k_i that is no other name of the sum

@@ -288,7 +288,9 @@ def tree_size(t: Any, limit: int | None = None) -> int:
     return n
 
 
+#: what malformed plain data raises while it is read; the checker turns each into a KernelError
 MALFORMED = (TypeError, IndexError, KeyError, AttributeError, ValueError, ArithmeticError, RecursionError)
+MAX_TREE = 400_000  # nodes of a proposition or certificate, shared subterms counted at every use
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])

@@ -22,7 +22,7 @@ import sympy as sp
 from .. import kernel
 from ..kernel import poly as KP
 from ..kernel.rules import relation
-from ..kernel.terms import PI, KernelError, num, term_is_valid_name
+from ..kernel.terms import PI, KernelError, names, num, term_is_valid_name
 
 __all__ = ["Untranslatable", "NoCertificate", "Translator", "proposition", "certificate", "certify", "formal"]
 
@@ -198,7 +198,8 @@ class Translator:
             return ("and", *(self.relation(a) for a in r.args))
         if r is sp.true:
             raise Untranslatable("a predicate SymPy already evaluated to True")
-        if isinstance(r, sp.Not) and isinstance(r.args[0], sp.Contains) and isinstance(r.args[0].args[1], sp.FiniteSet):
+        if isinstance(r, sp.Not) and isinstance(r.args[0], sp.Contains) and \
+                isinstance(r.args[0].args[1], sp.FiniteSet):
             x, members = r.args[0].args  # x not in {a, b, ...}: x != a and x != b and ...
             if not members.args:
                 raise Untranslatable("membership of an empty set")
@@ -515,8 +516,6 @@ class _Proposer:
             new = nxt
         if new == u:
             return None
-        from ..kernel.terms import names
-
         x = next(f"u{i}" for i in range(10_000) if f"u{i}" not in _hyp_names(self.hyps) | names(t))
         hole = ("var", x, "real")
         if len(place) == 1:

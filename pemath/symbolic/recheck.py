@@ -22,7 +22,7 @@ import sympy as sp
 
 from ._certify import Premise, ProofFailure, conclusion, decide, dump, fixed_of, load, rests_of, used_premises
 
-__all__ = ["Recheck", "recheck", "main", "claim_digest", "step_skeleton"]
+__all__ = ["Recheck", "recheck", "main", "claim_digest", "step_skeleton", "CLAIM_ID"]
 
 
 @dataclass
@@ -117,7 +117,8 @@ def step_skeleton(steps: Sequence[dict]) -> list:
     return out
 
 
-_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")  # printable ASCII, no space: nothing invisible or confusable
+#: a claim id: ASCII letters, digits, "_", "." and "-", nothing invisible or confusable (``Claim`` refuses others)
+CLAIM_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 
 
 def _manifest() -> dict:
@@ -138,7 +139,7 @@ def _registered(claim: dict, manifest: dict) -> str | None:
     if cid not in manifest:
         # a claim pemath does not register: its id is well formed and unlike any registered one, and its name is
         # not a registered claim's (the ninth audit's route 2 re-checked a tampered record under "id " or "ID")
-        if not (isinstance(cid, str) and _ID.fullmatch(cid)):
+        if not (isinstance(cid, str) and CLAIM_ID.fullmatch(cid)):
             return f"its id {cid!r:.60} is not a claim id (ASCII letters, digits, '_', '.', '-')"
         if any(cid.casefold() == k.casefold() for k in manifest):
             return f"its id {cid!r} differs from a registered claim's only in case"
