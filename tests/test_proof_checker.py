@@ -695,3 +695,132 @@ def test_a_square_root_is_defined_where_the_sorts_show_its_argument_nonnegative_
     for prop, cert in refused:
         with pytest.raises(KernelError):
             kernel.check(prop, cert)
+
+
+# --- universal hypotheses ("all") and steps stated in the checker's own terms ("checked") -----------------------
+
+_F = ("fun", "f", 1, "real")
+_U, _W = var("u"), var("w", "pos")
+
+
+def _outcome(claim_id):
+    return next(o for _, o in all_outcomes() if o.id == claim_id)
+
+
+def _f(t):
+    return ("app", "f", t)
+
+
+def _all_f_zero(sort="real"):
+    return ("all", (var("u", sort),), ("eq", _f(var("u", sort)), num(0)))
+
+
+def test_a_universal_hypothesis_is_used_at_values_of_its_sorts_only():
+    prop = _prop(("eq", _f(x), num(0)), (x, _F), (_all_f_zero(),))
+    check(prop, ("ideal", ((("hyp_at", 0, (("u", x),)), num(1)),)))
+    # a hypothesis for every positive u says nothing at a real x
+    pos = _prop(("eq", _f(x), num(0)), (x, _F), (_all_f_zero("pos"),))
+    _refused(pos, ("ideal", ((("hyp_at", 0, (("u", x),)), num(1)),)))
+    check(_prop(("eq", _f(_W), num(0)), (_W, _F), (_all_f_zero("pos"),)),
+          ("ideal", ((("hyp_at", 0, (("u", _W),)), num(1)),)))
+    # every variable gets a value; only an equation is a generator; ("hyp", i) does not read a universal
+    two = ("all", (var("u"), var("v")), ("eq", ("app", "g", var("u"), var("v")), num(0)))
+    g2 = ("fun", "g", 2, "real")
+    _refused(_prop(("eq", ("app", "g", x, x), num(0)), (x, g2), (two,)),
+             ("ideal", ((("hyp_at", 0, (("u", x),)), num(1)),)))
+    less = ("all", (var("u"),), ("lt", _f(var("u")), num(0)))
+    _refused(_prop(("eq", _f(x), num(0)), (x, _F), (less,)), ("ideal", ((("hyp_at", 0, (("u", x),)), num(1)),)))
+    _refused(prop, ("ideal", ((("hyp", 0), num(1)),)))
+
+
+def test_a_universal_hypothesis_is_closed_and_its_names_are_its_own():
+    cert = ("ideal", ((("hyp_at", 0, (("u", x),)), num(1)),))
+    open_ = ("all", (var("u"),), ("eq", _f(var("u")), x))  # mentions the outer x
+    _refused(_prop(("eq", _f(x), x), (x, _F), (open_,)), cert)
+    clash = ("all", (var("x"),), ("eq", _f(var("x")), num(0)))  # binds a name the proposition binds
+    _refused(_prop(("eq", _f(x), num(0)), (x, _F), (clash,)), cert)
+    unbound = ("all", (var("u"),), ("eq", ("app", "h", var("u")), num(0)))  # a function nobody binds
+    _refused(_prop(("eq", _f(x), num(0)), (x, _F), (unbound,)), cert)
+    nested = ("all", (var("u"),), _all_f_zero())
+    _refused(_prop(("eq", _f(x), num(0)), (x, _F), (nested,)), cert)
+    undefined = ("all", (var("u"),), ("eq", _f(("inv", var("u"))), num(0)))  # 1/u at u = 0
+    with pytest.raises(KernelError):
+        kernel.well_formed(_prop(("eq", _f(x), num(0)), (x, _F), (undefined,)))
+    # a substituted value that one of its variables would capture is refused
+    from pemath.kernel.terms import substitute_relation
+    with pytest.raises(KernelError, match="captured"):
+        substitute_relation(("all", (var("u"),), ("eq", ("app", "g", var("u")), num(0))),
+                            {"g": ("lambda", ("z",), var("u"))})
+
+
+def test_a_statement_with_a_universal_hypothesis_has_no_counterexample_and_shows_it():
+    st = _prop(("eq", _f(x), num(0)), (x, _F), (_all_f_zero(),))
+    with pytest.raises(KernelError, match="universal"):
+        counterexample(st, (0, (("x", num(1)),)))
+    assert "if (for every u real: f(u) = 0), then f(x) = 0" in show_proposition(st)
+
+
+def test_the_derivation_of_rope_is_decided_from_its_universal_hypotheses_and_nothing_less():
+    from pemath.claims.rope_derivation import _formal
+
+    statement = kernel.well_formed(_formal())
+    outcome = _outcome("rope.derivation")
+    steps = [(s.part, kernel.from_json(s.kernel["proposition"])) for s in outcome.derivation.steps
+             if s.certificate == "checked"]
+    assert len(steps) == 4 and derive("theorem", statement, steps) == "proved"
+    # without the initial condition on the angle, or on the radius, nothing is established; nor is another angle
+    for drop in (2, 3):
+        weaker = (statement[0], statement[1], statement[2][:drop] + statement[2][drop + 1:], statement[3])
+        assert derive("theorem", weaker, steps) == "failed"
+    wrong = copy.deepcopy(kernel.to_json(statement))
+    wrong[3][3][2][1] = ["num", 1, 1]  # Theta_f(r, a, m) = 1 + m theta instead of a + m theta
+    assert derive("theorem", kernel.from_json(wrong), steps) == "failed"
+    # the certificate of the angle's step does not prove the off-by-one angle a + (m + 1) theta
+    step = next(s for s in outcome.derivation.steps if s.certificate == "checked" and "angle at position m" in s.text)
+    prop, cert = kernel.from_json(step.kernel["proposition"]), kernel.from_json(step.kernel["certificate"])
+    check(prop, cert)
+    lhs, rhs = prop[3][1], prop[3][2]
+    _refused((prop[0], prop[1], prop[2], ("eq", lhs, ("add", rhs, ("app", "Theta_f", num(1), num(0), num(1))))), cert)
+
+
+def test_a_checked_steps_record_cannot_be_edited():
+    record = json.loads(json.dumps([_outcome("rope.derivation").as_json(latex=False)]))
+    assert recheck(record).ok
+    steps = [s for s in record[0]["steps"] if s["certificate"] == "checked"]
+    assert len(steps) == 4
+    # a cofactor changed, in the formula and in the checker's entry alike: the checker refuses it
+    edited = copy.deepcopy(record)
+    st = [s for s in edited[0]["steps"] if s["certificate"] == "checked"][2]
+    from sympy.core.symbol import Str
+
+    from pemath.symbolic._certify import dump, load
+
+    held = load(st["formula"])
+    cert = held[1].name.replace('["num", -1, 1]]', '["num", -2, 1]]', 1)
+    assert cert != held[1].name
+    st["formula"] = dump(sp.Tuple(held[0], Str(cert)))
+    st["kernel"]["certificate"] = json.loads(cert)
+    assert not recheck(edited).ok
+    # the checker's entry swapped for another step's: no longer the step's formula
+    swapped = copy.deepcopy(record)
+    ss = [s for s in swapped[0]["steps"] if s["certificate"] == "checked"]
+    ss[0]["kernel"] = ss[2]["kernel"]
+    assert not recheck(swapped).ok
+    # the step deleted: the statement's radius at -m is no longer established
+    dropped = copy.deepcopy(record)
+    dropped[0]["steps"] = [s for s in dropped[0]["steps"] if not (s["certificate"] == "checked" and "-m" in s["text"]
+                                                                    and "radius" in s["text"])]
+    result = recheck(dropped)
+    assert not result.ok and "verdict" in result.summary()
+
+
+def test_a_checked_step_decides_only_what_its_certificate_proves():
+    d = Derivation("t")
+    prop = _prop(("eq", _f(x), num(0)), (x, _F), (_all_f_zero(),))
+    d.checked("f(x) = 0", prop, ("ideal", ((("hyp_at", 0, (("u", x),)), num(1)),)))
+    assert d.steps[-1].status == "proved" and d.steps[-1].kernel["proposition"] == kernel.to_json(prop)
+    with pytest.raises(ProofFailure, match="pemath.kernel refuses"):
+        d.checked("f(x) = 1", _prop(("eq", _f(x), num(1)), (x, _F), (_all_f_zero(),)),
+                  ("ideal", ((("hyp_at", 0, (("u", x),)), num(1)),)))
+    with pytest.raises(KernelError):
+        d.checked("not a proposition", ("eq", x, x), ("ideal", ()))

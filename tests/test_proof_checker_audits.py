@@ -539,10 +539,10 @@ def test_route_8_4_a_claim_without_a_formal_statement_cannot_lose_its_counterexa
     from pemath import claims
     from pemath.symbolic.recheck import recheck
 
-    # the audit's claim, pi.theorem_2_1, has a formal statement now (and so does roformer.long_term_decay):
-    # barbero.prop_3_2 has none. Relabelled refuted, one decided step moved to the counterexample part, it is
-    # consistent with itself; the manifest refuses it.
-    record = json.loads(claims.to_json([claims.run_claim(claims.get("barbero.prop_3_2"), checks=False)]))
+    # the audit's claim, pi.theorem_2_1, has a formal statement now (and so do roformer.long_term_decay and
+    # barbero.prop_3_2): rope.elementwise_form has none. Relabelled refuted, one decided step moved to the
+    # counterexample part, it is consistent with itself; the manifest refuses it.
+    record = json.loads(claims.to_json([claims.run_claim(claims.get("rope.elementwise_form"), checks=False)]))
     assert record[0]["statement"] is None and record[0]["status"] == "proved" and recheck(record).ok
     tampered = copy.deepcopy(record)
     next(s for s in tampered[0]["steps"] if s["status"] == "proved")["part"] = "counterexample"

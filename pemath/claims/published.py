@@ -352,6 +352,7 @@ register(
 def _barbero_proof() -> Verdict:
     d = sym.gaussian_no_decay()
     d.steps.extend(sym.gaussian_no_decay(independent=False).steps[1:])
+    d.steps.extend(sym.gaussian_moments_checked().steps)
     d.remark("So the proposition needs q and k independent (as its text says: 'sampled independently'): "
           "for k = q the expected score is the decaying curve 2 sum_i cos(r theta_i).")
     return Verdict(d)
@@ -359,6 +360,35 @@ def _barbero_proof() -> Verdict:
 
 def _barbero_statement() -> sp.Basic:
     return sp.Eq(label("E_{q,k ~ N(0,I)}[q^T R^r k]", r"\mathbb{E}_{q,k \sim \mathcal{N}(0, I)}\left[q^{T} R^{r} k\right]"), 0)
+
+
+def _barbero_formal() -> tuple:
+    """The expected score from the moments, for every head of h pairs (interleaved) and every distance r.
+
+    Written here from the definitions, apart from the proof: E[q^T R^r k] = sum_{a,b} (R^r)_ab E[q_a k_b] (the
+    linearity of expectation, cited) with mu(a, b) = E[q_a k_b] and nu(a, b) = E[q_a q_b]; independent zero-mean
+    q, k have mu = 0 everywhere, q ~ N(0, I) has nu(a, b) = [a = b]. Pair i is the block [[cos, -sin], [sin, cos]]
+    of r theta(i) on features 2i, 2i + 1.
+    """
+    h, r, i = ("var", "h", "posint"), ("var", "r", "real"), ("var", "i", "int")
+    a, b = ("var", "a1", "int"), ("var", "b1", "int")
+    zero, one, two = ("num", 0, 1), ("num", 1, 1), ("num", 2, 1)
+    last = ("add", h, ("num", -1, 1))
+    cos, sin = ("cos", ("mul", r, ("app", "theta", i))), ("sin", ("mul", r, ("app", "theta", i)))
+    f0, f1 = ("mul", two, i), ("add", ("mul", two, i), one)
+
+    def expected(w: str) -> tuple:  # sum over the pairs of sum_{a,b in the pair} A_ab w(a, b)
+        def m(x: tuple, y: tuple) -> tuple:
+            return ("app", w, x, y)
+        entries = ("add", ("mul", cos, m(f0, f0)), ("mul", ("num", -1, 1), sin, m(f0, f1)), ("mul", sin, m(f1, f0)),
+                   ("mul", cos, m(f1, f1)))
+        return ("sum", entries, "i", zero, last)
+
+    hyps = (("all", (a, b), ("eq", ("app", "mu", a, b), zero)),
+            ("all", (a, b), ("eq", ("app", "nu", a, b), ("if", ("eq", a, b), one, zero))))
+    concl = ("and", ("eq", expected("mu"), zero), ("eq", expected("nu"), ("mul", two, ("sum", cos, "i", zero, last))))
+    return ("forall", (h, r, ("fun", "theta", 1, "pos"), ("fun", "mu", 2, "real"), ("fun", "nu", 2, "real")), hyps,
+            concl)
 
 
 def _barbero_numeric() -> str:
@@ -414,6 +444,7 @@ register(
         kind="published claim",
         family="published",
         statement=_barbero_statement,
+        formal=_barbero_formal,
         proof=_barbero_proof,
         checks=(Check("monte-carlo", _barbero_numeric), Check("mpmath", _barbero_mpmath)),
         references=(_BARBERO,),

@@ -28,6 +28,40 @@ def _statement() -> sp.Basic:
     return sp.Eq(sp.Function("f")(x, sym.m), x * sp.exp(sp.I * sym.m * sym.theta), evaluate=False)
 
 
+def _formal() -> tuple:
+    """RoFormer's requirement in polar form, for arbitrary functions, and its conclusion at every integer position.
+
+    Written here from the paper's equations, apart from the proof: a vector is its polar pair (r, a) with r > 0;
+    f(x, m) = R_f(r, a, m) e^{i Theta_f(r, a, m)} and g(q, k, n - m) = R_g(...) e^{i Theta_g(...)}. The
+    requirement f(q, m) conj(f(k, n)) = g(q, k, n - m) read as moduli and as angles (no 2 pi jumps), and
+    f(x, 0) = x, are hypotheses for every value of their variables; the conclusion is for natural m, at m and at
+    -m (so every integer position), with theta = Theta_f(1, 0, 1): f(x, m) = x e^{i m theta}.
+    """
+    def v(name: str, sort: str = "real") -> tuple:
+        return ("var", name, sort)
+
+    def minus(x: tuple, y: tuple) -> tuple:
+        return ("add", x, ("mul", ("num", -1, 1), y))
+
+    zero, one = ("num", 0, 1), ("num", 1, 1)
+    r, a, m = v("r", "pos"), v("a"), v("m", "nat")
+    own = (v("r1", "pos"), v("a1"), v("r2", "pos"), v("a2"), v("m1", "int"), v("n1", "int"))
+    r1, a1, r2, a2, m1, n1 = own
+    rf = lambda *x: ("app", "R_f", *x)  # noqa: E731
+    tf = lambda *x: ("app", "Theta_f", *x)  # noqa: E731
+    moduli = ("eq", ("mul", rf(r1, a1, m1), rf(r2, a2, n1)), ("app", "R_g", r1, a1, r2, a2, minus(n1, m1)))
+    angles = ("eq", minus(tf(r1, a1, m1), tf(r2, a2, n1)), ("app", "Theta_g", r1, a1, r2, a2, minus(n1, m1)))
+    hyps = (("all", own, moduli), ("all", own, angles), ("all", own[:2], ("eq", rf(r1, a1, zero), r1)),
+            ("all", own[:2], ("eq", tf(r1, a1, zero), a1)))
+    theta_ = tf(one, zero, one)
+    back = ("mul", ("num", -1, 1), m)
+    concl = ("and", ("eq", rf(r, a, m), r), ("eq", rf(r, a, back), r),
+             ("eq", tf(r, a, m), ("add", a, ("mul", m, theta_))), ("eq", tf(r, a, back), minus(a, ("mul", m, theta_))))
+    binders = (("fun", "R_f", 3, "pos"), ("fun", "Theta_f", 3, "real"), ("fun", "R_g", 5, "real"),
+               ("fun", "Theta_g", 5, "real"), r, a, m)
+    return ("forall", binders, hyps, concl)
+
+
 @functools.lru_cache(maxsize=1)
 def _derived() -> sp.Lambda:
     return sym.derive().result["f"]
@@ -100,6 +134,7 @@ register(
         kind="theorem",
         family="rope_derivation",
         statement=_statement,
+        formal=_formal,
         proof=_proof,
         checks=(Check("numeric", _numeric), Check("mpmath", _mpmath)),
         references=("Su et al. 2021 (RoFormer), section 3.4.1, eqs. 20-33", _SEED),

@@ -270,6 +270,28 @@ def _complex_proof() -> Verdict:
     return Verdict(A.complex_form())
 
 
+def _complex_formal() -> tuple:
+    """Meta's complex form, with complex arithmetic as hypotheses: the parts of (a + i b)(c + i d) and of
+    e^{i p} = cos p + i sin p (Euler) for every real value; the pair z = x_a + i x_b (view_as_complex) turned by
+    freqs_cis = e^{i m theta} has the parts of R(m theta) (x_a, x_b). Written here from the definitions."""
+    x_a, x_b, m, th = (("var", v, "real") for v in ("x_a", "x_b", "m", "theta"))
+    a, b, c, d, p = (("var", f"{v}1", "real") for v in "abcdp")
+    minus = ("num", -1, 1)
+    hyps = (("all", (a, b, c, d), ("eq", ("app", "mul_re", a, b, c, d), ("add", ("mul", a, c), ("mul", minus, b, d)))),
+            ("all", (a, b, c, d), ("eq", ("app", "mul_im", a, b, c, d), ("add", ("mul", a, d), ("mul", b, c)))),
+            ("all", (p,), ("eq", ("app", "cis_re", p), ("cos", p))),
+            ("all", (p,), ("eq", ("app", "cis_im", p), ("sin", p))))
+    angle = ("mul", m, th)
+    z_cis = (x_a, x_b, ("app", "cis_re", angle), ("app", "cis_im", angle))
+    rotated = (  # R(angle) (x_a, x_b), in the checker's terms
+        ("add", ("mul", x_a, ("cos", angle)), ("mul", minus, x_b, ("sin", angle))),
+        ("add", ("mul", x_a, ("sin", angle)), ("mul", x_b, ("cos", angle))))
+    concl = ("and", ("eq", ("app", "mul_re", *z_cis), rotated[0]), ("eq", ("app", "mul_im", *z_cis), rotated[1]))
+    binders = (x_a, x_b, m, th) + tuple(("fun", f, k, "real") for f, k in (("mul_re", 4), ("mul_im", 4),
+                                                                          ("cis_re", 1), ("cis_im", 1)))
+    return ("forall", binders, hyps, concl)
+
+
 def _complex_lambdified(module: str):
     xa, xb = sp.symbols("x_a x_b", real=True)
     expr = A.complex_form().result["rotated"].subs(R.THETA(R.I), _t)
@@ -337,6 +359,7 @@ register(
         family="rope_forms",
         statement=lambda: sp.Eq(A.complex_form().result["rotated"],
                                 label("(R(m) x)_a", r"(R(m)\,x)_a") + sp.I * label("(R(m) x)_b", r"(R(m)\,x)_b"), evaluate=False),
+        formal=_complex_formal,
         proof=_complex_proof,
         checks=(Check("numeric", _complex_numeric), Check("mpmath", _complex_mpmath)),
         references=(

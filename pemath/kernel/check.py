@@ -5,7 +5,10 @@ A proposition::
     ("forall", binders, hypotheses, conclusion)
 
 ``binders`` is a tuple of variables (``("var", name, sort)``) and functions (``("fun", name, arity, sort)``:
-every function of that many real arguments whose values are of that sort: real, positive or nonnegative); ``hypotheses`` a tuple of atomic relations; ``conclusion`` an
+every function of that many real arguments whose values are of that sort: real, positive or nonnegative); ``hypotheses`` a tuple of atomic relations, memberships (below) and
+universal hypotheses ``("all", (("var", name, sort), ...), relation)``: the atomic relation holds for every value
+of those variables in their sorts; it is closed (its variables are its own, their names bound nowhere else in the
+proposition; its functions are the proposition's); ``conclusion`` an
 atomic relation or ``("and", r1, r2, ...)``. An atomic relation is ``("eq"|"lt"|"le"|"ne", a, b)``. It means: for
 every value of the binders in their sorts at which every hypothesis holds, the conclusion holds. A proposition
 is refused unless every free variable is bound with that sort, every ``inv`` is of a term shown nonzero (by the
@@ -15,7 +18,8 @@ A certificate (all plain data, so a record stores it and the re-checker replays 
 
 * ``("ideal", ((generator, cofactor), ...))`` for an equation a = b: the normal form of a - b equals the sum of
   cofactor x generator exactly. A generator is ``("rule", name, args)`` (:mod:`pemath.kernel.rules`),
-  ``("hyp", i)`` (hypothesis i, an equation), ``("thm", j, substitution)`` (the equation of theorem j of the
+  ``("hyp", i)`` (hypothesis i, an equation), ``("hyp_at", i, substitution)`` (universal hypothesis i, an
+  equation, at a value of each of its variables, each in its sort), ``("thm", j, substitution)`` (the equation of theorem j of the
   context, at the substitution; its hypotheses, substituted, must be among this proposition's) or
   ``("sum_of", k, a, b, ((generator, cofactor), ...))`` (the sum over k = a..b of such a combination, its
   generators checked with a <= k <= b as further hypotheses; k a name the hypotheses and bounds do not use), or
@@ -198,11 +202,11 @@ def _well_formed(prop: Any) -> tuple:
         if b[1] in names:
             raise KernelError(f"{b[1]!r} is bound twice")
         names[b[1]] = b
-    atoms = [h for h in hyps if not _membership(h, names)] + \
-        (list(concl[1:]) if isinstance(concl, tuple) and concl[:1] == ("and",) else [concl])
     if isinstance(concl, tuple) and concl[:1] == ("and",) and len(concl) < 2:
         raise KernelError("a conjunction has one or more relations")
     with function_sorts({b[1]: b[3] for b in names.values() if b[0] == "fun"}):  # signs read from its own binders
+        atoms = [h for h in hyps if not _membership(h, names) and not _universal(h, names, hyps)] + \
+            (list(concl[1:]) if isinstance(concl, tuple) and concl[:1] == ("and",) else [concl])
         for r in atoms:
             _relation_terms(r)
             for side in r[1:]:
@@ -213,6 +217,31 @@ def _well_formed(prop: Any) -> tuple:
                         raise KernelError(f"the function {v[1]!r} is not bound")
                 defined(side, hyps, names)
     return prop
+
+
+def _universal(h: Any, names: dict, hyps: tuple) -> bool:
+    """Whether ``h`` is a universal hypothesis ``("all", (variables), relation)``. Checks it when it is one: its
+    variables distinct, each named nowhere else in the proposition's binders; the relation's variables all its
+    own (closed), its functions bound by the proposition, its sides defined for every value in their sorts."""
+    if not (isinstance(h, tuple) and h[:1] == ("all",)):
+        return False
+    if len(h) != 3 or not isinstance(h[1], tuple) or not h[1]:
+        raise KernelError("a universal hypothesis is ('all', (variables), relation)")
+    own: dict[str, tuple] = {}
+    for b in h[1]:
+        if validate(b)[0] != "var" or b[1] in names or b[1] in own:
+            raise KernelError("a universal hypothesis binds distinct variables, each named nowhere in the binders")
+        own[b[1]] = b
+    r = h[2]
+    _relation_terms(r)
+    for side in r[1:]:
+        for v in variables(side):
+            if v[0] == "var" and own.get(v[1]) != v:
+                raise KernelError(f"a universal hypothesis is closed: {v[1]!r} is not one of its own variables")
+            if v[0] == "app" and names.get(v[1], ("",))[0] != "fun":
+                raise KernelError(f"the function {v[1]!r} is not bound")
+        defined(side, hyps, {**names, **own})
+    return True
 
 
 def _membership(h: Any, names: dict) -> bool:
@@ -254,7 +283,7 @@ def _diff(r: tuple) -> dict:
 def _same_rel(a: tuple, b: tuple) -> bool:
     if a[0] != b[0]:
         return False
-    if a[0] == "in":
+    if a[0] in ("in", "all"):
         return a == b
     da, db = _diff(a), _diff(b)
     return da == db or (a[0] in ("eq", "ne") and da == add_poly({}, db, -1))
@@ -352,6 +381,13 @@ def _generator(g: Any, hyps: tuple, context: Sequence[Theorem]) -> dict:
         return _congruence(g, hyps, context)
     if g[0] == "hyp" and len(g) == 2 and type(g[1]) is int and 0 <= g[1] < len(hyps) and hyps[g[1]][0] == "eq":
         return _diff(hyps[g[1]])
+    if g[0] == "hyp_at" and len(g) == 3 and type(g[1]) is int and 0 <= g[1] < len(hyps) \
+            and hyps[g[1]][0] == "all" and hyps[g[1]][2][0] == "eq":
+        _, own, r = hyps[g[1]]
+        values = _substitution(g[2], own, hyps)
+        if set(values) != {b[1] for b in own}:
+            raise KernelError("a universal hypothesis is used at a value of each of its variables")
+        return _diff(_measured(substitute_relation(r, values)))
     if g[0] == "thm" and len(g) == 3 and type(g[1]) is int and 0 <= g[1] < len(context):
         inst = _instance(context[g[1]], g[2], hyps)
         if inst[0] != "eq":
@@ -593,7 +629,8 @@ def _induction(prop: tuple, name: Any, base_cert: Any, step_cert: Any, context: 
     if prop[3][0] != "eq":
         raise KernelError("an induction concludes one equation")
     others = [h for i, h in enumerate(prop[2]) if i != i_lo]
-    if any(v in h[1] if h[0] == "in" else v in variables(h[1]) | variables(h[2]) for h in others):
+    if any(v in h[1] if h[0] == "in" else False if h[0] == "all" else v in variables(h[1]) | variables(h[2])
+           for h in others):  # a universal hypothesis is closed: it involves no binder
         raise KernelError(f"an induction's other hypotheses must not involve {v[1]!r}")
     _decide(_instantiate(prop, {v[1]: num(base)}, {i_lo}), base_cert, context)
     taken = {b[1] for b in prop[1]}

@@ -268,9 +268,17 @@ def substitute(t: tuple, values: dict) -> tuple:
 
 
 def substitute_relation(r: tuple, values: dict) -> tuple:
-    """An atomic relation, or an ``("and", ...)`` of them, with ``values`` substituted in every side."""
+    """An atomic relation, an ``("and", ...)`` of them, or a universal hypothesis ``("all", binders, relation)``,
+    with ``values`` substituted in every side (never for a universal's own binders, and refused where a value
+    would be captured by one)."""
     if r[0] == "and":
         return ("and", *(substitute_relation(x, values) for x in r[1:]))
+    if r[0] == "all":
+        own = {b[1] for b in r[1]}
+        inner = {k: v for k, v in values.items() if k not in own}
+        if any(own & free_of_value(v) for v in inner.values()):
+            raise KernelError("a substituted value would be captured by a universal hypothesis's bound variable")
+        return ("all", r[1], substitute_relation(r[2], inner))
     return (r[0], substitute(r[1], values), substitute(r[2], values))
 
 
@@ -398,6 +406,8 @@ _REL = {"eq": "=", "lt": "<", "le": "<=", "ne": "!="}
 
 
 def show_relation(r: tuple) -> str:
+    if r[0] == "all":
+        return f"(for every {', '.join(f'{b[1]} {_SORT_WORDS[b[2]]}' for b in r[1])}: {show_relation(r[2])})"
     if r[0] == "in":
         rows = ", ".join("(" + ", ".join(show(c) for c in row) + ")" for row in r[2])
         return f"({', '.join(v[1] for v in r[1])}) in {{{rows}}}"

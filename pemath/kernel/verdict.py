@@ -56,8 +56,8 @@ def counterexample(statement: tuple, witness: Any) -> tuple:
     rels = _relations(statement[3])
     if not 0 <= index < len(rels):
         raise KernelError(f"the statement has {len(rels)} relations, not {index + 1}")
-    if any(h[0] == "in" for h in statement[2]):
-        raise KernelError("a statement with a membership hypothesis has no counterexample of this form")
+    if any(h[0] in ("in", "all") for h in statement[2]):
+        raise KernelError("a statement with a membership or universal hypothesis has no counterexample of this form")
     values = dict(pairs)
     if set(values) != {b[1] for b in statement[1]} or any(b[0] != "var" for b in statement[1]):
         raise KernelError("a witness gives every binder of the statement (variables only) a value")

@@ -890,6 +890,16 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
     the rewrites in order (only those named in ``allowed``, when given) and returns the first that closes it.
     ``strict`` (the kernel, minting a step) also refuses formulas that decide nothing the text could mean (two
     identical sides, a relation between two bare numbers); the re-checker asks only whether the formula holds."""
+    if certificate == "checked":  # the checker's own proposition and certificate: pemath.kernel alone decides
+        from .. import kernel
+        from .bridge import Untranslatable, checked_parts
+
+        try:
+            prop, cert = checked_parts(formula)
+            kernel.check(prop, cert)
+        except (Untranslatable, kernel.KernelError) as exc:
+            raise ProofFailure(f"pemath.kernel refuses it: {exc}"[:400]) from None
+        return "pemath.kernel"
     _no_floats(formula, f"the {certificate} formula")
     _bounded(formula)
     _plain_functions(formula)
@@ -1216,7 +1226,8 @@ def _namespace() -> dict[str, Any]:
                "Q": sp.Q, "AppliedPredicate": sp.assumptions.assume.AppliedPredicate, "Label": Label,
                "MatrixLabel": MatrixLabel, "ExprCondPair": sp.functions.elementary.piecewise.ExprCondPair,
                "RandomSymbol": stats.rv.RandomSymbol,
-               "MatrixElement": sp.matrices.expressions.matexpr.MatrixElement})
+               "MatrixElement": sp.matrices.expressions.matexpr.MatrixElement,
+               "Str": sp.core.symbol.Str})  # a name, never parsed: a checked step's JSON is held in one
     for name in ("Range", "Interval", "FiniteSet", "ProductSet", "ImageSet", "Intersection", "Union", "Complement",
                  "Limit", "Integers", "Naturals", "Naturals0", "Reals", "Complexes", "NormalDistribution",
                  "SingleContinuousPSpace", "IndependentProductPSpace"):

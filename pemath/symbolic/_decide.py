@@ -45,9 +45,11 @@ __all__ = ["ProofFailure", "Step", "Derivation", "reduce_to_zero", "unevaluated"
 #: * ``"instance"``: an identity decided earlier in the same derivation for an arbitrary function, with that
 #:   function replaced by one that keeps its declared properties;
 #: * ``"substitution"``: an equation decided earlier in the same derivation specialised at values that keep its
-#:   symbols' assumptions, or rewritten with another decided equation.
+#:   symbols' assumptions, or rewritten with another decided equation;
+#: * ``"checked"``: a proposition and certificate written in the checker's own terms (:mod:`pemath.kernel`),
+#:   verified by it alone: no SymPy formula is translated and no simplifier runs.
 CERTIFICATES = ("rewrite", "closed on construction", "exact boolean", "enumeration", "interval", "assumption query",
-                "free symbols", "solution set", "induction", "instance", "substitution")
+                "free symbols", "solution set", "induction", "instance", "substitution", "checked")
 
 #: What a narrated (undecided) step is. None of them carries logic a later step rests on, and no decided step
 #: can start from one (a substitution's or instance's premise must be decided):
@@ -495,6 +497,24 @@ class Derivation:
             raise TypeError(f"{self.title}: {text}: base must be an int, got {base!r}")
         formula = sp.Tuple(var, sp.Integer(base), sp.Lambda(var, lhs(var)), sp.Lambda(var, rhs(var)))
         return self._mint(text, "induction", formula, allowed=methods)
+
+    def checked(self, text: str, proposition: tuple, certificate: tuple) -> None:
+        """Decide ``proposition`` (the checker's plain data, :mod:`pemath.kernel.check`) by ``certificate``, which
+        the checker alone verifies, or fail. For reasoning SymPy's formulas cannot state: universal hypotheses
+        about arbitrary functions, instantiated by the certificate."""
+        import json
+
+        from ..kernel import to_json, well_formed
+        from ..kernel.terms import show_proposition
+        from sympy.core.symbol import Str
+
+        from .notation import label
+
+        formula = sp.Tuple(Str(json.dumps(to_json(proposition))), Str(json.dumps(to_json(certificate))))
+        well_formed(proposition)
+        shown = show_proposition(proposition)
+        tex = r"\text{" + shown.replace("{", r"\{").replace("}", r"\}") + "}"  # MathJax shows \text's _ and ^ as typed
+        self._mint(text, "checked", formula, shown=label(shown, tex))
 
     def specialize(self, text: str, premise: Any, values: dict[Any, Any]) -> Any:
         """The equation ``premise`` (decided earlier in this derivation, quantified over its free symbols) at

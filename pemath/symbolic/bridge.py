@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import sympy as sp
+from sympy.core.symbol import Str
 
 from .. import kernel
 from ..kernel import poly as KP
@@ -220,6 +221,10 @@ def proposition(certificate: str, formula: Any, hypotheses: Sequence[Any] = ()) 
     """The checker's proposition of a decided step's formula (for the certificates it covers), or Untranslatable;
     with ``hypotheses`` (relations of the claim's stated hypotheses, for an equation whose sides are defined only
     under them), a rewrite's proposition holds under them."""
+    if certificate == "checked":  # the step states the checker's own proposition: nothing to translate
+        if hypotheses:
+            raise Untranslatable("a step stated in the checker's terms takes its hypotheses in its proposition")
+        return kernel.well_formed(checked_parts(formula)[0])
     tr = Translator()
     if hypotheses and certificate not in ("rewrite", "closed on construction", "free symbols", "substitution"):
         raise Untranslatable(f"steps decided by {certificate!r} take no hypotheses")
@@ -1084,11 +1089,26 @@ def _subst(t: tuple, v: tuple, value: tuple) -> tuple:
     return substitute(t, {v[1]: value})
 
 
+def checked_parts(formula: Any) -> tuple[tuple, tuple]:
+    """The proposition and certificate a "checked" step's formula holds (``Tuple(Str(json), Str(json))``: the
+    checker's own terms, written by the claim, so nothing is translated from SymPy)."""
+    import json
+
+    if not (isinstance(formula, sp.Tuple) and len(formula) == 2 and all(isinstance(x, Str) for x in formula)):
+        raise Untranslatable("a checked step's formula is Tuple(Str(proposition), Str(certificate)) in JSON")
+    try:
+        return kernel.from_json(json.loads(formula[0].name)), kernel.from_json(json.loads(formula[1].name))
+    except ValueError as exc:
+        raise Untranslatable(f"a checked step's formula is not JSON ({exc})") from None
+
+
 def certify(certificate_kind: str, formula: Any, method: str | None = None,
             context: tuple = (), hypotheses: Sequence[Any] = ()) -> tuple[tuple, tuple, kernel.Theorem]:
     """Translate, propose, and have the checker verify: ``(proposition, certificate, theorem)``; raises
     Untranslatable, NoCertificate or KernelError (the checker's refusal) otherwise."""
     prop = proposition(certificate_kind, formula, hypotheses)
+    if certificate_kind == "checked":
+        return prop, checked_parts(formula)[1], kernel.check(prop, checked_parts(formula)[1], context)
     with KP.function_sorts({b[1]: b[3] for b in prop[1] if b[0] == "fun"}):
         cert = _solution_cert(formula, prop) if certificate_kind == "solution set" else \
             certificate(certificate_kind, prop, method)

@@ -394,6 +394,62 @@ def claimed_expectation(independent: bool, A: sp.Matrix) -> sp.Expr:
     return sp.Integer(0) if independent else A.trace()
 
 
+def _pair_claim(independent: bool, c: tuple, s: tuple) -> tuple:
+    """:func:`claimed_expectation` of one RoPE block [[c, -s], [s, c]], as a checker term (a polynomial in c, s)."""
+    C, S = sp.symbols("C S", real=True)
+    got = sp.Poly(sp.expand(claimed_expectation(independent, sp.Matrix([[C, -S], [S, C]]))), C, S)
+    terms = []
+    for (ec, es), coeff in got.terms():
+        if not coeff.is_Integer:
+            raise ProofFailure(f"the claimed expectation has the coefficient {coeff}: not a value the checked "
+                               "step can state")
+        terms.append(("mul", ("num", int(coeff), 1), ("pow", c, ec), ("pow", s, es)))
+    return ("num", 0, 1) if not terms else terms[0] if len(terms) == 1 else ("add", *terms)
+
+
+def gaussian_moments_checked() -> Derivation:
+    """Both expectations, for every head size, decided by pemath.kernel alone from the moments: the linearity of
+    expectation writes E[q^T R^r k] as sum_{a,b} (R^r)_ab E[q_a k_b] (cited); the moments are universal
+    hypotheses (0 for independent zero-mean q, k; [a = b] for k = q ~ N(0, I)), instantiated by the certificate."""
+    d = Derivation("Gaussian queries and keys, every head size, from the moments (pemath.kernel)")
+    d.cite("By linearity of expectation, E[q^T R^r k] = sum_{a,b} (R^r)_ab E[q_a k_b]; R^r is block diagonal, "
+           "pair i (features 2i, 2i + 1, interleaved) the block [[cos, -sin], [sin, cos]] of r theta_i. For "
+           "independent q, k with zero mean E[q_a k_b] = E[q_a] E[k_b] = 0; for k = q ~ N(0, I), E[q_a q_b] = [a = b].",
+           source="Feller, An Introduction to Probability Theory vol. 1, sections IX.2 and IX.8 (linearity of "
+                  "expectation; the expectation of a product of independent variables)")
+    h, r = ("var", "h", "posint"), ("var", "r", "real")
+    i, a1, b1 = ("var", "i", "int"), ("var", "a1", "int"), ("var", "b1", "int")
+    one = ("num", 1, 1)
+    angle = ("mul", r, ("app", "theta", i))
+    c, s = ("cos", angle), ("sin", angle)
+    e, o = ("mul", ("num", 2, 1), i), ("add", ("mul", ("num", 2, 1), i), one)
+
+    def score(w: str) -> tuple:
+        def at(x: tuple, y: tuple) -> tuple:
+            return ("app", w, x, y)
+        pair = ("add", ("mul", c, ("add", at(e, e), at(o, o))), ("mul", s, ("add", at(o, e), ("mul", ("num", -1, 1),
+                                                                                             at(e, o)))))
+        return ("sum", pair, "i", ("num", 0, 1), ("add", h, ("num", -1, 1)))
+
+    hyps = (("all", (a1, b1), ("eq", ("app", "mu", a1, b1), ("num", 0, 1))),
+            ("all", (a1, b1), ("eq", ("app", "nu", a1, b1), ("if", ("eq", a1, b1), one, ("num", 0, 1)))))
+    binders = (h, r, ("fun", "theta", 1, "pos"), ("fun", "mu", 2, "real"), ("fun", "nu", 2, "real"))
+    claims = [("sum", _pair_claim(ind, c, s), "i", ("num", 0, 1), ("add", h, ("num", -1, 1))) for ind in (True, False)]
+    concl = ("and", ("eq", score("mu"), claims[0]), ("eq", score("nu"), claims[1]))
+
+    def moments(index: int) -> tuple:
+        def at(x: tuple, y: tuple) -> tuple:
+            return ("hyp_at", index, (("a1", x), ("b1", y)))
+        gens = ((at(e, e), c), (at(o, o), c), (at(o, e), s), (at(e, o), ("mul", ("num", -1, 1), s)))
+        return ("ideal", ((("sum_of", "i", ("num", 0, 1), ("add", h, ("num", -1, 1)), gens), one),))
+
+    d.checked("so, for every number h of pairs and every distance r: with the moments of independent zero-mean q, k "
+              "the expected score is 0, and with those of k = q ~ N(0, I) it is 2 sum_i cos(r theta_i) (each pair's "
+              "block summed against the moments)", ("forall", binders, hyps, concl),
+              ("and", (moments(0), moments(1))))
+    return d
+
+
 def gaussian_no_decay(*, independent: bool = True) -> Derivation:
     """E[q^T A k] = 0 for independent standard Gaussian q, k and every fixed matrix A (so A = R^r).
 

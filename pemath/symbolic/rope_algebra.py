@@ -25,7 +25,7 @@ from ..rope import _core as _rope_core
 from ..rope import layout as _rope_layout
 from ..rope.layout import convert_layout
 from . import pairs, shipped
-from ._decide import Derivation, reduce_to_zero, unevaluated
+from ._decide import Derivation, ProofFailure, reduce_to_zero, unevaluated
 from .notation import label
 from .rope import H, I, LAYOUTS, THETA, TRIG, block, frequency, m, n, permutation, rotation
 
@@ -313,7 +313,45 @@ def complex_form() -> Derivation:
             sp.Matrix([sp.re(lhs, evaluate=False), sp.im(lhs, evaluate=False)]), rot,
             methods=("expand", "rewrite(exp)"))
     d.result["rotated"] = lhs
+    _complex_checked(d, xa, xb)
     return d
+
+
+def _complex_checked(d: Derivation, xa: sp.Symbol, xb: sp.Symbol) -> None:
+    """The same identity decided by pemath.kernel alone, with the complex operations as stated hypotheses: the
+    product's parts (a + i b)(c + i d) = (ac - bd) + i (ad + bc) and e^{i p} = cos p + i sin p (Euler), each
+    for every real value; the pair read by :func:`complex_pair`, the exponent's sign :data:`COMPLEX_SIGN`."""
+    z = complex_pair(xa, xb)
+    kv = {xa: ("var", "x_a", "real"), xb: ("var", "x_b", "real")}
+    parts = [z.as_real_imag()[0], z.as_real_imag()[1]]
+    if not all(p in kv for p in parts) or COMPLEX_SIGN not in (1, -1):
+        raise ProofFailure(f"the pair reads as {sp.sstr(z)} and the exponent's sign is {COMPLEX_SIGN}: not a complex "
+                           "number x_a + i x_b or x_b + i x_a turned by e^{+-i m theta}")
+    re, im = kv[parts[0]], kv[parts[1]]
+    a1, b1, c1, d1, p1 = (("var", f"{v}1", "real") for v in "abcdp")
+    neg = ("num", -1, 1)
+    phase = ("mul", ("var", "m", "real"), ("var", "theta", "real"))
+    turned = phase if COMPLEX_SIGN == 1 else ("mul", neg, phase)
+    hyps = (("all", (a1, b1, c1, d1), ("eq", ("app", "mul_re", a1, b1, c1, d1),
+                                       ("add", ("mul", a1, c1), ("mul", neg, b1, d1)))),
+            ("all", (a1, b1, c1, d1), ("eq", ("app", "mul_im", a1, b1, c1, d1), ("add", ("mul", a1, d1), ("mul", b1, c1)))),
+            ("all", (p1,), ("eq", ("app", "cis_re", p1), ("cos", p1))),
+            ("all", (p1,), ("eq", ("app", "cis_im", p1), ("sin", p1))))
+    args = (re, im, ("app", "cis_re", turned), ("app", "cis_im", turned))
+    c, s = ("cos", phase), ("sin", phase)
+    concl = ("and", ("eq", ("app", "mul_re", *args), ("add", ("mul", ("var", "x_a", "real"), c),
+                                                         ("mul", neg, ("var", "x_b", "real"), s))),
+             ("eq", ("app", "mul_im", *args), ("add", ("mul", ("var", "x_a", "real"), s),
+                                                  ("mul", ("var", "x_b", "real"), c))))
+    binders = tuple(("var", v, "real") for v in ("x_a", "x_b", "m", "theta")) + tuple(
+        ("fun", f, k, "real") for f, k in (("mul_re", 4), ("mul_im", 4), ("cis_re", 1), ("cis_im", 1)))
+    at = {"mul": lambda i: ("hyp_at", i, tuple(zip(("a1", "b1", "c1", "d1"), args))),
+          "cis": lambda i: ("hyp_at", i, (("p1", turned),))}
+    cert = ("and", (("ideal", ((at["mul"](0), ("num", 1, 1)), (at["cis"](2), re), (at["cis"](3), ("mul", neg, im)))),
+                    ("ideal", ((at["mul"](1), ("num", 1, 1)), (at["cis"](3), re), (at["cis"](2), im)))))
+    d.checked("With the complex operations as hypotheses (the product's parts; e^{i p} = cos p + i sin p, Euler), "
+              "pemath.kernel alone: the parts of z_i e^{i m theta_i} are the rotated pair", ("forall", binders, hyps,
+                                                                                           concl), cert)
 
 
 def layout_symbolic_d() -> Derivation:
