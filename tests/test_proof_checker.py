@@ -699,8 +699,8 @@ def test_a_square_root_is_defined_where_the_sorts_show_its_argument_nonnegative_
 
 # --- universal hypotheses ("all") and steps stated in the checker's own terms ("checked") -----------------------
 
-_F = ("fun", "f", 1, "real")
-_U, _W = var("u"), var("w", "pos")
+_FU = ("fun", "f", 1, "real")
+_W = var("w", "pos")
 
 
 def _outcome(claim_id):
@@ -716,12 +716,12 @@ def _all_f_zero(sort="real"):
 
 
 def test_a_universal_hypothesis_is_used_at_values_of_its_sorts_only():
-    prop = _prop(("eq", _f(x), num(0)), (x, _F), (_all_f_zero(),))
+    prop = _prop(("eq", _f(x), num(0)), (x, _FU), (_all_f_zero(),))
     check(prop, ("ideal", ((("hyp_at", 0, (("u", x),)), num(1)),)))
     # a hypothesis for every positive u says nothing at a real x
-    pos = _prop(("eq", _f(x), num(0)), (x, _F), (_all_f_zero("pos"),))
+    pos = _prop(("eq", _f(x), num(0)), (x, _FU), (_all_f_zero("pos"),))
     _refused(pos, ("ideal", ((("hyp_at", 0, (("u", x),)), num(1)),)))
-    check(_prop(("eq", _f(_W), num(0)), (_W, _F), (_all_f_zero("pos"),)),
+    check(_prop(("eq", _f(_W), num(0)), (_W, _FU), (_all_f_zero("pos"),)),
           ("ideal", ((("hyp_at", 0, (("u", _W),)), num(1)),)))
     # every variable gets a value; only an equation is a generator; ("hyp", i) does not read a universal
     two = ("all", (var("u"), var("v")), ("eq", ("app", "g", var("u"), var("v")), num(0)))
@@ -729,23 +729,23 @@ def test_a_universal_hypothesis_is_used_at_values_of_its_sorts_only():
     _refused(_prop(("eq", ("app", "g", x, x), num(0)), (x, g2), (two,)),
              ("ideal", ((("hyp_at", 0, (("u", x),)), num(1)),)))
     less = ("all", (var("u"),), ("lt", _f(var("u")), num(0)))
-    _refused(_prop(("eq", _f(x), num(0)), (x, _F), (less,)), ("ideal", ((("hyp_at", 0, (("u", x),)), num(1)),)))
+    _refused(_prop(("eq", _f(x), num(0)), (x, _FU), (less,)), ("ideal", ((("hyp_at", 0, (("u", x),)), num(1)),)))
     _refused(prop, ("ideal", ((("hyp", 0), num(1)),)))
 
 
 def test_a_universal_hypothesis_is_closed_and_its_names_are_its_own():
     cert = ("ideal", ((("hyp_at", 0, (("u", x),)), num(1)),))
     open_ = ("all", (var("u"),), ("eq", _f(var("u")), x))  # mentions the outer x
-    _refused(_prop(("eq", _f(x), x), (x, _F), (open_,)), cert)
+    _refused(_prop(("eq", _f(x), x), (x, _FU), (open_,)), cert)
     clash = ("all", (var("x"),), ("eq", _f(var("x")), num(0)))  # binds a name the proposition binds
-    _refused(_prop(("eq", _f(x), num(0)), (x, _F), (clash,)), cert)
+    _refused(_prop(("eq", _f(x), num(0)), (x, _FU), (clash,)), cert)
     unbound = ("all", (var("u"),), ("eq", ("app", "h", var("u")), num(0)))  # a function nobody binds
-    _refused(_prop(("eq", _f(x), num(0)), (x, _F), (unbound,)), cert)
+    _refused(_prop(("eq", _f(x), num(0)), (x, _FU), (unbound,)), cert)
     nested = ("all", (var("u"),), _all_f_zero())
-    _refused(_prop(("eq", _f(x), num(0)), (x, _F), (nested,)), cert)
+    _refused(_prop(("eq", _f(x), num(0)), (x, _FU), (nested,)), cert)
     undefined = ("all", (var("u"),), ("eq", _f(("inv", var("u"))), num(0)))  # 1/u at u = 0
     with pytest.raises(KernelError):
-        kernel.well_formed(_prop(("eq", _f(x), num(0)), (x, _F), (undefined,)))
+        kernel.well_formed(_prop(("eq", _f(x), num(0)), (x, _FU), (undefined,)))
     # a substituted value that one of its variables would capture is refused
     from pemath.kernel.terms import substitute_relation
     with pytest.raises(KernelError, match="captured"):
@@ -754,7 +754,7 @@ def test_a_universal_hypothesis_is_closed_and_its_names_are_its_own():
 
 
 def test_a_statement_with_a_universal_hypothesis_has_no_counterexample_and_shows_it():
-    st = _prop(("eq", _f(x), num(0)), (x, _F), (_all_f_zero(),))
+    st = _prop(("eq", _f(x), num(0)), (x, _FU), (_all_f_zero(),))
     with pytest.raises(KernelError, match="universal"):
         counterexample(st, (0, (("x", num(1)),)))
     assert "if (for every u real: f(u) = 0), then f(x) = 0" in show_proposition(st)
@@ -816,11 +816,52 @@ def test_a_checked_steps_record_cannot_be_edited():
 
 def test_a_checked_step_decides_only_what_its_certificate_proves():
     d = Derivation("t")
-    prop = _prop(("eq", _f(x), num(0)), (x, _F), (_all_f_zero(),))
+    prop = _prop(("eq", _f(x), num(0)), (x, _FU), (_all_f_zero(),))
     d.checked("f(x) = 0", prop, ("ideal", ((("hyp_at", 0, (("u", x),)), num(1)),)))
     assert d.steps[-1].status == "proved" and d.steps[-1].kernel["proposition"] == kernel.to_json(prop)
     with pytest.raises(ProofFailure, match="pemath.kernel refuses"):
-        d.checked("f(x) = 1", _prop(("eq", _f(x), num(1)), (x, _F), (_all_f_zero(),)),
+        d.checked("f(x) = 1", _prop(("eq", _f(x), num(1)), (x, _FU), (_all_f_zero(),)),
                   ("ideal", ((("hyp_at", 0, (("u", x),)), num(1)),)))
     with pytest.raises(KernelError):
         d.checked("not a proposition", ("eq", x, x), ("ideal", ()))
+
+
+def test_the_translator_reads_a_piecewise_only_where_the_sorts_decide_its_branch():
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    u = sp.Symbol("u", real=True)
+    tr = bridge.Translator()
+    # the traced kernel's parity test: at 2i the first branch, at 2i + 1 the second, for every i
+    pw = lambda j: sp.Piecewise((sp.Integer(10), sp.Eq(sp.Mod(j, 2), 0)), (sp.Integer(20), sp.Eq(sp.Mod(j, 2), 1)))  # noqa: E731
+    assert tr.term(pw(2 * i)) == num(10) and tr.term(pw(2 * i + 1)) == num(20)
+    # undecided (a real u): no final True branch means not defined everywhere, refused
+    with pytest.raises(bridge.Untranslatable, match="not defined everywhere"):
+        tr.term(sp.Piecewise((sp.Integer(1), sp.Lt(u, 0)), (sp.Integer(2), sp.Gt(u, 0))))
+    # with a final True branch an undecided condition stays a conditional; a decided one is resolved
+    assert tr.term(sp.Piecewise((sp.Integer(1), sp.Lt(u, 0)), (sp.Integer(2), True)))[0] == "if"
+    assert tr.term(sp.Piecewise((sp.Integer(1), sp.Lt(i, 0)), (sp.Integer(2), True))) == num(2)
+
+
+def test_the_translator_writes_matrix_products_and_elements_from_their_definitions():
+    a, b, c, d = sp.symbols("a b c d", real=True)
+    M = sp.ImmutableMatrix([[a, b], [c, d]])
+    P = sp.ImmutableMatrix([[0, 1], [1, 0]])
+    swapped = sp.ImmutableMatrix([[d, c], [b, a]])
+    prop = bridge.proposition("closed on construction", sp.Eq(sp.MatMul(P, M, P, evaluate=False), swapped,
+                                                              evaluate=False))
+    check(prop, ("and", (("ideal", ()),) * 4))
+    wrong = bridge.proposition("closed on construction", sp.Eq(sp.MatMul(P, M, evaluate=False), swapped,
+                                                               evaluate=False))
+    _refused(wrong, ("and", (("ideal", ()),) * 4))
+    r, col = sp.symbols("r c", integer=True)
+    el = bridge.Translator().term(sp.matrices.expressions.matexpr.MatrixElement(P, r, col))
+    assert el[0] == "if" and el[1] == ("eq", ("var", "r", "int"), num(0))
+
+
+def test_an_enumeration_is_charged_the_cases_it_reads_not_the_table_it_drops():
+    # 528 rows of 6 literals: each case reads its row, never the whole table (which cost rows x cases before)
+    v = var("v", "int")
+    rows = tuple((num(k),) for k in range(5000))
+    prop = _prop(("le", num(0), v), (v,), (("in", (v,), rows),))
+    t0 = time.process_time()
+    check(prop, ("enumset", 0, ("eval",)))
+    assert time.process_time() - t0 < 5.0

@@ -186,6 +186,34 @@ def _elementwise_proof() -> Verdict:
     return Verdict(d)
 
 
+def _elementwise_formal() -> tuple:
+    """What pemath.rope's kernel computes, for every number of pairs h and every pass-through count e >= 1, in both
+    layouts: its ``rotate`` run on symbolic arrays (the shipped source, :mod:`pemath.symbolic.traced`; a head x, per
+    pair tables C, S) returns 2h (+ e) features, holds (x_a C_i - x_b S_i, x_b C_i + x_a S_i) at pair i's features
+    (F.features: (2i, 2i + 1) interleaved, (i, i + h) half) for every i < h (h = i + 1 + g), and passes feature
+    2h + j through. With C_i = cos(m theta_i), S_i = sin(m theta_i) that is R(m) x, eq. 34. The pairs and the
+    values are written here from the definitions; the left sides are what the shipped code computes."""
+    from ..rope import _core
+    from ..symbolic import traced
+
+    g, g2, i, j = sp.symbols("g g' i j", integer=True, nonnegative=True)
+    h, e = sp.Symbol("h", integer=True, positive=True), sp.Symbol("e", integer=True, positive=True)
+    x, C, S = (sp.IndexedBase(n, real=True) for n in ("x", "C", "S"))
+    pair = {h: i + 1 + g}
+    rels = []
+    for layout in R.LAYOUTS:
+        a, b = F.features(layout, i, h)
+        for total in (2 * h, 2 * h + e):
+            out = _core.rotate(traced.vector(total, x), traced.vector(h, C), traced.vector(h, S), layout, 2 * h,
+                               traced.NAMESPACE, "float64")
+            for left, right in ((out.shape[0], total), (out(a), x[a] * C[i] - x[b] * S[i]),
+                                (out(b), x[b] * C[i] + x[a] * S[i])):
+                rels.append(sp.Eq(sp.sympify(left).xreplace(pair), sp.sympify(right).xreplace(pair), evaluate=False))
+            if total != 2 * h:
+                rels.append(sp.Eq(out(2 * h + j).xreplace({e: j + 1 + g2}), x[2 * h + j], evaluate=False))
+    return bridge.formal(rels)
+
+
 def _elementwise_mpmath() -> str:
 
     worst = 0.0
@@ -253,6 +281,7 @@ register(
                       sp.HadamardProduct(matrix_label("rotate(x)", 4, 1, r"\operatorname{rotate}(x)"),
                                          matrix_label("sin(m theta)", 4, 1, r"\sin(m\theta)")), evaluate=False),
             sp.MatMul(sp.MatrixSymbol("R(m)", 4, 4), sp.MatrixSymbol("x", 4, 1)), evaluate=False),
+        formal=_elementwise_formal,
         proof=_elementwise_proof,
         checks=(Check("numeric", _elementwise_numeric), Check("mpmath", _elementwise_mpmath)),
         references=(

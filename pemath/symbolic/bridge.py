@@ -133,13 +133,9 @@ class Translator:
                 out = (type(e).__name__.lower(), self.term(a), out)
             return out
         if isinstance(e, sp.Piecewise):
-            *pieces, (last, cond) = e.args
-            if cond is not sp.true:
-                raise Untranslatable("a Piecewise without a final True branch is not defined everywhere")
-            out = self.term(last)
-            for val, c in reversed(pieces):
-                out = ("if", self.relation(c), self.term(val), out)
-            return out
+            return self._piecewise(list(e.args))
+        if isinstance(e, sp.matrices.expressions.matexpr.MatrixElement) and isinstance(e.args[0], sp.MatrixBase):
+            return self._element(e.args[0], self.term(e.args[1]), self.term(e.args[2]))
         if isinstance(e, sp.Indexed):  # an indexed base declared positive (nonnegative) is a function of that sort
             lab = e.base.label
             sort = "pos" if lab.is_positive is True else "nonneg" if lab.is_nonnegative is True else "real"
@@ -175,6 +171,41 @@ class Translator:
             return ("sum", body, kname, self.term(lo), self.term(hi))
         raise Untranslatable(f"the checker has no rules for {type(e).__name__}")
 
+    def _piecewise(self, pieces: list) -> tuple:
+        """A Piecewise as nested conditionals. A branch whose condition the sorts decide false is dropped, and one
+        they decide true ends it (the traced kernel's ``j % 2 == 0`` / ``== 1`` at j = 2i, 2i + 1, a pass-through
+        test 2h + j < 2h): so a Piecewise without a final True branch is translated where the sorts decide which
+        branch it takes for every value, and refused elsewhere (it is not defined everywhere)."""
+        if not pieces:
+            raise Untranslatable("a Piecewise without a final True branch is not defined everywhere (its conditions "
+                                 "are not decided by the sorts)")
+        (val, c), rest = pieces[0], pieces[1:]
+        if c is sp.true:
+            return self.term(val)
+        r = self.relation(c)
+        try:
+            holds = KP._decided(r[0], KP.add_poly(KP.normal(r[2]), KP.normal(r[1]), -1))
+        except KernelError:  # a side the checker refuses to normalise: the condition is left undecided
+            holds = None
+        if holds is True:
+            return self.term(val)
+        if holds is False:
+            return self._piecewise(rest)
+        return ("if", r, self.term(val), self._piecewise(rest))
+
+    def _element(self, m: sp.MatrixBase, row: tuple, col: tuple) -> tuple:
+        """Entry (row, col) of an explicit matrix as conditionals on the indices: where row = r and col = c, M_rc
+        (the last entry past the last index: SymPy's element is defined only at valid indices, where they agree)."""
+        if m.rows * m.cols > 256:
+            raise Untranslatable("an element of an explicit matrix of more than 256 entries")
+
+        def pick(index: tuple, items: list) -> tuple:
+            out = items[-1]
+            for k in range(len(items) - 2, -1, -1):
+                out = ("if", ("eq", index, num(k)), items[k], out)
+            return out
+        return pick(row, [pick(col, [self.term(m[i, j]) for j in range(m.cols)]) for i in range(m.rows)])
+
     def _fun(self, f: Any, arity: int, *, label: bool, sort: str) -> str:
         name = self._name(f, str(getattr(f, "__name__", f)), label=label)
         self.binders[name] = ("fun", name, arity, sort)
@@ -189,11 +220,41 @@ class Translator:
                 return (kind, self.term(r.rhs), self.term(r.lhs))
         raise Untranslatable(f"not a relation the checker decides: {type(r).__name__}")
 
+    def _entries(self, e: Any) -> list:
+        """An explicit matrix, or a product, sum or transpose of explicit matrices (and scalars), as rows of
+        checker terms, each entry written from the definition (a product's entry is the sum over k of
+        A_ik B_kj, built as a term, never computed by SymPy)."""
+        if isinstance(e, sp.MatrixBase):
+            if e.rows * e.cols > 256:
+                raise Untranslatable("an explicit matrix of more than 256 entries")
+            return [[self.term(e[i, j]) for j in range(e.cols)] for i in range(e.rows)]
+        if isinstance(e, sp.Transpose):
+            inner = self._entries(e.arg)
+            return [list(col) for col in zip(*inner)]
+        if isinstance(e, sp.MatAdd):
+            parts = [self._entries(a) for a in e.args]
+            if any(len(p) != len(parts[0]) or len(p[0]) != len(parts[0][0]) for p in parts):
+                raise Untranslatable("a sum of matrices of different shapes")
+            return [[("add", *(p[i][j] for p in parts)) for j in range(len(parts[0][0]))] for i in range(len(parts[0]))]
+        if isinstance(e, sp.MatMul):
+            scalars = [self.term(a) for a in e.args if not isinstance(a, (sp.MatrixBase, sp.MatrixExpr))]
+            mats = [self._entries(a) for a in e.args if isinstance(a, (sp.MatrixBase, sp.MatrixExpr))]
+            out = mats[0]
+            for m in mats[1:]:
+                if len(out[0]) != len(m) or len(out) * len(m) * len(m[0]) > 4096:
+                    raise Untranslatable("a matrix product of mismatched or too large shapes")
+                out = [[("add", *(("mul", out[i][k], m[k][j]) for k in range(len(m)))) if len(m) > 1 else
+                        ("mul", out[i][0], m[0][j]) for j in range(len(m[0]))] for i in range(len(out))]
+            return [[("mul", *scalars, t) if scalars else t for t in row] for row in out]
+        raise Untranslatable(f"the checker has no rules for {type(e).__name__}")
+
     def conclusion(self, r: Any) -> tuple:
-        if isinstance(r, sp.Eq) and isinstance(r.lhs, sp.MatrixBase) and isinstance(r.rhs, sp.MatrixBase):
-            if r.lhs.shape != r.rhs.shape:
+        matrices = (sp.MatrixBase, sp.MatMul, sp.MatAdd, sp.Transpose)
+        if isinstance(r, sp.Eq) and isinstance(r.lhs, matrices) and isinstance(r.rhs, matrices):
+            left, right = self._entries(r.lhs), self._entries(r.rhs)
+            if len(left) != len(right) or len(left[0]) != len(right[0]):
                 raise Untranslatable("matrices of different shapes")
-            out = [("eq", self.term(a), self.term(b)) for a, b in zip(r.lhs, r.rhs)]
+            out = [("eq", a, b) for ra, rb in zip(left, right) for a, b in zip(ra, rb)]
             return out[0] if len(out) == 1 else ("and", *out)
         if isinstance(r, sp.And):
             return ("and", *(self.relation(a) for a in r.args))
