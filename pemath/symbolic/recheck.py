@@ -105,15 +105,19 @@ def claim_digest(kind: Any, title: Any, statement: Any, witness: Any, fair: Any,
 
 def step_skeleton(steps: Sequence[dict]) -> list:
     """What the manifest binds of a claim's steps, in order: each step's status, role, part, certificate, the
-    hypotheses it rests on and its text (a remark's text left out: it may quote a measured figure). A record with
+    hypotheses it rests on and its text (a remark's text left out: it may quote a measured figure); a step stated
+    in the checker's own terms (certificate "checked") also its proposition, which no SymPy version changes. A record with
     a step deleted, appended, moved, relabelled, replaced by another or rewritten fails (the ninth audit's route
     1: the counts of decided steps per part let two counterexample steps swap parts)."""
     out = []
     for s in steps:
         role = s.get("role")
-        out.append([s.get("status"), role, s.get("part") if s.get("status") == "proved" else None,
-                    s.get("certificate"), sorted(s.get("rests_on") or []),
-                    None if role == "remark" else s.get("text")])
+        row = [s.get("status"), role, s.get("part") if s.get("status") == "proved" else None,
+               s.get("certificate"), sorted(s.get("rests_on") or []), None if role == "remark" else s.get("text")]
+        if s.get("certificate") == "checked":  # stated in the checker's terms, independent of SymPy: bound too
+            k = s.get("kernel")
+            row.append(k.get("proposition") if isinstance(k, dict) else None)
+        out.append(row)
     return out
 
 
