@@ -865,3 +865,17 @@ def test_an_enumeration_is_charged_the_cases_it_reads_not_the_table_it_drops():
     t0 = time.process_time()
     check(prop, ("enumset", 0, ("eval",)))
     assert time.process_time() - t0 < 5.0
+
+
+def test_a_sign_certificate_may_take_away_a_combination_of_equations_first():
+    r, u, w = var("r", "nonneg"), var("u", "nonneg"), var("w", "real")
+    # r + u = w gives r <= w: w - r less (w - r - u) is u >= 0
+    prop = _prop(("le", r, w), (r, u, w), (("eq", ("add", r, u), w),))
+    check(prop, ("sign", ((("hyp", 0), num(-1)),)))
+    _refused(prop, ("sign",))  # the sorts alone do not order r and w
+    _refused(prop, ("sign", ((("hyp", 0), num(1)),)))  # the wrong combination leaves -2r - u + 2w
+    # nor does any combination give r < w (u may be 0), or w <= r
+    _refused(_prop(("lt", r, w), (r, u, w), (("eq", ("add", r, u), w),)), ("sign", ((("hyp", 0), num(-1)),)))
+    _refused(_prop(("le", w, r), (r, u, w), (("eq", ("add", r, u), w),)), ("sign", ((("hyp", 0), num(1)),)))
+    # an inequality hypothesis is not an equation to take away
+    _refused(_prop(("le", r, w), (r, u, w), (("le", ("add", r, u), w),)), ("sign", ((("hyp", 0), num(-1)),)))

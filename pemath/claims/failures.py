@@ -445,14 +445,13 @@ register(Claim(
 
 def _rounded_formal() -> tuple:
     """A position p = 2^(e-1) + t of bit length e (t >= 0) and r = |bf16(p) - p|: under the cited rounding bound
-    r <= 2^(e - 9), written with its slack u >= 0 (a hypothesis of the statement, not decided here), r + u +
-    t/256 = p/256 and u + t/256 >= 0, so r <= p/256; and 15962, of bit length 14, rounds to 15936."""
+    r <= 2^(e - 9), written with its slack u >= 0 (a hypothesis of the statement, not decided here), r <= p/256;
+    and 15962, of bit length 14, rounds to 15936."""
     e = sp.Symbol("e", integer=True, positive=True)
     t = sp.Symbol("t", integer=True, nonnegative=True)
     r, u = sp.Symbol("r", nonnegative=True), sp.Symbol("u", nonnegative=True)
     p = sp.Integer(2) ** (e - 1) + t
-    return bridge.formal([sp.Eq(r + u + t / 256, p / 256, evaluate=False), sp.Le(0, u + t / 256, evaluate=False),
-                          *_rounds_to(15962, 14, 8, 15936)],
+    return bridge.formal([sp.Le(r, p * sp.Rational(1, 256), evaluate=False), *_rounds_to(15962, 14, 8, 15936)],
                          [sp.Eq(r + u, sp.Integer(2) ** (e - 9))])
 
 

@@ -27,7 +27,8 @@ A certificate (all plain data, so a record stores it and the re-checker replays 
   exactly a - b: equals in one context give equals).
 * ``("and", (certificate, ...))`` for a conjunction, one certificate per conjunct.
 * ``("sign",)`` for a < b, a <= b or a != b: b - a (a - b either way for !=) is positive, or nonnegative, by the
-  sorts alone (:func:`pemath.kernel.poly.sign`).
+  sorts alone (:func:`pemath.kernel.poly.sign`); ``("sign", ((generator, cofactor), ...))``: the same of b - a
+  less that combination of equations (as an ideal certificate's, each zero wherever the hypotheses hold).
 * ``("interval", bits)`` for a closed relation: enclosures of a - b at that precision decide it.
 * ``("eval",)`` for a closed relation between rational terms (numbers, +, *, powers, inverses, |.|, floor, min,
   max, conditionals): their exact values decide it.
@@ -484,10 +485,12 @@ def _decide(prop: tuple, cert: Any, context: Sequence[Theorem]) -> None:
         if concl[0] != "eq":
             raise KernelError("an ideal certificate decides an equation")
         _ideal(_diff(concl), cert[1], hyps, context)
-    elif kind == "sign" and len(cert) == 1:
+    elif kind == "sign" and len(cert) in (1, 2):
         if concl[0] == "eq":
             raise KernelError("a sign certificate decides <, <= or !=")
         d = add_poly(normal(concl[2]), normal(concl[1]), -1)
+        if len(cert) == 2:  # what is left once a combination of equations (each 0 here) is taken away
+            d = add_poly(d, _combination(cert[1], hyps, context), -1)
         ok = positive(d) if concl[0] == "lt" else nonneg(d) if concl[0] == "le" else \
             positive(d) or positive(add_poly({}, d, -1))
         if not ok:

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from ._decide import Derivation, unevaluated
+from ._decide import Derivation, ProofFailure, unevaluated
 from .rope import rotation
 from .notation import label
 
@@ -229,6 +229,22 @@ def factor_twice(s_value: int = 128, *, digits: int = 30) -> Derivation:
     return d
 
 
+def _bound_checked(d: Derivation, r: sp.Symbol, bound: sp.Expr, cited: sp.Eq, split: sp.Eq) -> None:
+    """r <= p 2^-bits under the cited bound, decided by pemath.kernel alone as one relation: p 2^-bits - r less the
+    combination that proves the split of p 2^-bits (its certificate, found by the proposer) and the cited equation
+    is u + t 2^-bits, nonnegative by the sorts."""
+    from ..kernel.terms import num
+    from . import bridge
+
+    prop = bridge.formal([sp.Le(r, bound, evaluate=False)], [cited])
+    _, split_cert, _ = bridge.certify("rewrite", split, "expand")
+    if split_cert[0] != "ideal":
+        raise ProofFailure(f"the split of p 2^-bits has no ideal certificate: {split_cert[0]!r}")
+    cert = ("sign", split_cert[1] + ((("hyp", 0), num(-1)),))
+    d.checked("so r <= p 2^-bits, one relation decided by pemath.kernel: p 2^-bits - r is, once the split and the "
+              "cited bound are taken away, u + t 2^-bits, nonnegative by the sorts", prop, cert)
+
+
 def positions_rounded(bits: int = 8) -> Derivation:
     """Positions cast to a format with ``bits`` significant bits: off by up to p 2^-bits, e.g. bf16(15962) = 15936.
     The rounding bound is cited; what is decided is that half the spacing is at most p 2^-bits, so the cited bound,
@@ -255,6 +271,7 @@ def positions_rounded(bits: int = 8) -> Derivation:
     d.rewrite_with(f"so r + u + t 2^-{bits} = p 2^-{bits}", sp.Eq(split.lhs, cited.rhs + t * scale, evaluate=False),
                    sp.Eq(cited.rhs, cited.lhs, evaluate=False))
     d.assumed(f"and u + t 2^-{bits} >= 0: r <= p 2^-{bits} for every position p >= 1", u + t * scale, "nonnegative")
+    _bound_checked(d, r, pos * scale, cited, split)
     with sp.evaluate(False):
         case = sp.And(*bit_length(sp.Integer(15962), sp.Integer(14)),
                       sp.Eq(rounded(sp.Integer(15962), bits, sp.Integer(14)), 15936))
