@@ -9,6 +9,7 @@ import tempfile
 import time
 
 import pytest
+import sympy as sp
 
 from pemath.kernel import KernelError, check, well_formed
 from pemath.kernel.verdict import counterexample, derive
@@ -720,3 +721,83 @@ def test_route_sqrt_2_exact_roots_and_inverses_are_charged_their_operands_bits()
         except KernelError:
             pass
         assert time.process_time() - t0 < 1.0, head
+
+
+# --- the tenth audit (universal hypotheses and checked steps: no false theorem or verdict; five uncharged scans,
+# one crash, one latent substitution quirk) ---------------------------------------------------------------------
+
+_FUN = ("fun", "f", 1, "real")
+
+
+def _universal(c: int) -> tuple:
+    return ("all", (("var", "x", "real"),), ("eq", ("app", "f", ("var", "x", "real")), N(c)))
+
+
+def _refused_in_context(prop: tuple, cert: tuple, context: tuple, seconds: float = 1.0) -> str:
+    t0 = time.process_time()
+    with pytest.raises(KernelError) as err:
+        check(prop, cert, context)
+    assert time.process_time() - t0 < seconds, f"refused only after {time.process_time() - t0:.1f} s"
+    return str(err.value)
+
+
+def test_route_10_1_substituting_into_many_universal_hypotheses_is_charged():
+    # a theorem with 20,000 binders and 6,000 universals, used with a 20,000-pair substitution (30 s uncharged)
+    xs = tuple(("var", f"x{i}", "real") for i in range(20_000))
+    hyps = tuple(_universal(0) for _ in range(6_000))
+    th = check(("forall", (_FUN,) + xs, hyps, ("eq", N(0), N(0))), ("ideal", ()))
+    prop = ("forall", (_FUN,), hyps, ("eq", N(0), N(0)))
+    assert "bound" in _refused_in_context(prop, ("instance", 0, tuple((f"x{i}", N(i)) for i in range(20_000))), (th,))
+
+
+def test_route_10_2_finding_a_theorems_hypotheses_among_many_is_charged():
+    concl = ("eq", ("app", "f", N(0)), ("app", "f", N(0)))
+    th = check(("forall", (_FUN,), tuple(_universal(0) for _ in range(19_000)), concl), ("ideal", ()))
+    prop = ("forall", (_FUN,), tuple(_universal(j + 1) for j in range(19_000)) + (_universal(0),), concl)
+    assert "bound" in _refused_in_context(prop, ("instance", 0, ()), (th,))  # 32 s uncharged
+
+
+def test_route_10_3_a_verdict_charges_each_steps_hypotheses_against_the_statements():
+    f0 = ("app", "f", N(0))
+    statement = ("forall", (_FUN,), tuple(_universal(j + 1) for j in range(9_000)) +
+                 tuple(_universal(-j) for j in range(9_000)), ("eq", f0, N(0)))
+    step = ("forall", (_FUN,), tuple(_universal(-j) for j in range(9_000)), ("eq", ("mul", f0, N(0)), N(0)))
+    t0 = time.process_time()
+    with pytest.raises(KernelError, match="bound"):
+        derive("theorem", statement, [("statement", step)] * 2)  # 21.6 s uncharged
+    assert time.process_time() - t0 < 1.0
+
+
+def test_route_10_4_a_theorem_with_many_binders_used_many_times_is_charged():
+    th = check(("forall", tuple(("var", f"x{i}", "real") for i in range(90_000)), (), ("eq", N(0), N(0))),
+               ("ideal", ()))
+    y = ("var", "y", "real")
+    cert = ("ideal", tuple((("thm", 0, ()), N(1)) for _ in range(2_000)))
+    assert "bound" in _refused_in_context(("forall", (y,), (), ("eq", y, y)), cert, (th,))  # 11 s uncharged
+
+
+def test_route_10_5_hypotheses_scanned_for_each_inverse_are_charged():
+    inv0 = ("inv", ("app", "f", N(0)))
+    hyps = tuple(("eq", inv0, N(j)) for j in range(25_000)) + (("ne", ("app", "f", N(0)), N(0)),)
+    assert "bound" in _refused_quickly(("forall", (_FUN,), hyps, ("eq", N(0), N(0))), ("ideal", ()), seconds=1.0)
+
+
+def test_route_10_6_a_checked_step_of_deeply_nested_json_is_refused_not_a_crash():
+    from sympy.core.symbol import Str
+
+    from pemath.symbolic._certify import ProofFailure, decide
+
+    for depth in (5_000, 200_000):
+        with pytest.raises(ProofFailure, match="not JSON"):
+            decide("checked", sp.Tuple(Str("[" * depth + "]" * depth), Str("[]")), None)
+
+
+def test_route_10_7_a_sum_indexed_by_a_functions_name_and_a_name_given_twice_are_refused():
+    x = ("var", "x", "real")
+    shadow = ("all", (x,), ("eq", ("sum", ("app", "f", x), "f", N(1), N(1)), N(0)))
+    with pytest.raises(KernelError, match="name of a function"):
+        well_formed(("forall", (_FUN,), (shadow,), ("eq", N(0), N(0))))
+    prop = ("forall", (_FUN,), (_universal(0),), ("eq", ("app", "f", N(1)), N(0)))
+    with pytest.raises(KernelError, match="two values"):  # the last value won, each still checked for its sort
+        check(prop, ("ideal", ((("hyp_at", 0, (("x", N(2)), ("x", N(1)))), N(1)),)))
+    check(prop, ("ideal", ((("hyp_at", 0, (("x", N(1)),)), N(1)),)))

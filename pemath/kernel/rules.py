@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .poly import Poly, add_poly, is_integer_valued, nonneg, normal, positive
+from .poly import Poly, add_poly, budget, is_integer_valued, nonneg, normal, positive
 from .terms import PI, KernelError, ONE, ZERO, num, substitute, validate, variables
 
 __all__ = ["RULES", "relation"]
@@ -72,6 +72,7 @@ def _integer(u: tuple, rule: str) -> None:
 
 
 def _nonzero(u: tuple, hyps: Sequence[tuple], rule: str) -> None:
+    budget.spend("monomials", len(hyps))  # the scan below, charged (the tenth audit's route 5)
     p = normal(u)
     if p and (positive(p) or positive(add_poly({}, p, -1))):
         return
@@ -82,6 +83,7 @@ def _nonzero(u: tuple, hyps: Sequence[tuple], rule: str) -> None:
 
 
 def _positive(u: tuple, hyps: Sequence[tuple], rule: str) -> None:
+    budget.spend("monomials", len(hyps))
     p = normal(u)
     if positive(p):
         return
@@ -149,6 +151,7 @@ def _holds(r: tuple, hyps: Sequence[tuple], rule: str) -> None:
     hypothesis a < b also gives a <= b and a != b)."""
     if not (isinstance(r, tuple) and len(r) == 3 and r[0] in _NEGATED):
         raise KernelError(f"{rule}: {r!r:.80} is not a relation (eq, ne, lt, le)")
+    budget.spend("monomials", len(hyps))
     d = _sub(r[2], r[1])
     if {"eq": not d, "le": nonneg(d), "lt": positive(d), "ne": positive(d) or positive(add_poly({}, d, -1))}[r[0]]:
         return

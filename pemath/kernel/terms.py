@@ -255,8 +255,8 @@ def substitute(t: tuple, values: dict) -> tuple:
         if f[0] != "lambda" or len(f[1]) != len(args):
             raise KernelError(f"the function {t[1]!r} is replaced by a function of {len(args)} arguments")
         return substitute(f[2], dict(zip(f[1], args)))
-    if head == "sum":
-        inner = {k: v for k, v in values.items() if k != t[2]}
+    if head == "sum":  # the index hides a variable of its name, never a function's
+        inner = {k: v for k, v in values.items() if k != t[2] or v[0] == "lambda"}
         if any(t[2] in free_of_value(v) for v in inner.values()):
             raise KernelError(f"substituting into a sum over {t[2]!r} would capture a free {t[2]!r}")
         return ("sum", substitute(t[1], inner), t[2], substitute(t[3], values), substitute(t[4], values))

@@ -76,7 +76,7 @@ def _covers(step: tuple, statement: tuple, r: tuple, binders: frozenset) -> bool
     """Whether checked ``step`` gives relation ``r`` of ``statement``: one of its relations is r, its binders are
     among the statement's (``binders``, the set built once) and each of its hypotheses is one of the statement's (a
     step that needs fewer hypotheses says more). Each pair is charged what it reads."""
-    budget.spend("monomials", len(step[1]) + len(step[2]) + 1)
+    budget.spend("monomials", len(step[1]) + len(step[2]) * (len(statement[2]) + 1) + 1)  # the scans below
     if not set(step[1]) <= binders:
         return False
     if not all(any(_same_rel(a, b) for b in statement[2]) for a in step[2]):

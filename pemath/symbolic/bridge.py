@@ -1159,8 +1159,8 @@ def checked_parts(formula: Any) -> tuple[tuple, tuple]:
         raise Untranslatable("a checked step's formula is Tuple(Str(proposition), Str(certificate)) in JSON")
     try:
         return kernel.from_json(json.loads(formula[0].name)), kernel.from_json(json.loads(formula[1].name))
-    except ValueError as exc:
-        raise Untranslatable(f"a checked step's formula is not JSON ({exc})") from None
+    except (ValueError, RecursionError) as exc:  # KernelError is a ValueError; deep JSON a RecursionError
+        raise Untranslatable(f"a checked step's formula is not JSON the checker reads ({type(exc).__name__})") from None
 
 
 def certify(certificate_kind: str, formula: Any, method: str | None = None,
