@@ -63,6 +63,7 @@ class Translator:
         self.names: dict[str, Any] = {}
         self.binders: dict[str, tuple] = {}
         self.index: set = set()  # the indices of the sums being translated: of sort int, whatever declared
+        self.lower: dict[str, tuple] = {}  # each enclosing sum's index name: its lower bound (the index is >= it)
 
     def _name(self, obj: Any, name: str, *, label: bool) -> str:
         if not term_is_valid_name(name):
@@ -162,9 +163,19 @@ class Translator:
             return out
         if isinstance(e, sp.Sum) and len(e.limits) == 1:
             k, lo, hi = e.limits[0]
+            # SymPy's Sum with hi < lo - 1 is Karr's -sum(hi + 1 .. lo - 1), the checker's is 0: translated only
+            # where the sorts give hi - lo + 1 >= 0, so the two agree (the eleventh audit's route 6)
+            try:
+                empty_ok = KP.nonneg(KP.normal(self._bound_term(hi - lo + 1)))
+            except (KernelError, Untranslatable):
+                empty_ok = False
+            if not empty_ok:
+                raise Untranslatable("a sum whose range the sorts do not show is of length >= 0 (SymPy reads a "
+                                     "reversed range by Karr's convention, the checker as empty)")
             inner = Translator()  # the index is bound by the sum, not the proposition
             inner.names, inner.index = dict(self.names), self.index | {k}
             kname = inner._name(k, k.name, label=False)
+            inner.lower = {**self.lower, kname: self._bound_term(lo)}
             body = inner.term(e.function)
             self.binders.update({n: t for n, t in inner.binders.items() if n != kname})
             self.names.update({n: o for n, o in inner.names.items() if n != kname})
@@ -194,17 +205,29 @@ class Translator:
         return ("if", r, self.term(val), self._piecewise(rest))
 
     def _element(self, m: sp.MatrixBase, row: tuple, col: tuple) -> tuple:
-        """Entry (row, col) of an explicit matrix as conditionals on the indices: where row = r and col = c, M_rc
-        (the last entry past the last index: SymPy's element is defined only at valid indices, where they agree)."""
+        """Entry (row, col) of an explicit matrix as conditionals on the indices: where row = r and col = c, M_rc,
+        for r = -n..n-1 as Python reads an index (r < 0 counts from the end); past those SymPy has no element (an
+        IndexError) and the translation its last entry."""
         if m.rows * m.cols > 256:
             raise Untranslatable("an element of an explicit matrix of more than 256 entries")
 
         def pick(index: tuple, items: list) -> tuple:
+            n = len(items)
             out = items[-1]
-            for k in range(len(items) - 2, -1, -1):
-                out = ("if", ("eq", index, num(k)), items[k], out)
+            for k in range(n - 2, -n - 1, -1):  # n - 2 .. -n: the last entry (n - 1) is the fall-through
+                out = ("if", ("eq", index, num(k)), items[k % n], out)
             return out
         return pick(row, [pick(col, [self.term(m[i, j]) for j in range(m.cols)]) for i in range(m.rows)])
+
+    def _bound_term(self, e: Any) -> tuple:
+        """A sum's bound (or its length) translated on the side (its names not bound by the proposition), each
+        enclosing sum's index written as its lower bound plus a natural number (so j - 1 >= 0 inside j = 1..n)."""
+        from ..kernel.terms import substitute
+
+        side = Translator()
+        side.names, side.index, side.lower = dict(self.names), set(self.index), dict(self.lower)
+        t = side.term(e)
+        return substitute(t, {k: ("add", lo, ("var", f"{k}_above", "nat")) for k, lo in self.lower.items()})
 
     def _fun(self, f: Any, arity: int, *, label: bool, sort: str) -> str:
         name = self._name(f, str(getattr(f, "__name__", f)), label=label)
