@@ -767,7 +767,7 @@ def test_the_derivation_of_rope_is_decided_from_its_universal_hypotheses_and_not
     outcome = _outcome("rope.derivation")
     steps = [(s.part, kernel.from_json(s.kernel["proposition"])) for s in outcome.derivation.steps
              if s.certificate == "checked"]
-    assert len(steps) == 4 and derive("theorem", statement, steps) == "proved"
+    assert len(steps) == 5 and derive("theorem", statement, steps) == "proved"
     # without the initial condition on the angle, or on the radius, nothing is established; nor is another angle
     for drop in (2, 3):
         weaker = (statement[0], statement[1], statement[2][:drop] + statement[2][drop + 1:], statement[3])
@@ -787,7 +787,7 @@ def test_a_checked_steps_record_cannot_be_edited():
     record = json.loads(json.dumps([_outcome("rope.derivation").as_json(latex=False)]))
     assert recheck(record).ok
     steps = [s for s in record[0]["steps"] if s["certificate"] == "checked"]
-    assert len(steps) == 4
+    assert len(steps) == 5
     # a cofactor changed, in the formula and in the checker's entry alike: the checker refuses it
     edited = copy.deepcopy(record)
     st = [s for s in edited[0]["steps"] if s["certificate"] == "checked"][2]

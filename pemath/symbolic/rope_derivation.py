@@ -303,3 +303,16 @@ def _checked(d: Derivation) -> None:
                   f"({'k, k + 1' if sign > 0 else '-(k + 1), -k'}) and (0, 1) with the one at (1, 1) and (0, 0) "
                   "against the vector (1, 0) turns every vector by theta = Theta_f(1, 0, 1) per step",
                   ("forall", binders, hyps, concl), cert)
+    # the hypotheses are not vacuous: RoPE's R_f = r, Theta_f = a + m theta, with R_g = r1 r2 and
+    # Theta_g = a1 - a2 - (n1 - m1) theta, satisfies each of them (the functions substituted, for every value)
+    th = _v("theta")
+    d_ = _minus(n1, m1)
+    solved = (("eq", ("mul", r1, r2), ("mul", r1, r2)),
+              ("eq", _minus(("add", a1, ("mul", m1, th)), ("add", a2, ("mul", n1, th))),
+               ("add", a1, _neg(a2), _neg(("mul", d_, th)))),
+              ("eq", r1, r1),
+              ("eq", ("add", a1, ("mul", _n(0), th)), a1))
+    d.checked("The hypotheses are not vacuous: RoPE's R_f(r, a, m) = r and Theta_f(r, a, m) = a + m theta, with "
+              "R_g = r1 r2 and Theta_g = a1 - a2 - (n1 - m1) theta, satisfy the requirement and the initial "
+              "condition at every value", ("forall", (th,) + _OWN, (), ("and", *solved)),
+              ("and", tuple(("ideal", ()) for _ in solved)))
