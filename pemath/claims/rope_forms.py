@@ -211,7 +211,11 @@ def _elementwise_formal() -> tuple:
                 rels.append(sp.Eq(sp.sympify(left).xreplace(pair), sp.sympify(right).xreplace(pair), evaluate=False))
             if total != 2 * h:
                 rels.append(sp.Eq(out(2 * h + j).xreplace({e: j + 1 + g2}), x[2 * h + j], evaluate=False))
-    return bridge.formal(rels)
+    prop = bridge.formal(rels)
+    unique = tuple(dict.fromkeys(prop[3][1:]))  # a relation both layouts give (the same terms) is stated once
+    from ..kernel import well_formed
+
+    return well_formed((prop[0], prop[1], prop[2], ("and", *unique)))
 
 
 def _elementwise_mpmath() -> str:
