@@ -32,8 +32,9 @@ def _formal() -> tuple:
     """RoFormer's requirement in polar form, for arbitrary functions, and its conclusion at every integer position.
 
     Written here from the paper's equations, apart from the proof: a vector is its polar pair (r, a) with r > 0;
-    f(x, m) = R_f(r, a, m) e^{i Theta_f(r, a, m)} and g(q, k, n - m) = R_g(...) e^{i Theta_g(...)}. The
-    requirement f(q, m) conj(f(k, n)) = g(q, k, n - m) read as moduli and as angles (no 2 pi jumps), and
+    f(x, m) = R_f(r, a, m) e^{i Theta_f(r, a, m)} (R_f >= 0, a modulus) and g(q, k, n - m) = R_g(...) e^{i
+    Theta_g(...)}. The requirement f(q, m) conj(f(k, n)) = g(q, k, n - m) read as moduli and as angles taken
+    exactly equal (no 2 pi jumps: stronger than the complex equation, as RoFormer's derivation reads it), and
     f(x, 0) = x, are hypotheses for every value of their variables; the conclusion is for natural m, at m and at
     -m (so every integer position), with theta = Theta_f(1, 0, 1): f(x, m) = x e^{i m theta}.
     """
@@ -57,7 +58,7 @@ def _formal() -> tuple:
     back = ("mul", ("num", -1, 1), m)
     concl = ("and", ("eq", rf(r, a, m), r), ("eq", rf(r, a, back), r),
              ("eq", tf(r, a, m), ("add", a, ("mul", m, theta_))), ("eq", tf(r, a, back), minus(a, ("mul", m, theta_))))
-    binders = (("fun", "R_f", 3, "pos"), ("fun", "Theta_f", 3, "real"), ("fun", "R_g", 5, "real"),
+    binders = (("fun", "R_f", 3, "nonneg"), ("fun", "Theta_f", 3, "real"), ("fun", "R_g", 5, "real"),
                ("fun", "Theta_g", 5, "real"), r, a, m)
     return ("forall", binders, hyps, concl)
 

@@ -190,8 +190,8 @@ def _elementwise_formal() -> tuple:
     """What pemath.rope's kernel computes, for every number of pairs h and every pass-through count e >= 1, in both
     layouts: its ``rotate`` run on symbolic arrays (the shipped source, :mod:`pemath.symbolic.traced`; a head x, per
     pair tables C, S) returns 2h (+ e) features, holds (x_a C_i - x_b S_i, x_b C_i + x_a S_i) at pair i's features
-    (F.features: (2i, 2i + 1) interleaved, (i, i + h) half) for every i < h (h = i + 1 + g), and passes feature
-    2h + j through. With C_i = cos(m theta_i), S_i = sin(m theta_i) that is R(m) x, eq. 34. The pairs and the
+    (F.features: (2i, 2i + 1) interleaved, (i, i + h) half) for every i < h (h = i + 1 + g: the pairs' relations
+    are stated at that h), and passes feature 2h + j through for j < e (a hypothesis). With C_i = cos(m theta_i), S_i = sin(m theta_i) that is R(m) x, eq. 34. The pairs and the
     values are written here from the definitions; the left sides are what the shipped code computes."""
     from ..rope import _core
     from ..symbolic import traced
@@ -211,7 +211,8 @@ def _elementwise_formal() -> tuple:
                 rels.append(sp.Eq(sp.sympify(left).xreplace(pair), sp.sympify(right).xreplace(pair), evaluate=False))
             if total != 2 * h:
                 rels.append(sp.Eq(out(2 * h + j).xreplace({e: j + 1 + g2}), x[2 * h + j], evaluate=False))
-    prop = bridge.formal(rels)
+    # feature 2h + j is a pass-through one for j < e: the hypothesis (the traced feature does not depend on e)
+    prop = bridge.formal(rels, [sp.Lt(j, e)])
     unique = tuple(dict.fromkeys(prop[3][1:]))  # a relation both layouts give (the same terms) is stated once
     from ..kernel import well_formed
 

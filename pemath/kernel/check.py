@@ -654,7 +654,7 @@ def _induction(prop: tuple, name: Any, base_cert: Any, step_cert: Any, context: 
            for h in others):  # a universal hypothesis is closed: it involves no binder
         raise KernelError(f"an induction's other hypotheses must not involve {v[1]!r}")
     _decide(_instantiate(prop, {v[1]: num(base)}, {i_lo}), base_cert, context)
-    taken = {b[1] for b in prop[1]}
+    taken = {b[1] for b in prop[1]} | _hyp_names(prop[2])  # fresh against a universal hypothesis's names too
     m = next(("var", f"m{i}", "nat") for i in range(len(taken) + 1) if f"m{i}" not in taken)
     at = ("add", num(base), m)
     step = _instantiate(prop, {v[1]: ("add", at, num(1))}, {i_lo}, (m,))

@@ -227,7 +227,15 @@ class Translator:
         side = Translator()
         side.names, side.index, side.lower = dict(self.names), set(self.index), dict(self.lower)
         t = side.term(e)
-        return substitute(t, {k: ("add", lo, ("var", f"{k}_above", "nat")) for k, lo in self.lower.items()})
+        taken = set(side.names) | set(self.lower) | {str(s) for s in getattr(e, "free_symbols", ())}
+
+        def fresh(k: str) -> str:  # a name no symbol of the formula has (the review found i_above taken)
+            name = f"{k}_above"
+            while name in taken:
+                name += "'"
+            taken.add(name)
+            return name
+        return substitute(t, {k: ("add", lo, ("var", fresh(k), "nat")) for k, lo in self.lower.items()})
 
     def _fun(self, f: Any, arity: int, *, label: bool, sort: str) -> str:
         name = self._name(f, str(getattr(f, "__name__", f)), label=label)
@@ -248,8 +256,8 @@ class Translator:
         checker terms, each entry written from the definition (a product's entry is the sum over k of
         A_ik B_kj, built as a term, never computed by SymPy)."""
         if isinstance(e, sp.MatrixBase):
-            if e.rows * e.cols > 256:
-                raise Untranslatable("an explicit matrix of more than 256 entries")
+            if e.rows * e.cols > 256 or not e.rows or not e.cols:
+                raise Untranslatable("an explicit matrix that is empty or of more than 256 entries")
             return [[self.term(e[i, j]) for j in range(e.cols)] for i in range(e.rows)]
         if isinstance(e, sp.Transpose):
             inner = self._entries(e.arg)

@@ -106,7 +106,7 @@ def claim_digest(kind: Any, title: Any, statement: Any, witness: Any, fair: Any,
 def step_skeleton(steps: Sequence[dict]) -> list:
     """What the manifest binds of a claim's steps, in order: each step's status, role, part, certificate, the
     hypotheses it rests on and its text (a remark's text left out: it may quote a measured figure); a step stated
-    in the checker's own terms (certificate "checked") also its proposition, which no SymPy version changes. A record with
+    in the checker's own terms (certificate "checked") also its proposition, stored as the checker's data. A record with
     a step deleted, appended, moved, relabelled, replaced by another or rewritten fails (the ninth audit's route
     1: the counts of decided steps per part let two counterexample steps swap parts)."""
     out = []

@@ -257,7 +257,7 @@ def _checked(d: Derivation) -> None:
     integer position, theta = Theta_f(1, 0, 1) (the angle the reference vector (1, 0) turns by in one step)."""
     r1, a1, r2, a2, m1, n1 = _OWN
     rf, tf = (lambda *x: _app("R_f", *x)), (lambda *x: _app("Theta_f", *x))
-    binders = (("fun", "R_f", 3, "pos"), ("fun", "Theta_f", 3, "real"), ("fun", "R_g", 5, "real"),
+    binders = (("fun", "R_f", 3, "nonneg"), ("fun", "Theta_f", 3, "real"), ("fun", "R_g", 5, "real"),
                ("fun", "Theta_g", 5, "real"), _R, _A, _M)
     hyps = (("all", _OWN, ("eq", ("mul", rf(r1, a1, m1), rf(r2, a2, n1)), _app("R_g", r1, a1, r2, a2, _minus(n1, m1)))),
             ("all", _OWN, ("eq", _minus(tf(r1, a1, m1), tf(r2, a2, n1)),
@@ -303,16 +303,24 @@ def _checked(d: Derivation) -> None:
                   f"({'k, k + 1' if sign > 0 else '-(k + 1), -k'}) and (0, 1) with the one at (1, 1) and (0, 0) "
                   "against the vector (1, 0) turns every vector by theta = Theta_f(1, 0, 1) per step",
                   ("forall", binders, hyps, concl), cert)
-    # the hypotheses are not vacuous: RoPE's R_f = r, Theta_f = a + m theta, with R_g = r1 r2 and
-    # Theta_g = a1 - a2 - (n1 - m1) theta, satisfies each of them (the functions substituted, for every value)
+    # the hypotheses are not vacuous: each one, with RoPE's functions put in for the arbitrary ones (R_f = |r|, of
+    # the sort nonneg everywhere; Theta_f = a + m theta; R_g = |r1| |r2|; Theta_g = a1 - a2 - (n1 - m1) theta),
+    # holds at every value of its variables: the relations below are the hypotheses' own, substituted
+    from ..kernel.terms import substitute_relation
+
     th = _v("theta")
-    d_ = _minus(n1, m1)
-    solved = (("eq", ("mul", r1, r2), ("mul", r1, r2)),
-              ("eq", _minus(("add", a1, ("mul", m1, th)), ("add", a2, ("mul", n1, th))),
-               ("add", a1, _neg(a2), _neg(("mul", d_, th)))),
-              ("eq", r1, r1),
-              ("eq", ("add", a1, ("mul", _n(0), th)), a1))
-    d.checked("The hypotheses are not vacuous: RoPE's R_f(r, a, m) = r and Theta_f(r, a, m) = a + m theta, with "
-              "R_g = r1 r2 and Theta_g = a1 - a2 - (n1 - m1) theta, satisfy the requirement and the initial "
-              "condition at every value", ("forall", (th,) + _OWN, (), ("and", *solved)),
-              ("and", tuple(("ideal", ()) for _ in solved)))
+    p = [_v(f"p{k}") for k in range(1, 6)]
+    rope = {"R_f": ("lambda", ("p1", "p2", "p3"), ("abs", p[0])),
+            "Theta_f": ("lambda", ("p1", "p2", "p3"), ("add", p[1], ("mul", p[2], th))),
+            "R_g": ("lambda", ("p1", "p2", "p3", "p4", "p5"), ("mul", ("abs", p[0]), ("abs", p[2]))),
+            "Theta_g": ("lambda", ("p1", "p2", "p3", "p4", "p5"),
+                        ("add", p[1], _neg(p[3]), _neg(("mul", p[4], th))))}
+    solved = tuple(substitute_relation(h[2], rope) for h in hyps)
+    absolute = ("abs", r1)  # |r1| = r1 for r1 > 0: |r1|^2 = r1^2 and |r1| + r1 > 0
+    inv = ("inv", ("add", absolute, r1))
+    certs = tuple(("ideal", ((("rule", "abs_sq", (r1,)), inv), (("rule", "inv", (("add", absolute, r1),)),
+                                                                 _neg(_minus(absolute, r1)))))
+                  if k == 2 else ("ideal", ()) for k in range(len(solved)))
+    d.checked("The hypotheses are not vacuous: each of them, with RoPE's functions put in for the arbitrary ones "
+              "(R_f = |r|, Theta_f = a + m theta, R_g = |r1| |r2|, Theta_g = a1 - a2 - (n1 - m1) theta), holds "
+              "at every value of its variables", ("forall", (th,) + _OWN, (), ("and", *solved)), ("and", certs))
