@@ -38,8 +38,7 @@ def _formal() -> tuple:
     f(x, 0) = x, are hypotheses for every value of their variables; the conclusion is for natural m, at m and at
     -m (so every integer position), with theta = Theta_f(1, 0, 1): f(x, m) = x e^{i m theta}.
     """
-    def v(name: str, sort: str = "real") -> tuple:
-        return ("var", name, sort)
+    from ..kernel.terms import var as v
 
     def minus(x: tuple, y: tuple) -> tuple:
         return ("add", x, ("mul", ("num", -1, 1), y))

@@ -566,7 +566,8 @@ def _instantiate(prop: tuple, values: dict, drop: set, extra: tuple = ()) -> tup
     for i, h in enumerate(hyps):
         if i not in drop and h[0] == "in" and any(v[1] in named for v in h[1]):
             raise KernelError("a variable of a membership is enumerated by 'enumset', with the whole membership")
-    nh = tuple(h if h[0] == "in" else substitute_relation(h, values) for h in kept)
+    # a membership is dropped or kept as it is; a universal hypothesis is closed, so no variable's value reaches it
+    nh = tuple(h if h[0] in ("in", "all") else substitute_relation(h, values) for h in kept)
     nb = tuple(b for b in binders if b[1] not in values) + extra
     return _well_formed(("forall", nb, nh, substitute_relation(concl, values)))
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..kernel.terms import app, num, var
 from ._certify import ProofFailure
 from ._decide import Derivation, unevaluated
 from .notation import label
@@ -215,28 +216,16 @@ def derive() -> Derivation:
 # and angle of f, R_g and Theta_g those of g at (q, k, n - m); each is an arbitrary function, and the requirement and
 # the initial condition are universal hypotheses the certificates instantiate (pemath.kernel.check, "hyp_at").
 
-def _v(name: str, sort: str = "real") -> tuple:
-    return ("var", name, sort)
-
-
-def _app(f: str, *args: tuple) -> tuple:
-    return ("app", f, *args)
-
-
-def _n(value: int) -> tuple:
-    return ("num", value, 1)
-
-
 def _neg(t: tuple) -> tuple:
-    return ("mul", _n(-1), t)
+    return ("mul", num(-1), t)
 
 
 def _minus(a: tuple, b: tuple) -> tuple:
     return ("add", a, _neg(b))
 
 
-_R, _A, _M = _v("r", "pos"), _v("a"), _v("m", "nat")
-_OWN = (_v("r1", "pos"), _v("a1"), _v("r2", "pos"), _v("a2"), _v("m1", "int"), _v("n1", "int"))
+_R, _A, _M = var("r", "pos"), var("a"), var("m", "nat")
+_OWN = (var("r1", "pos"), var("a1"), var("r2", "pos"), var("a2"), var("m1", "int"), var("n1", "int"))
 
 
 def _at(index: int, *values: tuple) -> tuple:
@@ -247,7 +236,7 @@ def _at(index: int, *values: tuple) -> tuple:
 def _kernel_term(e: sp.Expr, what: str) -> tuple:
     """An integer the proof's hooks give (phi(0), or a radius that is |x| itself), as a checker term."""
     if isinstance(e, sp.Integer):
-        return _n(int(e))
+        return num(int(e))
     raise ProofFailure(f"{what} is {sp.sstr(e)}, not a value the checked derivation can state")
 
 
@@ -256,14 +245,14 @@ def _checked(d: Derivation) -> None:
     initial condition as universal hypotheses, R_f(r, a, m) = r and Theta_f(r, a, m) = a + m theta for every
     integer position, theta = Theta_f(1, 0, 1) (the angle the reference vector (1, 0) turns by in one step)."""
     r1, a1, r2, a2, m1, n1 = _OWN
-    rf, tf = (lambda *x: _app("R_f", *x)), (lambda *x: _app("Theta_f", *x))
+    rf, tf = (lambda *x: app("R_f", *x)), (lambda *x: app("Theta_f", *x))
     binders = (("fun", "R_f", 3, "nonneg"), ("fun", "Theta_f", 3, "real"), ("fun", "R_g", 5, "real"),
                ("fun", "Theta_g", 5, "real"), _R, _A, _M)
-    hyps = (("all", _OWN, ("eq", ("mul", rf(r1, a1, m1), rf(r2, a2, n1)), _app("R_g", r1, a1, r2, a2, _minus(n1, m1)))),
+    hyps = (("all", _OWN, ("eq", ("mul", rf(r1, a1, m1), rf(r2, a2, n1)), app("R_g", r1, a1, r2, a2, _minus(n1, m1)))),
             ("all", _OWN, ("eq", _minus(tf(r1, a1, m1), tf(r2, a2, n1)),
-                           _app("Theta_g", r1, a1, r2, a2, _minus(n1, m1)))),
-            ("all", _OWN[:2], ("eq", rf(r1, a1, _n(0)), r1)),
-            ("all", _OWN[:2], ("eq", tf(r1, a1, _n(0)), a1)))
+                           app("Theta_g", r1, a1, r2, a2, _minus(n1, m1)))),
+            ("all", _OWN[:2], ("eq", rf(r1, a1, num(0)), r1)),
+            ("all", _OWN[:2], ("eq", tf(r1, a1, num(0)), a1)))
     R, A, M = _R, _A, _M
     radius_of = radius(sp.Symbol("r", positive=True), m)
     rad = R if radius_of == sp.Symbol("r", positive=True) else _kernel_term(radius_of, "the radius")
@@ -276,29 +265,29 @@ def _checked(d: Derivation) -> None:
     for mm, where in ((M, "m"), (_neg(M), "-m")):
         x = rf(R, A, mm)
         inv = ("inv", ("add", x, R))
-        cert = ("ideal", ((_at(0, R, A, R, A, mm, mm), inv), (_at(0, R, A, R, A, _n(0), _n(0)), _neg(inv)),
-                          (_at(2, R, A), ("mul", ("add", rf(R, A, _n(0)), R), inv)),
+        cert = ("ideal", ((_at(0, R, A, R, A, mm, mm), inv), (_at(0, R, A, R, A, num(0), num(0)), _neg(inv)),
+                          (_at(2, R, A), ("mul", ("add", rf(R, A, num(0)), R), inv)),
                           (("rule", "inv", (("add", x, R),)), _neg(_minus(x, R)))))
         d.checked(f"The radius at position {where}: R_f(q, {where})^2 = R_g(q, q, 0) = R_f(q, 0)^2 = r^2 (the "
                   "requirement at positions (m, m) and (0, 0), the initial condition), and R_f + r > 0, so "
                   f"R_f(q, {where}) = r", ("forall", binders, hyps, ("eq", x, rad)), cert)
     # Theta_f(r, a, 1) - Theta_f(1, 0, 1) = a: the requirement at (1, 1) and (0, 0) against the vector (1, 0)
-    same_turn = ((_at(1, R, A, _n(1), _n(0), _n(1), _n(1)), 1), (_at(1, R, A, _n(1), _n(0), _n(0), _n(0)), -1),
-                 (_at(3, R, A), 1), (_at(3, _n(1), _n(0)), -1))
-    turn = tf(_n(1), _n(0), _n(1))
-    m0 = _v("m0", "nat")
-    k, k1 = ("add", _n(0), m0), ("add", ("add", _n(0), m0), _n(1))
+    same_turn = ((_at(1, R, A, num(1), num(0), num(1), num(1)), 1), (_at(1, R, A, num(1), num(0), num(0), num(0)), -1),
+                 (_at(3, R, A), 1), (_at(3, num(1), num(0)), -1))
+    turn = tf(num(1), num(0), num(1))
+    m0 = var("m0", "nat")
+    k, k1 = ("add", num(0), m0), ("add", ("add", num(0), m0), num(1))
     for sign, where in ((1, "m"), (-1, "-m")):
         mm = M if sign > 0 else _neg(M)
         if sign > 0:  # the requirement at (k, k + 1) and (0, 1): one step turns every vector alike
-            steps = ((_at(1, R, A, R, A, k, k1), -1), (_at(1, R, A, R, A, _n(0), _n(1)), 1), (("hyp", 4), 1),
+            steps = ((_at(1, R, A, R, A, k, k1), -1), (_at(1, R, A, R, A, num(0), num(1)), 1), (("hyp", 4), 1),
                      (_at(3, R, A), -1)) + same_turn
         else:  # at (-(k + 1), -k) and (0, 1)
-            steps = ((_at(1, R, A, R, A, _neg(k1), _neg(k)), 1), (_at(1, R, A, R, A, _n(0), _n(1)), -1),
+            steps = ((_at(1, R, A, R, A, _neg(k1), _neg(k)), 1), (_at(1, R, A, R, A, num(0), num(1)), -1),
                      (("hyp", 4), 1), (_at(3, R, A), 1)) + tuple((g, -c) for g, c in same_turn)
-        cert = ("induction", "m", ("ideal", ((_at(3, R, A), _n(1)),)),
-                ("ideal", tuple((g, _n(c)) for g, c in steps)))
-        concl = ("eq", tf(R, A, mm), ("add", A, start, ("mul", _n(sign), M, turn)))
+        cert = ("induction", "m", ("ideal", ((_at(3, R, A), num(1)),)),
+                ("ideal", tuple((g, num(c)) for g, c in steps)))
+        concl = ("eq", tf(R, A, mm), ("add", A, start, ("mul", num(sign), M, turn)))
         d.checked(f"The angle at position {where}, by induction on m >= 0: Theta_f(q, 0) = a, and the requirement at "
                   f"({'k, k + 1' if sign > 0 else '-(k + 1), -k'}) and (0, 1) with the one at (1, 1) and (0, 0) "
                   "against the vector (1, 0) turns every vector by theta = Theta_f(1, 0, 1) per step",
@@ -308,8 +297,8 @@ def _checked(d: Derivation) -> None:
     # holds at every value of its variables: the relations below are the hypotheses' own, substituted
     from ..kernel.terms import substitute_relation
 
-    th = _v("theta")
-    p = [_v(f"p{k}") for k in range(1, 6)]
+    th = var("theta")
+    p = [var(f"p{k}") for k in range(1, 6)]
     rope = {"R_f": ("lambda", ("p1", "p2", "p3"), ("abs", p[0])),
             "Theta_f": ("lambda", ("p1", "p2", "p3"), ("add", p[1], ("mul", p[2], th))),
             "R_g": ("lambda", ("p1", "p2", "p3", "p4", "p5"), ("mul", ("abs", p[0]), ("abs", p[2]))),
