@@ -533,23 +533,27 @@ def test_route_8_3_counting_per_case_certificates_is_charged_the_hypotheses_it_r
     assert "bound" in _refused_quickly(("forall", (v, w), hyps, ("eq", v, v)), cert, seconds=1.0)
 
 
-def test_route_8_4_a_claim_without_a_formal_statement_cannot_lose_its_counterexample():
+def test_route_8_4_a_claim_cannot_lose_its_counterexample_or_its_formal_statement():
     import copy
     import json
 
     from pemath import claims
     from pemath.symbolic.recheck import recheck
 
-    # the audit's claim, pi.theorem_2_1, has a formal statement now (and so do all but t5.bucket_count). Relabelled
-    # refuted, one decided step moved to the counterexample part, it is consistent with itself; the manifest
-    # refuses it.
+    # the audit's claim, pi.theorem_2_1, has a formal statement now, and so does every registered claim: its verdict
+    # is derived from it. Relabelled refuted, one decided step moved to the counterexample part, or with its formal
+    # statement removed (the route the audit took, through a claim that had none), the record is refused.
+    assert all(c.formal is not None for c in claims.all_claims())
     record = json.loads(claims.to_json([claims.run_claim(claims.get("t5.bucket_count"), checks=False)]))
-    assert record[0]["statement"] is None and record[0]["status"] == "proved" and recheck(record).ok
+    assert record[0]["statement"] is not None and record[0]["status"] == "proved" and recheck(record).ok
     tampered = copy.deepcopy(record)
     next(s for s in tampered[0]["steps"] if s["status"] == "proved")["part"] = "counterexample"
     tampered[0]["status"] = "refuted"
     result = recheck(tampered)
     assert not result.ok and "verdict" in result.summary()
+    bare = copy.deepcopy(record)  # the statement removed, the title the written one: judged by its steps alone
+    bare[0]["statement"], bare[0]["title"] = None, bare[0]["headline"]
+    assert not recheck(bare).ok
     dropped = copy.deepcopy(record)  # a decided step deleted, the verdict kept
     first = next(i for i, s in enumerate(dropped[0]["steps"]) if s["status"] == "proved")
     del dropped[0]["steps"][first]

@@ -297,6 +297,30 @@ def _count_statement() -> sp.Basic:
     )
 
 
+def _count_formal() -> tuple:
+    """For every M, E (max_exact, logarithmic buckets) and sigma > 0 (D = M (1 + sigma)) with E <= M log(D/M),
+    every k = 0..E-1 and every distance n >= 1, with T5's bucket written from its definition (n below M, else
+    M + min(floor(E log(n/M) / log(D/M)), E - 1)): the witness n_k = floor(M e^(k log(D/M)/E)) + 1 is at least
+    M and has bucket M + k, and n has a bucket of at most M + E - 1."""
+    m = sp.Symbol("M", integer=True, positive=True)
+    e = sp.Symbol("E", integer=True, positive=True)
+    sigma = sp.Symbol("sigma", positive=True)
+    k = sp.Symbol("k", integer=True, nonnegative=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    log_ratio = sp.log(1 + sigma)  # log(D/M)
+
+    def bucket(dist):  # noqa: ANN001, ANN202 - SymPy decides neither the branch nor the min nor the floor
+        with sp.evaluate(False):
+            return sp.Piecewise((dist, sp.Lt(dist, m)),
+                                (m + sp.Min(sp.floor(e * sp.log(dist / m) / log_ratio), e - 1), True))
+
+    with sp.evaluate(False):
+        witness = sp.floor(m * sp.exp(k * log_ratio / e)) + 1
+    return bridge.formal([sp.Le(m, witness, evaluate=False), sp.Eq(bucket(witness), m + k, evaluate=False),
+                          sp.Le(bucket(n), m + e - 1, evaluate=False)],
+                         [sp.Le(k + 1, e, evaluate=False), sp.Le(e, m * log_ratio, evaluate=False)])
+
+
 def _count_numeric() -> str:
     parts = []
     for cfg in sym.STANDARD:
@@ -317,13 +341,15 @@ register(
         id="t5.bucket_count",
         name="How many buckets T5 uses",
         title="Where E <= M ln(D/M) (E log buckets, max_exact M, max_distance D), for every configuration: every "
-              "logarithmic bucket M..n_b-1 is reached (a witness distance each) and none beyond n_b-1; so T5 takes "
+              "logarithmic bucket M + k, k = 0..E-1, is reached (at the distance floor(M (D/M)^(k/E)) + 1) and no "
+              "distance has a bucket past n_b - 1; with the exact buckets (t5.exact_below_max_exact), T5 takes "
               "num_buckets values one way, 2 floor(num_buckets/2) - 1 both ways (bucket floor(num_buckets/2) "
               "unused), counted bucket by bucket for T5's configurations and 33/128; the condition is sufficient, "
               "not necessary",
         kind="theorem",
         family="t5",
         statement=_count_statement,
+        formal=_count_formal,
         proof=_count_proof,
         checks=(Check("numeric", _count_numeric),),
         references=_REFS,

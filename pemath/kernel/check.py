@@ -29,6 +29,15 @@ A certificate (all plain data, so a record stores it and the re-checker replays 
 * ``("sign",)`` for a < b, a <= b or a != b: b - a (a - b either way for !=) is positive, or nonnegative, by the
   sorts alone (:func:`pemath.kernel.poly.sign`); ``("sign", ((generator, cofactor), ...))``: the same of b - a
   less that combination of equations (as an ideal certificate's, each zero wherever the hypotheses hold).
+  ``("sign", combination, ((fact, cofactor), ...))``: for a < b or a <= b, also less a sum of facts (each >= 0
+  where the hypotheses hold: ``("rule", name, args)`` an inequality of :mod:`pemath.kernel.rules`, ``("hyp", i)``
+  or ``("hyp_at", i, substitution)`` a hypothesis a <= b or a < b, as b - a) times cofactors >= 0 by the sorts;
+  a < b where what is left is > 0, or >= 0 with a strict fact times a cofactor > 0 by the sorts.
+* ``("int", certificate)`` for a <= b (a < b) with b - a integer-valued: the certificate of a - 1 < b (a + 1 <= b).
+* ``("antisym", c1, c2)`` for a = b: c1 of a <= b, c2 of b <= a.
+* ``("cut", r, c1, c2)``: r an atomic relation of the proposition's variables, defined where its hypotheses hold;
+  c1 decides it, c2 the proposition with r a further hypothesis (the last one).
+* ``("cases", r, c1, c2)``: c1 decides the proposition with r a further hypothesis, c2 with r's negation.
 * ``("interval", bits)`` for a closed relation: enclosures of a - b at that precision decide it.
 * ``("eval",)`` for a closed relation between rational terms (numbers, +, *, powers, inverses, |.|, floor, min,
   max, conditionals): their exact values decide it.
@@ -54,7 +63,7 @@ from typing import Any
 from .interval import enclose, exact
 from .poly import (FUNCTION_SORTS, MAX_TERMS, budget, function_sorts, add_poly, mul_poly, is_integer_valued, nonneg,
                    normal, positive, sign, term_of)
-from .rules import relation
+from .rules import inequality, negated, relation
 from .terms import (INTEGER_SORTS, MALFORMED, MAX_TREE, KernelError, names, num, refusing, substitute,
                     substitute_relation, tree_size, validate, var, variables)
 
@@ -398,17 +407,63 @@ def _generator(g: Any, hyps: tuple, context: Sequence[Theorem]) -> dict:
         return _diff(hyps[g[1]])
     if g[0] == "hyp_at" and len(g) == 3 and type(g[1]) is int and 0 <= g[1] < len(hyps) \
             and hyps[g[1]][0] == "all" and hyps[g[1]][2][0] == "eq":
-        _, own, r = hyps[g[1]]
-        values = _substitution(g[2], own, hyps)
-        if set(values) != {b[1] for b in own}:
-            raise KernelError("a universal hypothesis is used at a value of each of its variables")
-        return _diff(_measured(substitute_relation(r, values)))
+        return _diff(_universal_at(g, hyps))
     if g[0] == "thm" and len(g) == 3 and type(g[1]) is int and 0 <= g[1] < len(context):
         inst = _instance(context[g[1]], g[2], hyps)
         if inst[0] != "eq":
             raise KernelError("a theorem used as a generator must conclude one equation")
         return _diff(inst)
     raise KernelError(f"unusable generator {g!r:.120}")
+
+
+def _universal_at(g: tuple, hyps: tuple) -> tuple:
+    """("hyp_at", i, substitution): universal hypothesis i's relation at a value of each of its variables."""
+    _, own, r = hyps[g[1]]
+    values = _substitution(g[2], own, hyps)
+    if set(values) != {b[1] for b in own}:
+        raise KernelError("a universal hypothesis is used at a value of each of its variables")
+    return _measured(substitute_relation(r, values))
+
+
+def _fact(f: Any, hyps: tuple) -> tuple[dict, bool]:
+    """A polynomial >= 0 wherever the hypotheses hold, and whether it is > 0: an inequality of
+    :mod:`pemath.kernel.rules` at its arguments, or hypothesis i (a <= b or a < b: b - a), universal ones at a value
+    of each variable."""
+    if isinstance(f, tuple) and len(f) == 3 and f[0] == "rule":
+        return inequality(f[1], f[2], hyps)
+    if isinstance(f, tuple) and len(f) in (2, 3) and f[0] in ("hyp", "hyp_at") and type(f[1]) is int \
+            and 0 <= f[1] < len(hyps):
+        h = hyps[f[1]]
+        if f[0] == "hyp_at" and len(f) == 3 and h[0] == "all":
+            h = _universal_at(f, hyps)
+        elif f[0] != "hyp" or len(f) != 2:
+            h = ("",)
+        if h[0] in ("le", "lt"):
+            return add_poly(normal(h[2]), normal(h[1]), -1), h[0] == "lt"
+    raise KernelError(f"a fact is ('rule', inequality, args), ('hyp', i) or ('hyp_at', i, substitution) of a < or "
+                      f"<=, got {f!r:.120}")
+
+
+def _facts(pairs: Any, hyps: tuple) -> tuple[dict, bool]:
+    """The sum of cofactor x fact over (fact, cofactor) pairs, each cofactor >= 0 by the sorts: >= 0, and > 0
+    (the bool) when some fact is > 0 with a cofactor > 0 by the sorts."""
+    if not isinstance(pairs, tuple) or len(pairs) > MAX_GENERATORS:
+        raise KernelError(f"a sign certificate's facts are a tuple of at most {MAX_GENERATORS} (fact, cofactor) pairs")
+    total: dict = {}
+    strict = False
+    for pair in pairs:
+        if not (isinstance(pair, tuple) and len(pair) == 2):
+            raise KernelError("a sign certificate's facts are (fact, cofactor) pairs")
+        p, s = _fact(pair[0], hyps)
+        c = normal(defined(_no_derivative(validate(pair[1]), "a cofactor"), hyps))
+        if not nonneg(c):
+            raise KernelError(f"a fact's cofactor must be >= 0 by the sorts, got {pair[1]!r:.80}")
+        if len(c) * len(p) > MAX_TERMS:
+            raise KernelError(f"refused before any work: a product of {len(c)} x {len(p)} monomials")
+        budget.spend("monomials", len(c) * len(p) + len(total))
+        strict = strict or (s and positive(c))
+        total = add_poly(total, mul_poly(c, p))
+    return total, strict
 
 
 _HYP_NAMES: dict[int, tuple[tuple, frozenset]] = {}
@@ -499,16 +554,42 @@ def _decide(prop: tuple, cert: Any, context: Sequence[Theorem]) -> None:
         if concl[0] != "eq":
             raise KernelError("an ideal certificate decides an equation")
         _ideal(_diff(concl), cert[1], hyps, context)
-    elif kind == "sign" and len(cert) in (1, 2):
-        if concl[0] == "eq":
-            raise KernelError("a sign certificate decides <, <= or !=")
+    elif kind == "sign" and len(cert) in (1, 2, 3):
+        if concl[0] == "eq" or (len(cert) == 3 and concl[0] == "ne"):
+            raise KernelError("a sign certificate decides <, <= or != (with facts, < or <=)")
         d = add_poly(normal(concl[2]), normal(concl[1]), -1)
-        if len(cert) == 2:  # what is left once a combination of equations (each 0 here) is taken away
+        if len(cert) >= 2:  # what is left once a combination of equations (each 0 here) is taken away
             d = add_poly(d, _combination(cert[1], hyps, context), -1)
-        ok = positive(d) if concl[0] == "lt" else nonneg(d) if concl[0] == "le" else \
+        strict = False
+        if len(cert) == 3:  # and a sum of facts (each >= 0 here) times cofactors >= 0
+            total, strict = _facts(cert[2], hyps)
+            d = add_poly(d, total, -1)
+        ok = (positive(d) or (strict and nonneg(d))) if concl[0] == "lt" else nonneg(d) if concl[0] == "le" else \
             positive(d) or positive(add_poly({}, d, -1))
         if not ok:
             raise KernelError(f"the sorts do not give {concl[0]}: the difference's sign is {sign(d)}")
+    elif kind == "int" and len(cert) == 2:  # b - a an integer: a <= b from a - 1 < b, a < b from a + 1 <= b
+        if concl[0] not in ("le", "lt") or not is_integer_valued(_diff(concl)):
+            raise KernelError("an int certificate decides a <= b or a < b with b - a integer-valued by the sorts")
+        step = ("lt", ("add", concl[1], num(-1)), concl[2]) if concl[0] == "le" else \
+            ("le", ("add", concl[1], num(1)), concl[2])
+        _decide(("forall", binders, hyps, step), cert[1], context)
+    elif kind == "antisym" and len(cert) == 3:  # a = b from a <= b and b <= a
+        if concl[0] != "eq":
+            raise KernelError("an antisym certificate decides an equation")
+        _decide(("forall", binders, hyps, ("le", concl[1], concl[2])), cert[1], context)
+        _decide(("forall", binders, hyps, ("le", concl[2], concl[1])), cert[2], context)
+    elif kind in ("cut", "cases") and len(cert) == 4:
+        r = cert[1]
+        if not (isinstance(r, tuple) and r[:1] in (("eq",), ("lt",), ("le",), ("ne",))):
+            raise KernelError(f"a {kind} certificate names an atomic relation, got {r!r:.80}")
+        _well_formed(("forall", binders, hyps, r))  # its terms bound and defined where the hypotheses hold
+        if kind == "cut":  # the lemma r, decided, then a further hypothesis
+            _decide(("forall", binders, hyps, r), cert[2], context)
+            _decide(("forall", binders, hyps + (r,), concl), cert[3], context)
+        else:  # r holds or its negation does
+            for extra, c in ((r, cert[2]), (negated(r), cert[3])):
+                _decide(("forall", binders, hyps + (extra,), concl), c, context)
     elif kind == "eval" and len(cert) == 1:
         if binders:
             raise KernelError("an eval certificate decides a closed relation (no binders)")
@@ -591,6 +672,11 @@ def _cases(prop: tuple, cert: Any) -> int:
         return min(len(h[2]) * _cases(inner, subs), MAX_CASES + 1)
     if cert[0] == "and" and len(cert) == 2 and isinstance(cert[1], tuple):
         return min(sum(_cases(prop, c) for c in cert[1]), MAX_CASES + 1)
+    if cert[0] in ("int", "antisym") and len(cert) in (2, 3):  # the same hypotheses, another conclusion
+        return min(sum(_cases(prop, c) for c in cert[1:]), MAX_CASES + 1)
+    if cert[0] in ("cut", "cases") and len(cert) == 4 and isinstance(cert[1], tuple):  # one more hypothesis
+        more = ("forall", prop[1], prop[2] + (cert[1],), prop[3])
+        return min(_cases(more if cert[0] == "cases" else prop, cert[2]) + _cases(more, cert[3]), MAX_CASES + 1)
     if cert[0] != "enum" or len(cert) != 3:
         return 1
     v = _bound_var(prop[1], cert[1])

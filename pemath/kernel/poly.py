@@ -463,9 +463,10 @@ def _atom_sign_of(key: str) -> str | None:
 
 
 def is_integer_valued(poly: Poly) -> bool:
-    """Integer coefficients and only variables of integer sorts: an integer wherever the variables are."""
+    """Integer coefficients and only variables of integer sorts and floors: an integer wherever the variables
+    are."""
     return all(c.denominator == 1 for c in poly.values()) and all(
-        _ATOMS[a][0] == "var" and _ATOMS[a][2] in INTEGER_SORTS for m in poly for a, _ in m)
+        (_ATOMS[a][0] == "var" and _ATOMS[a][2] in INTEGER_SORTS) or _ATOMS[a][0] == "floor" for m in poly for a, _ in m)
 
 
 def sign(poly: Poly) -> str | None:
@@ -502,7 +503,7 @@ def _monomial_sign(poly: Poly) -> str | None:
     for mono, c in poly.items():
         if c < 0:
             return None
-        signs = [_atom_sign(a) if e % 2 else "even" for a, e in mono]
+        signs = [_atom_sign(a) if e % 2 else "pos" if _atom_sign(a) == "pos" else "even" for a, e in mono]
         if any(s is None for s in signs):
             return None
         if all(s == "pos" for s in signs):

@@ -42,6 +42,23 @@ hypotheses) before it is used::
 
 A sum is linear in its body by its normal form (:mod:`pemath.kernel.poly`), and a certificate may use the sum
 over k = a..b of relations that hold at every k (:mod:`pemath.kernel.check`, the ``sum_of`` generator).
+
+The inequalities a sign certificate may use as facts, each >= 0 (> 0 where strict) where its side condition
+holds::
+
+    =================  ===========================================  ==========================================
+    inequality (args)  fact                                         side condition
+    =================  ===========================================  ==========================================
+    floor_le (u)       u - floor(u) >= 0
+    floor_gt (u)       floor(u) + 1 - u > 0
+    exp_ge (u)         exp(u) - 1 - u >= 0
+    log_le (u)         u - 1 - log(u) >= 0                          u positive (sorts, or a hypothesis 0 < u)
+    log_lt (u)         u - 1 - log(u) > 0                           u positive; u - 1 nonzero (sorts, or a
+                                                                    hypothesis u != 1, 1 < u or u < 1)
+    log_ge (u)         log(u) - 1 + inv(u) >= 0                     u positive
+    min_le (a, b)      a - min(a, b) >= 0
+    max_ge (a, b)      max(a, b) - a >= 0
+    =================  ===========================================  ==========================================
 """
 
 from __future__ import annotations
@@ -51,7 +68,7 @@ from collections.abc import Callable, Sequence
 from .poly import Poly, add_poly, budget, is_integer_valued, nonneg, normal, positive
 from .terms import PI, KernelError, ONE, ZERO, num, substitute, validate, variables
 
-__all__ = ["RULES", "relation"]
+__all__ = ["RULES", "INEQUALITIES", "relation", "inequality", "negated"]
 
 
 def _p(t: tuple) -> Poly:
@@ -163,9 +180,10 @@ def _holds(r: tuple, hyps: Sequence[tuple], rule: str) -> None:
     raise KernelError(f"{rule}: {r!r:.100} is not shown to hold (by the sorts or a hypothesis)")
 
 
-def _negated(r: tuple) -> tuple:
+def negated(r: tuple, what: str = "a negation") -> tuple:
+    """The negation of an atomic relation: a != b for a = b, b <= a for a < b, and so on."""
     if not (isinstance(r, tuple) and len(r) == 3 and r[0] in _NEGATED):
-        raise KernelError(f"if_false: {r!r:.80} is not a relation (eq, ne, lt, le)")
+        raise KernelError(f"{what}: {r!r:.80} is not a relation (eq, ne, lt, le)")
     kind, a, b = _NEGATED[r[0]]
     return (kind, r[a], r[b])
 
@@ -202,11 +220,48 @@ RULES: dict[str, tuple[int, Callable[..., Poly]]] = {
     "min_left": (2, lambda a, b, h: (_holds(("le", a, b), h, "min_left"), _sub(("min", a, b), a))[1]),
     "max_left": (2, lambda a, b, h: (_holds(("le", b, a), h, "max_left"), _sub(("max", a, b), a))[1]),
     "if_true": (3, lambda r, a, b, h: (_holds(r, h, "if_true"), _sub(("if", r, a, b), a))[1]),
-    "if_false": (3, lambda r, a, b, h: (_holds(_negated(r), h, "if_false"), _sub(("if", r, a, b), b))[1]),
+    "if_false": (3, lambda r, a, b, h: (_holds(negated(r, "if_false"), h, "if_false"), _sub(("if", r, a, b), b))[1]),
     "sum_shift": (5, _sum_shift),
     "sum_count": (3, _sum_count),
     "sum_split": (5, _sum_split),
 }
+
+
+#: Inequalities: each a polynomial that is >= 0 (> 0 where marked strict) wherever its side condition holds;
+#: textbook facts of the real functions, used by a sign certificate (:mod:`pemath.kernel.check`) with a
+#: cofactor >= 0 by the sorts.
+INEQUALITIES: dict[str, tuple[int, bool, Callable[..., Poly]]] = {
+    # u - floor(u) >= 0 and floor(u) + 1 - u > 0: the definition of floor
+    "floor_le": (1, False, lambda u, h: _sub(u, ("floor", u))),
+    "floor_gt": (1, True, lambda u, h: add_poly(_sub(("floor", u), u), _p(ONE))),
+    # exp(u) >= 1 + u: the tangent at 0 of a convex function
+    "exp_ge": (1, False, lambda u, h: add_poly(_sub(("exp", u), u), _p(ONE), -1)),
+    # log(u) <= u - 1 for u > 0, strictly where u != 1; log(u) >= 1 - 1/u (the first at 1/u)
+    "log_le": (1, False, lambda u, h: (_positive(u, h, "log_le"),
+                                       add_poly(_sub(u, ("log", u)), _p(ONE), -1))[1]),
+    "log_lt": (1, True, lambda u, h: (_positive(u, h, "log_lt"), _nonzero(("add", u, num(-1)), h, "log_lt"),
+                                      add_poly(_sub(u, ("log", u)), _p(ONE), -1))[2]),
+    "log_ge": (1, False, lambda u, h: (_positive(u, h, "log_ge"),
+                                       add_poly(_sub(("log", u), ONE), _p(("inv", u))))[1]),
+    # min(a, b) <= a and max(a, b) >= a (both symmetric in their normal form: the other argument too)
+    "min_le": (2, False, lambda a, b, h: _sub(a, ("min", a, b))),
+    "max_ge": (2, False, lambda a, b, h: _sub(("max", a, b), a)),
+}
+
+
+def inequality(name: str, args: Sequence, hyps: Sequence[tuple]) -> tuple[Poly, bool]:
+    """The polynomial of inequality ``name`` at ``args`` (>= 0 wherever the hypotheses hold, > 0 when the bool is
+    True), after its side condition is checked."""
+    if name not in INEQUALITIES:
+        raise KernelError(f"no inequality {name!r}: they are {sorted(INEQUALITIES)}")
+    arity, strict, make = INEQUALITIES[name]
+    if not isinstance(args, (list, tuple)) or len(args) != arity:
+        raise KernelError(f"inequality {name} takes {arity} arguments, got {args!r:.100}")
+    from .check import _no_derivative, defined
+
+    for a in args:
+        defined(_no_derivative(validate(a), f"inequality {name}'s argument"), tuple(hyps))
+    return make(*args, hyps), strict
 
 
 def relation(name: str, args: Sequence, hyps: Sequence[tuple]) -> Poly:

@@ -21,19 +21,15 @@ from typing import Any
 
 from .check import MALFORMED, _in_sort, _plain, _same_rel, well_formed
 from .poly import budget
+from .rules import negated
 from .terms import KernelError, refusing, show_proposition, substitute_relation
 
 __all__ = ["negation", "counterexample", "established", "derive", "title"]
 
-_NEGATION = {"eq": ("ne", 1, 2), "ne": ("eq", 1, 2), "lt": ("le", 2, 1), "le": ("lt", 2, 1)}
-
 
 @refusing
 def negation(r: tuple) -> tuple:
-    if not (isinstance(r, tuple) and len(r) == 3 and r[0] in _NEGATION):
-        raise KernelError("a relation to negate is (kind, a, b), kind one of eq, ne, lt, le")
-    kind, a, b = _NEGATION[r[0]]
-    return (kind, r[a], r[b])
+    return negated(r, "a relation to negate")
 
 
 def _relations(concl: tuple) -> list[tuple]:

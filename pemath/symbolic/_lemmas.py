@@ -6,7 +6,7 @@ import sympy as sp
 
 from ._decide import Derivation, unevaluated
 
-__all__ = ["exp_above_tangent", "increasing"]
+__all__ = ["exp_above_tangent"]
 
 _y = sp.Symbol("y", real=True)
 
@@ -22,9 +22,3 @@ def exp_above_tangent(d: Derivation) -> None:
            "y != 0), and log(1 + z) < z for z > 0",
                              source="Apostol, Calculus vol. 1, section 7.7 (Taylor's formula with remainder)")
 
-
-def increasing(d: Derivation, text: str, derivative: sp.Expr) -> None:
-    """Record that a function with the given (decided positive) derivative is strictly increasing."""
-    d.true(f"{text}: its derivative {sp.sstr(derivative)} is positive", unevaluated(lambda: sp.Gt(derivative, 0)))
-    d.cite("the mean value theorem: a function with a positive derivative on an interval is strictly increasing there",
-           source="Apostol, Calculus vol. 1, Theorem 4.7 (mean value theorem, monotonicity)")

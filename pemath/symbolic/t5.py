@@ -32,7 +32,6 @@ import numpy as np
 
 from .. import t5 as _shipped
 from ._decide import Derivation, unevaluated
-from ._lemmas import exp_above_tangent, increasing
 
 __all__ = [
     "STANDARD",
@@ -345,57 +344,101 @@ def bucket_count(configs: Sequence[tuple[int, int, bool]] = STANDARD + ODD, *,
     return d
 
 
-def count_hypothesis(e: sp.Expr, v: sp.Expr, log_ratio: sp.Expr) -> dict[sp.Expr, sp.Expr]:
-    """E <= M log(D/M), written as M = (E + v)/log(D/M) with v >= 0 (the mutation tests drop it)."""
-    return {M: (e + v) / log_ratio}
+def count_hypothesis(e: tuple, m: tuple, log_ratio: tuple) -> tuple[tuple, ...]:
+    """E <= M log(D/M), in the checker's terms (the mutation tests drop it: the derivation must then fail)."""
+    return (("le", e, ("mul", m, log_ratio)),)
 
 
 def every_log_bucket_reached() -> Derivation:
-    r"""Under E <= M log(D/M), every logarithmic bucket M + k, k = 0..E-1, is reached, for every configuration.
+    r"""Under E <= M log(D/M), every logarithmic bucket M + k, k = 0..E-1, is reached, and no distance n >= 1
+    has a bucket past M + E - 1, for every configuration; decided by :mod:`pemath.kernel` alone.
 
     The witness of bucket M + k is the distance :math:`n_k = \lfloor x_k \rfloor + 1` with
-    :math:`x_k = M (D/M)^{k/E}`, where the real index :math:`g(x) = E \log(x/M)/\log(D/M)` equals k; as g
-    grows by less than :math:`E/(M \log(D/M)) \le 1` over one unit of distance, :math:`k \le g(n_k) < k + 1`.
-    The hypothesis is :func:`count_hypothesis` (the mutation tests drop it: the derivation must then fail).
+    :math:`x_k = M (D/M)^{k/E}`, where the real index :math:`g(x) = E \log(x/M)/\log(D/M)` equals k:
+    :math:`n_k > x_k` gives :math:`g(n_k) > k` (log u >= 1 - 1/u), and :math:`n_k \le x_k + 1` with
+    :math:`\log u < u - 1` (u != 1) gives :math:`g(n_k) < k + E/(x_k \log(D/M)) \le k + 1`.
     """
+    from ..kernel.terms import num, var
+
     d = Derivation("T5: every logarithmic bucket is reached when E <= M log(D/M), every configuration")
-    k = sp.Symbol("k", integer=True, nonnegative=True)
-    w = sp.Symbol("w", integer=True, nonnegative=True)
-    x = sp.Symbol("x", positive=True)
-    y, T = sp.Symbol("y", nonnegative=True), sp.Symbol("T", nonnegative=True)
-    v = sp.Symbol("v", nonnegative=True)
-    L = sp.log(1 + SIGMA)  # log(D/M)
-    g = lambda z: E * sp.log(z / M) / L  # noqa: E731
-    d.define("The logarithmic index of a distance x >= M is floor(g(x)) with g(x) = E log(x/M) / log(D/M), "
-             "D = M (1 + sigma); bucket M + min(floor(g(x)), E - 1). Take a bucket M + k with k = 0..E-1, i.e. "
-             "E = k + 1 + w, w >= 0", sp.Eq(sp.Symbol("g(x)"), g(x), evaluate=False))
-    d.hypothesis("E <= M log(D/M): M log(1 + sigma) = E + v with v >= 0")
-    increasing(d, "g is increasing", sp.diff(g(x), x))
-    xk = M * (1 + SIGMA) ** (k / E)
-    d.equal("x_k = M (D/M)^(k/E) has g(x_k) = k", g(xk), k, methods=("expand", "simplify"))
-    d.assumed("y = (k/E) log(D/M) >= 0", k / E * L, "nonnegative")
-    exp_above_tangent(d)
-    d.equal("so (D/M)^(k/E) = e^y = 1 + y + T with T >= 0, and x_k = M (1 + y + T)",
-            (1 + SIGMA) ** (k / E), sp.exp(k / E * L), methods=("rewrite(exp)", "simplify"))
-    xk_ = M * (1 + y + T)
-    d.assumed("x_k - M = M (y + T) >= 0: x_k >= M", sp.expand(xk_ - M), "nonnegative")
-    nk = sp.floor(xk_) + 1
-    d.equal("the witness n_k = floor(x_k) + 1 is x_k + 1 - frac(x_k)", nk, xk_ + 1 - sp.frac(xk_),
-            methods=("rewrite(floor)",))
-    z = sp.Symbol("z", positive=True)
-    d.true("and 0 <= frac(z) < 1 for every z > 0, x_k among them: x_k < n_k <= x_k + 1, so g(x_k) = k < g(n_k) <= "
-           "g(x_k + 1) (g increasing)",
-           unevaluated(lambda: sp.And(sp.Lt(sp.frac(z), 1, evaluate=False), sp.Ge(sp.frac(z), 0, evaluate=False))))
-    d.equal("g(x_k + 1) - g(x_k) = E log(1 + 1/x_k) / log(D/M)", sp.expand_log(g(xk_ + 1) - g(xk_), force=True),
-            sp.expand_log(E * sp.log(1 + 1 / xk_) / L, force=True), methods=("expand", "simplify"))
-    bound = E / (xk_ * L)
-    d.cite("log(1 + z) < z for z > 0 (above, with z = 1/x_k): the increase g(x_k + 1) - g(x_k) is below "
-           "E/(x_k log(D/M))", source="Apostol, Calculus vol. 1, section 7.7 (Taylor's formula; log(1 + z) < z)")
-    d.assumed("which is at most E/(M log(D/M)) = E/(E + v) <= 1: 1 - E/(x_k log(D/M)) >= 0 with "
-              "M log(D/M) = E + v and x_k = M (1 + y + T)",
-              sp.factor(1 - bound.subs(count_hypothesis(E, v, L))), "nonnegative")
-    d.cite("the definition of floor: k <= g(n_k) < g(x_k) + 1 <= k + 1 gives floor(g(n_k)) = k",
-           source="Graham, Knuth & Patashnik, Concrete Mathematics, section 3.1 (definition of floor)")
-    d.equal("and min(k, E - 1) = k for k <= E - 1: distance n_k is in bucket M + k",
-            unevaluated(lambda: sp.Min(k, (k + 1 + w) - 1)), k, methods=("expand",))
+    one, e, m = num(1), var("E", "posint"), var("M", "posint")
+    k, n, sigma = var("k", "nat"), var("n", "posint"), var("sigma", "pos")
+
+    def neg(t: tuple) -> tuple:
+        return ("mul", num(-1), t)
+
+    def mul(*ts: tuple) -> tuple:
+        return ("mul", *ts)
+
+    def inv(t: tuple) -> tuple:
+        return ("inv", t)
+
+    L = ("log", ("add", one, sigma))  # log(D/M), D = M (1 + sigma)
+    w = mul(k, L, inv(e))  # x_k = M e^w: g(x_k) = k
+    x = mul(m, ("exp", w))
+    nk = ("add", ("floor", x), one)  # the witness distance
+
+    def index(dist: tuple) -> tuple:  # g(n) = E log(n/M) / log(D/M)
+        return mul(e, inv(L), ("log", mul(dist, inv(m))))
+
+    def bucket(dist: tuple) -> tuple:  # n below M, else M + min(floor(g(n)), E - 1)
+        return ("if", ("lt", dist, m), dist, ("add", m, ("min", ("floor", index(dist)), ("add", e, num(-1)))))
+
+    binders = (e, m, k, n, sigma)
+    hyps = (("le", ("add", k, one), e),) + count_hypothesis(e, m, L)
+    g, em1 = index(nk), ("add", e, num(-1))
+    v = mul(inv(x), nk)  # n_k / x_k > 1
+    eil = mul(e, inv(L))
+
+    def rule(name: str, *args: tuple) -> tuple:
+        return ("rule", name, args)
+
+    # lemmas, each a further hypothesis once decided ("cut"), in this order (their indices 2, 3, ...):
+    split = ("eq", ("log", mul(nk, inv(m))), ("add", ("log", v), w))  # log(n_k/M) = log(n_k/x_k) + w
+    cong = ("cong", ("log", var("z_")), "z_", mul(v, ("exp", w)), mul(nk, inv(m)),
+            ((rule("inv", x), mul(nk, inv(m))), (rule("inv", m), neg(mul(nk, ("exp", w), inv(x))))))
+    c_split = ("ideal", ((cong, num(-1)), (rule("log_mul", v, ("exp", w)), one), (rule("log_exp", w), one)))
+    cancel = ((rule("inv", e), mul(k, L, inv(L))), (rule("inv", L), k))  # E w / log(D/M) = k
+    above = ("le", k, g)  # g(n_k) >= k: log(n_k/x_k) >= 1 - x_k/n_k > 0
+    c_above = ("sign", ((("hyp", 2), eil),) + cancel + ((rule("inv", v), neg(eil)), (rule("inv", x), mul(eil, inv(v)))),
+               ((rule("log_ge", v), eil), (rule("floor_gt", x), mul(eil, inv(v), inv(x)))))
+    past = ("lt", one, v)  # n_k > x_k
+    c_past = ("sign", ((rule("inv", x), one),), ((rule("floor_gt", x), inv(x)),))
+    below = ("lt", g, ("add", k, one))  # g(n_k) < k + 1: log u < u - 1, n_k <= x_k + 1, x_k >= M, the hypothesis
+    c_below = ("sign", tuple((gen, neg(c)) for gen, c in ((("hyp", 2), eil),) + cancel) + (
+        (rule("inv", x), neg(eil)), (rule("inv", L), neg(one)), (rule("inv", m), neg(mul(inv(L), L))),
+        (rule("inv", x), neg(mul(inv(L), e, inv(m)))), (rule("inv", m), mul(inv(L), e, inv(x)))),
+        ((rule("log_lt", v), eil), (rule("floor_le", x), mul(eil, inv(x))), (("hyp", 1), mul(inv(L), inv(m))),
+         (rule("exp_ge", w), mul(inv(L), e, inv(m), inv(x), m))))
+    floor_g = ("floor", g)
+    exact = ("eq", floor_g, k)  # k <= g(n_k) < k + 1
+    c_exact = ("antisym", ("int", ("sign", (), ((("hyp", 5), one), (rule("floor_le", g), one)))),
+               ("int", ("sign", (), ((("hyp", 3), one), (rule("floor_gt", g), one)))))
+    start = ("le", m, nk)  # n_k > x_k >= M e^0
+    c_start = ("sign", (), ((rule("floor_gt", x), one), (rule("exp_ge", w), m)))
+    capped = ("le", floor_g, em1)  # k <= E - 1
+    c_capped = ("sign", ((("hyp", 6), num(-1)),), ((("hyp", 0), one),))
+    b = bucket(nk)
+    c_reached = ("ideal", ((rule("if_false", *b[1:]), one), (rule("min_left", floor_g, em1), one), (("hyp", 6), one)))
+    cert = c_reached
+    for lemma, c in reversed(((split, c_split), (above, c_above), (past, c_past), (below, c_below),
+                              (exact, c_exact), (start, c_start), (capped, c_capped))):
+        cert = ("cut", lemma, c, cert)
+    # no bucket past M + E - 1: n < M gives n <= M - 1; else min(., E - 1) <= E - 1
+    bn = bucket(n)
+    c_small = ("cut", ("le", ("add", n, one), m), ("int", ("sign", (), ((("hyp", 2), one),))),
+               ("sign", ((rule("if_true", *bn[1:]), num(-1)),), ((("hyp", 3), one),)))
+    c_large = ("sign", ((rule("if_false", *bn[1:]), num(-1)),), ((rule("min_le", em1, bn[3][2][1]), one),))
+    concl = ("and", start, ("eq", b, ("add", m, k)), ("le", bn, ("add", m, em1)))
+    d.define("In the checker's terms: M, E positive integers (max_exact and the logarithmic buckets), D = M (1 + "
+             "sigma), sigma > 0; bucket(n) = n below M, else M + min(floor(g(n)), E - 1), g(n) = E log(n/M) / "
+             "log(D/M). Bucket M + k, k = 0..E-1, has the witness distance n_k = floor(x_k) + 1, x_k = M e^(k "
+             "log(D/M)/E), where g(x_k) = k", sp.Eq(sp.Symbol("g(x_k)"), sp.Symbol("k"), evaluate=False))
+    d.checked("Under E <= M log(D/M): n_k >= M (n_k > x_k >= M, e^y >= 1 + y); bucket(n_k) = M + k, from the lemmas "
+              "log(n_k/M) = log(n_k/x_k) + k log(D/M)/E; k <= g(n_k) (log u >= 1 - 1/u at u = n_k/x_k); 1 < n_k/x_k; "
+              "g(n_k) < k + 1 (log u < u - 1 for u != 1, n_k <= x_k + 1, x_k >= M and E/(M log(D/M)) <= 1); "
+              "floor(g(n_k)) = k (an integer within 1 of k both ways); and no distance n >= 1 has a bucket past "
+              "M + E - 1 (below M, n <= M - 1; else min(., E - 1) <= E - 1)",
+              ("forall", binders, hyps, concl),
+              ("and", (c_start, cert, ("cases", bn[1], c_small, c_large))))
     return d

@@ -264,7 +264,7 @@ CATALOGUE: list[Mutant] = [
     _m("xpos, every d: half split at i + h - 1", "xpos.relative", "position",
        _patched(PR, "features", _half_pairs_off_by_one, XP.relative_symbolic_d)),
     _m("t5 count: hypothesis E <= M log(D/M) dropped", "t5.bucket_count", "statement",
-       _patched(T5, "count_hypothesis", lambda e, v, log_ratio: {}, T5.every_log_bucket_reached)),
+       _patched(T5, "count_hypothesis", lambda e, m, log_ratio: (), T5.every_log_bucket_reached)),
     _m("PI: PI's own constant d/(8 ln c), no + 1/2", "pi.theorem_2_1", "constant",
        _patched(PB, "CORRECTED_OFFSET", sp.Integer(0), PB.pi_corrected_constant)),
 
