@@ -31,6 +31,7 @@ import sympy as sp
 import numpy as np
 
 from .. import t5 as _shipped
+from ..kernel.terms import num, var
 from ._decide import Derivation, unevaluated
 
 __all__ = [
@@ -271,7 +272,64 @@ def monotone() -> Derivation:
         unevaluated(lambda: e2 - e1 - 1), methods=("expand",))
     d.remark("With the direction: bidirectional r > 0 adds n_b to b(r) (increasing in r), r < 0 uses b(-r) "
           "(non-decreasing in |r|); unidirectional keys after the query (r >= 0) are all bucket 0.")
+    _monotone_checked(d)
     return d
+
+
+def _monotone_checked(d: Derivation) -> None:
+    """bucket(n) <= bucket(n2) for every 1 <= n <= n2 and every configuration, decided by pemath.kernel alone: by
+    cases on which branch each distance takes."""
+    one, e, m, L = _ONE, _KE, _KM, _KL
+    neg, mul, inv, rule = _neg, _mul, _inv, _rule
+    n1, n2 = var("n", "posint"), var("n2", "posint")
+    em1, eil = ("add", e, num(-1)), mul(e, inv(L))
+    b1, b2 = _bucket(n1), _bucket(n2)
+    g1, g2 = _index(n1), _index(n2)
+    f1, f2 = ("floor", g1), ("floor", g2)
+
+    def hyp(i: int) -> tuple:
+        return ("hyp", i)
+
+    def branch(b: tuple, exact: bool) -> tuple:
+        return rule("if_true" if exact else "if_false", *b[1:])
+
+    # hypothesis 0: n <= n2; then 1: n2 < M or M <= n2; 2: n < M or M <= n; further ones the lemmas ("cut")
+    c_exact = ("cut", ("lt", n1, m), ("sign", (), ((hyp(0), one), (hyp(1), one))),  # both exact: n <= n2
+               ("sign", ((branch(b2, True), one), (branch(b1, True), num(-1))), ((hyp(0), one),)))
+    u = mul(n2, inv(m))  # g(n2) >= 0 for n2 >= M: log u >= 1 - 1/u, u - 1 = (n2 - M)/M
+    c_g2 = ("sign", ((rule("inv", u), neg(eil)), (rule("inv", m), mul(eil, inv(u)))),
+            ((rule("log_ge", u), eil), (hyp(1), mul(eil, inv(u), inv(m)))))
+    floor_nonneg = ("int", ("sign", (), ((rule("floor_gt", g2), one), (hyp(4), one))))
+    c_mixed = ("cut", ("le", ("add", n1, one), m), ("int", ("sign", (), ((hyp(2), one),))),  # n <= M - 1 < bucket(n2)
+               ("cut", ("le", num(0), g2), c_g2, ("cut", ("le", num(0), f2), floor_nonneg,
+                ("cases", ("le", f2, em1),
+                 ("sign", ((branch(b2, False), one), (branch(b1, True), num(-1)), (rule("min_left", f2, em1), one)),
+                  ((hyp(3), one), (hyp(5), one))),
+                 ("sign", ((branch(b2, False), one), (branch(b1, True), num(-1)), (rule("min_left", em1, f2), one)),
+                  ((hyp(3), one),))))))
+    w = mul(n2, inv(n1))  # both logarithmic: log(n2/M) = log(n/M) + log(n2/n), log(n2/n) >= 1 - n/n2 >= 0
+    split = ("eq", ("log", mul(n2, inv(m))), ("add", ("log", mul(n1, inv(m))), ("log", w)))
+    cong = ("cong", ("log", var("z_")), "z_", mul(mul(n1, inv(m)), w), mul(n2, inv(m)),
+            ((rule("inv", n1), mul(n2, inv(m))),))
+    c_split = ("ideal", ((cong, num(-1)), (rule("log_mul", mul(n1, inv(m)), w), one)))
+    c_g = ("sign", ((hyp(3), eil), (rule("inv", w), neg(eil)), (rule("inv", n1), mul(eil, inv(w)))),
+           ((rule("log_ge", w), eil), (hyp(0), mul(eil, inv(w), inv(n1)))))
+    c_f = ("int", ("sign", (), ((rule("floor_gt", g2), one), (hyp(4), one), (rule("floor_le", g1), one))))
+    both = ((branch(b2, False), one), (branch(b1, False), num(-1)))
+    c_log = ("cut", split, c_split, ("cut", ("le", g1, g2), c_g, ("cut", ("le", f1, f2), c_f,
+             ("cases", ("le", f1, em1),  # min(floor g, E - 1) is non-decreasing in floor g
+              ("cases", ("le", f2, em1),
+               ("sign", both + ((rule("min_left", f2, em1), one), (rule("min_left", f1, em1), num(-1))),
+                ((hyp(5), one),)),
+               ("sign", both + ((rule("min_left", em1, f2), one), (rule("min_left", f1, em1), num(-1))),
+                ((hyp(6), one),))),
+              ("cut", ("le", em1, f2), ("sign", (), ((hyp(6), one), (hyp(5), one))),
+               ("sign", both + ((rule("min_left", em1, f2), one), (rule("min_left", em1, f1), num(-1))), ()))))))
+    d.checked("For every configuration and distances 1 <= n <= n2: bucket(n) <= bucket(n2), by cases: both below M "
+              "(n <= n2); n below M, n2 not (n <= M - 1, and min(floor(g(n2)), E - 1) >= 0 as g(n2) >= 0: log u >= "
+              "1 - 1/u); neither (g(n) <= g(n2), as log(n2/n) >= 1 - n/n2 >= 0; floor and min(., E - 1) keep the "
+              "order)", ("forall", (e, m, n1, n2, _KSIGMA), (("le", n1, n2),), ("le", b1, b2)),
+              ("cases", ("lt", n2, m), c_exact, ("cases", ("lt", n1, m), c_mixed, c_log)))
 
 
 #: Odd counts besides the standard ones: 33 both ways (half 16, 31 buckets) and one way (half 33, max_exact 16: an odd
@@ -344,6 +402,39 @@ def bucket_count(configs: Sequence[tuple[int, int, bool]] = STANDARD + ODD, *,
     return d
 
 
+# --- T5's bucket in the checker's terms (pemath.kernel), for the steps it decides alone ------------------------
+
+_ONE = num(1)
+_KE, _KM, _KSIGMA = var("E", "posint"), var("M", "posint"), var("sigma", "pos")
+_KL = ("log", ("add", _ONE, _KSIGMA))  # log(D/M), D = M (1 + sigma)
+
+
+def _neg(t: tuple) -> tuple:
+    return ("mul", num(-1), t)
+
+
+def _mul(*ts: tuple) -> tuple:
+    return ("mul", *ts)
+
+
+def _inv(t: tuple) -> tuple:
+    return ("inv", t)
+
+
+def _rule(name: str, *args: tuple) -> tuple:
+    return ("rule", name, args)
+
+
+def _index(dist: tuple) -> tuple:
+    """g(n) = E log(n/M) / log(D/M)."""
+    return _mul(_KE, _inv(_KL), ("log", _mul(dist, _inv(_KM))))
+
+
+def _bucket(dist: tuple) -> tuple:
+    """T5's bucket of a distance n >= 1: n below M, else M + min(floor(g(n)), E - 1)."""
+    return ("if", ("lt", dist, _KM), dist, ("add", _KM, ("min", ("floor", _index(dist)), ("add", _KE, num(-1)))))
+
+
 def count_hypothesis(e: tuple, m: tuple, log_ratio: tuple) -> tuple[tuple, ...]:
     """E <= M log(D/M), in the checker's terms (the mutation tests drop it: the derivation must then fail)."""
     return (("le", e, ("mul", m, log_ratio)),)
@@ -358,40 +449,19 @@ def every_log_bucket_reached() -> Derivation:
     :math:`n_k > x_k` gives :math:`g(n_k) > k` (log u >= 1 - 1/u), and :math:`n_k \le x_k + 1` with
     :math:`\log u < u - 1` (u != 1) gives :math:`g(n_k) < k + E/(x_k \log(D/M)) \le k + 1`.
     """
-    from ..kernel.terms import num, var
-
     d = Derivation("T5: every logarithmic bucket is reached when E <= M log(D/M), every configuration")
-    one, e, m = num(1), var("E", "posint"), var("M", "posint")
-    k, n, sigma = var("k", "nat"), var("n", "posint"), var("sigma", "pos")
-
-    def neg(t: tuple) -> tuple:
-        return ("mul", num(-1), t)
-
-    def mul(*ts: tuple) -> tuple:
-        return ("mul", *ts)
-
-    def inv(t: tuple) -> tuple:
-        return ("inv", t)
-
-    L = ("log", ("add", one, sigma))  # log(D/M), D = M (1 + sigma)
+    one, e, m, L = _ONE, _KE, _KM, _KL
+    k, n = var("k", "nat"), var("n", "posint")
+    neg, mul, inv, rule, index, bucket = _neg, _mul, _inv, _rule, _index, _bucket
     w = mul(k, L, inv(e))  # x_k = M e^w: g(x_k) = k
     x = mul(m, ("exp", w))
     nk = ("add", ("floor", x), one)  # the witness distance
 
-    def index(dist: tuple) -> tuple:  # g(n) = E log(n/M) / log(D/M)
-        return mul(e, inv(L), ("log", mul(dist, inv(m))))
-
-    def bucket(dist: tuple) -> tuple:  # n below M, else M + min(floor(g(n)), E - 1)
-        return ("if", ("lt", dist, m), dist, ("add", m, ("min", ("floor", index(dist)), ("add", e, num(-1)))))
-
-    binders = (e, m, k, n, sigma)
+    binders = (e, m, k, n, _KSIGMA)
     hyps = (("le", ("add", k, one), e),) + count_hypothesis(e, m, L)
     g, em1 = index(nk), ("add", e, num(-1))
     v = mul(inv(x), nk)  # n_k / x_k > 1
     eil = mul(e, inv(L))
-
-    def rule(name: str, *args: tuple) -> tuple:
-        return ("rule", name, args)
 
     # lemmas, each a further hypothesis once decided ("cut"), in this order (their indices 2, 3, ...):
     split = ("eq", ("log", mul(nk, inv(m))), ("add", ("log", v), w))  # log(n_k/M) = log(n_k/x_k) + w
