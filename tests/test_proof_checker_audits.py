@@ -861,3 +861,39 @@ def test_route_11_5_and_6_the_translator_reads_negative_indices_and_refuses_reve
     y = sp.IndexedBase("y", real=True)
     with pytest.raises(bridge.Untranslatable, match="Karr"):
         bridge.formal(sp.Le(0, sp.Sum(y[i] * sp.Sum(1, (j, i + 1, clash)), (i, 0, top))))
+
+
+# --- the twelfth audit, of the inequalities, lemmas and cases (no route to a false theorem; one slow check) -------
+
+def test_route_12_1_a_lemma_or_a_case_checks_its_relation_alone_and_is_charged_for_it():
+    # each cut walked the whole proposition again, uncharged: a 40,000-term hypothesis under 4,095 cuts ran 233 s
+    x = ("var", "x", "real")
+    big = ("add",) + (x,) * 40_000
+    tree = ("sign",)
+    for _ in range(12):
+        tree = ("cut", ("le", x, x), tree, tree)
+    prop = ("forall", (x,), (("le", big, big),), ("le", x, x))
+    t0 = time.process_time()
+    try:
+        check(prop, tree)
+    except KernelError as exc:
+        assert "bound" in str(exc)
+    assert time.process_time() - t0 < 1.0
+    flat = ("cut", ("le", ("pi",), ("pi",)), ("sign",), ("sign",))  # many small trees beside a large hypothesis
+    for _ in range(3):
+        flat = ("cut", ("le", ("pi",), ("pi",)), flat, flat)
+    many = ("forall", (x,), (("le", ("add",) + (x,) * 46_000, ("add",) + (x,) * 46_000),), ("and",) + (("le", x, x),) * 1500)
+    _refused_quickly(many, ("and", (flat,) * 1500), seconds=1.0)
+    # and a case still reads its own hypotheses: its relation's terms bound and defined where they hold
+    p = ("var", "p", "pos")
+    with pytest.raises(KernelError):
+        check(("forall", (x,), (), ("le", x, x)), ("cases", ("le", ("log", x), x), ("sign",), ("sign",)))
+    check(("forall", (x, p), (), ("le", x, x)), ("cases", ("le", ("log", p), x), ("sign",), ("sign",)))
+
+
+def test_route_12_2_a_second_case_is_counted_under_the_negation_it_is_checked_under():
+    v, one = ("var", "v", "int"), N(1)
+    prop = ("forall", (v,), (("le", one, v),), ("le", one, v))
+    # the enumeration in the second case is bounded by the negation of 5 < v: counted so, it is accepted
+    check(prop, ("cases", ("lt", N(5), v), ("sign", (), ((("hyp", 0), one),)), ("enum", "v", ("eval",))))
+    check(prop, ("cases", ("le", v, N(5)), ("enum", "v", ("eval",)), ("sign", (), ((("hyp", 0), one),))))

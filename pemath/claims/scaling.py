@@ -268,13 +268,13 @@ def _ntk_mpmath() -> str:
 
 def _ntk_formal() -> tuple:
     """For every even d > 2, written d = 2q + 4 (q >= 0), every base b > 0 and factor s > 0, the NTK-aware base
-    B = b s^(d/(d-2)) keeps the highest frequency B^(-2*0/d) = 1, divides the lowest by s, B^(-(d-2)/d) =
-    b^(-(d-2)/d) / s, and scales frequency i by s^(-2i/(d-2)) in between. (That no other base does both is
-    decided by the SymPy kernel alone: ``sympy.solve`` finds one solution and the map x -> x^(-(d-2)/d) is
-    monotone; it is not part of this statement.)"""
+    b s^(d/(d-2)) keeps the highest frequency (its power -2*0/d is 1), divides the lowest by s ((b s^(d/(d-2)))^(-(d-2)/d)
+    = b^(-(d-2)/d) / s), and scales frequency i by s^(-2i/(d-2)) in between; and every base B > 0 that divides
+    the lowest by s is b s^(d/(d-2)) (the statement's one hypothesis, which only this last relation names)."""
     q = sp.Symbol("q", integer=True, nonnegative=True)
     i = sp.Symbol("i", integer=True, nonnegative=True)
     b, s = sp.Symbol("b", positive=True), sp.Symbol("s", positive=True)
+    other = sp.Symbol("B", positive=True)
     d = 2 * q + 4
     base = b * s ** (d / (d - 2))
     x = -2 * i / d
@@ -283,15 +283,17 @@ def _ntk_formal() -> tuple:
         ratio = base ** x / b ** x  # theta'_i / theta_i, as the quotient it is
     return bridge.formal([sp.Eq(highest, 1, evaluate=False),
                           sp.Eq(base ** (-(d - 2) / d), b ** (-(d - 2) / d) / s, evaluate=False),
-                          sp.Eq(ratio, s ** (-2 * i / (d - 2)), evaluate=False)])
+                          sp.Eq(ratio, s ** (-2 * i / (d - 2)), evaluate=False),
+                          sp.Eq(other, base, evaluate=False)],
+                         [sp.Eq(other ** (-(d - 2) / d), b ** (-(d - 2) / d) / s, evaluate=False)])
 
 
 register(
     Claim(
         id="scaling.ntk_base",
         name="The NTK-aware base",
-        title="NTK-aware base: b' = b·s^(d/(d−2)) keeps θ_0 = 1 and divides the lowest b^(−(d−2)/d) by s "
-              "(that it is the only such base rests on sympy.solve, outside the checker)",
+        title="NTK-aware base: b' = b·s^(d/(d−2)) keeps θ_0 = 1 and divides the lowest b^(−(d−2)/d) by s, and "
+              "it is the only base that does, for every even d > 2",
         kind="theorem",
         family=FAMILY,
         statement=lambda: sp.Eq(sp.Symbol("b'", positive=True), _derived("ntk_base").result["base"]),

@@ -243,10 +243,9 @@ def ntk_base() -> Derivation:
     sols = sp.solve(requirement, bp)
     if len(sols) != 1:
         der.fail(f"expected SymPy to find one solution b', found {len(sols)}")
-    der.assumed("x -> x^(-(d-2)/d) is strictly monotone on x > 0 (its exponent is nonzero), so at most one positive "
-                "b' solves it", (d - 2) / d, "positive")
     solution = sols[0]
-    der.define("namely", sp.Eq(bp, show_d(solution)))
+    der.define("SymPy's solution (that no other base solves it is decided below, by pemath.kernel)",
+               sp.Eq(bp, show_d(solution)))
     target = ntk_formula(b, s, d)
     der.equal("which is b' = b s^(d/(d-2))", solution, target, methods=_SOLVE)
     der.zero("Check: b s^(d/(d-2)) divides the lowest frequency by s",
@@ -259,9 +258,46 @@ def ntk_base() -> Derivation:
         shown = show_d(step.expr) if step.expr is not None else None
         if shown is not None and not isinstance(shown, sp.logic.boolalg.BooleanAtom):
             step.expr = shown
+    _ntk_unique_checked(der)
     der.result["base"] = show_d(target)
     der.result["symbols"] = (b, s, D)
     return der
+
+
+def _ntk_unique_checked(der: Derivation) -> None:
+    """Every base B > 0 that divides the lowest frequency by s is b s^(d/(d-2)), d = 2q + 4: decided by
+    pemath.kernel alone (log of both sides, solve the linear equation in log B, exp of both sides)."""
+    from ..kernel.terms import num, var
+
+    B, b, q, s = var("B", "pos"), var("b", "pos"), var("q", "nat"), var("s", "pos")
+    one = num(1)
+    P = ("add", num(4), ("mul", num(2), q))  # d
+    Q = ("add", num(2), ("mul", num(2), q))  # d - 2
+    c = ("mul", ("inv", P), ("mul", num(-1), Q))  # -(d - 2)/d
+    X, Y = ("mul", c, ("log", B)), ("mul", c, ("log", b))
+    W = ("mul", ("inv", Q), P, ("log", s))  # (d/(d - 2)) log s
+    z = var("z_")
+
+    def rule(name: str, *args: tuple) -> tuple:
+        return ("rule", name, args)
+
+    hyp = ("eq", ("exp", X), ("mul", ("exp", Y), ("inv", s)))  # B^(-(d-2)/d) = b^(-(d-2)/d) / s
+    logs = ("eq", X, ("add", Y, ("mul", num(-1), ("log", s))))  # its log
+    c_logs = ("ideal", ((rule("log_exp", X), num(-1)), (("cong", ("log", z), "z_", ("exp", X), hyp[2], ((("hyp", 0), one),)), one),
+                        (rule("log_mul", ("exp", Y), ("inv", s)), one), (rule("log_exp", Y), one),
+                        (("cong", ("log", z), "z_", ("mul", s, ("inv", s)), one, ((rule("inv", s), one),)), one),
+                        (rule("log_mul", s, ("inv", s)), num(-1))))
+    diff = ("add", ("log", B), ("mul", num(-1), ("log", b)))  # log B - log b = (d/(d - 2)) log s, from the above
+    solved = (("hyp", 1), ("mul", num(-1), P, ("inv", Q))), (rule("inv", P), ("mul", num(-1), diff, Q, ("inv", Q))), \
+        (rule("inv", Q), ("mul", num(-1), diff))
+    c_base = ("ideal", ((rule("exp_log", B), num(-1)), (("cong", ("exp", z), "z_", ("log", B), ("add", ("log", b), W), solved),
+                                                         one),
+                        (rule("exp_add", ("log", b), W), one), (rule("exp_log", b), ("exp", W))))
+    der.checked("And no other base does: for every B > 0 with B^(-(d-2)/d) = b^(-(d-2)/d) / s, the log of both sides "
+                "gives -(d-2)/d log B = -(d-2)/d log b - log s, so log B = log b + d/(d-2) log s and B = b "
+                "s^(d/(d-2)) (d = 2q + 4)",
+                ("forall", (B, b, q, s), (hyp,), ("eq", B, ("mul", b, ("exp", W)))),
+                ("cut", logs, c_logs, c_base))
 
 
 # ---------------------------------------------------------------------------------------
