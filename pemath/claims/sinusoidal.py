@@ -6,6 +6,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from .. import kernel
 from ..symbolic.notation import label
 from ..symbolic import bridge
 from ..symbolic import sinusoidal as sym
@@ -22,6 +23,7 @@ def _shift_proof() -> Verdict:
         d.steps.extend(sym.shift_matrix(order).steps)
     for dim in (4, 8):
         d.steps.extend(sym.shift_block_diagonal(dim).steps[-1:])
+    d.steps.extend(sym.shift_unique_checked().steps)
     return Verdict(d)
 
 
@@ -77,8 +79,10 @@ def _shift_mpmath() -> str:
 
 def _shift_formal() -> tuple:
     """With PE(t) = (sin wt, cos wt) per frequency and M(k) = [[cos wk, sin wk], [-sin wk, cos wk]] (no t in it):
-    M(k) PE(t) = PE(t + k); M(k1) M(k2) = M(k1 + k2); and over every even d = 2h with w_i = b^(-i/h), the
-    block-diagonal diag(M_i(k)) takes PE(t) to PE(t + k) (every vector v sees them equal)."""
+    M(k) PE(t) = PE(t + k); M(k1) M(k2) = M(k1 + k2); over every even d = 2h with w_i = b^(-i/h), the
+    block-diagonal diag(M_i(k)) takes PE(t) to PE(t + k) (every vector v sees them equal); and M(k) is the only
+    2x2 matrix free of t that shifts PE (for one frequency: over d features the block-diagonal map is unique only
+    where the frequencies are distinct, which b = 1 breaks; that is not stated)."""
     t, k, k1, k2 = sp.symbols("t k k_1 k_2", real=True)
     w = sp.Symbol("omega", positive=True)
 
@@ -102,14 +106,36 @@ def _shift_formal() -> tuple:
     wi = b ** (-i / h)
     got, want = apply(M(k, wi), pe(t, wi)), pe(t + k, wi)
     rels.append(sp.Eq(sp.Sum((got[0] - want[0]) * v[2 * i] + (got[1] - want[1]) * v[2 * i + 1], (i, 0, h - 1)), 0))
-    return bridge.formal(rels)
+    stated = bridge.formal(rels)
+    # unique (one frequency): every 2x2 matrix A(omega, k) = (a_ij(omega, k)) of functions free of t, with
+    # A PE(t) = PE(t + k) for every omega > 0, t and k (the hypotheses, one per row), is M(k)
+    from ..kernel.terms import var as kv
+
+    r, u, l, kk, om = kv("r", "pos"), kv("u"), kv("l"), kv("k"), kv("omega", "pos")
+    names = ("a_11", "a_12", "a_21", "a_22")
+
+    def a(name: str, x: tuple, y: tuple) -> tuple:
+        return ("app", name, x, y)
+
+    def row(first: str, second: str, f: str) -> tuple:
+        return ("all", (r, u, l), ("eq", ("add", ("mul", a(first, r, l), ("sin", ("mul", r, u))),
+                                              ("mul", a(second, r, l), ("cos", ("mul", r, u)))),
+                                     (f, ("mul", r, ("add", u, l)))))
+
+    wk = ("mul", om, kk)
+    unique = (("eq", a("a_11", om, kk), ("cos", wk)), ("eq", a("a_12", om, kk), ("sin", wk)),
+              ("eq", a("a_21", om, kk), ("mul", ("num", -1, 1), ("sin", wk))), ("eq", a("a_22", om, kk), ("cos", wk)))
+    return kernel.well_formed(("forall", stated[1] + tuple(("fun", n, 2, "real") for n in names),
+                               stated[2] + (row("a_11", "a_12", "sin"), row("a_21", "a_22", "cos")),
+                               ("and", *stated[3][1:], *unique)))
 
 
 register(
     Claim(
         id="sinusoidal.shift",
         name="The sinusoidal shift is a rotation independent of t",
-        title="PE(t+k) is a rotation M(k) of PE(t), derived, unique, independent of t",
+        title="PE(t+k) is a rotation M(k) of PE(t), derived, independent of t, and, for each frequency, the only "
+              "2x2 matrix free of t that does it; over d = 2h features the block-diagonal diag(M_i(k)) does it",
         kind="theorem",
         family="sinusoidal",
         statement=_shift_statement,

@@ -7,7 +7,7 @@ import sympy as sp
 from . import pairs
 from ._decide import Derivation
 
-__all__ = ["ORDERS", "pair", "shift_matrix", "shift_block_diagonal", "dot_product"]
+__all__ = ["ORDERS", "pair", "shift_matrix", "shift_unique_checked", "shift_block_diagonal", "dot_product"]
 
 ORDERS = ("sin_cos", "cos_sin")
 
@@ -73,6 +73,66 @@ def shift_matrix(order: str = "sin_cos") -> Derivation:
         methods=("expand_trig",),
     )
     d.result["M"] = Mk
+    return d
+
+
+def shift_unique_checked() -> Derivation:
+    """Every 2x2 matrix A(w, k) of functions of w and k alone (free of t) with A PE(t) = PE(t + k) for every t,
+    PE(t) = (sin wt, cos wt), is M(k): decided by pemath.kernel alone, from the requirement at t = 0 and at
+    t = pi/(2w)."""
+    from ..kernel.terms import PI, num, var
+
+    d = Derivation("the sinusoidal shift matrix is unique (pemath.kernel)")
+    names = ("a_11", "a_12", "a_21", "a_22")
+    kk, om = var("k"), var("omega", "pos")
+    w_, u, k_ = var("r", "pos"), var("u"), var("l")  # the requirement's own variables
+    one, half_pi = num(1), ("mul", ("num", 1, 2), PI)
+    wk = ("mul", om, kk)
+
+    def a(name: str, w: tuple, k: tuple) -> tuple:
+        return ("app", name, w, k)
+
+    def rule(name: str, *args: tuple) -> tuple:
+        return ("rule", name, args)
+
+    def neg(x: tuple) -> tuple:
+        return ("mul", num(-1), x)
+
+    def row(first: str, second: str, f: str) -> tuple:  # a(r, l) sin(r u) + b(r, l) cos(r u) = f(r (u + l))
+        return ("all", (w_, u, k_), ("eq", ("add", ("mul", a(first, w_, k_), ("sin", ("mul", w_, u))),
+                                                   ("mul", a(second, w_, k_), ("cos", ("mul", w_, u)))),
+                                          (f, ("mul", w_, ("add", u, k_)))))
+
+    hyps = (row("a_11", "a_12", "sin"), row("a_21", "a_22", "cos"))
+    quarter = ("mul", ("num", 1, 2), PI, ("inv", om))  # t = pi/(2w): w t = pi/2
+
+    def at(i: int, value: tuple) -> tuple:
+        return ("hyp_at", i, (("r", om), ("u", value), ("l", kk)))
+
+    def to_half_pi(f: str, extra: tuple | None = None) -> tuple:  # f(w t + extra) = f(pi/2 + extra), w t - pi/2 = 0
+        z = var("z_")
+        x, y = ("mul", om, quarter), half_pi
+        if extra is not None:
+            x, y = ("mul", om, ("add", quarter, kk)), ("add", half_pi, extra)
+        return ("cong", (f, z), "z_", x, y, ((rule("inv", om), half_pi),))
+
+    a11, a12, a21, a22 = (a(n, om, kk) for n in names)
+    concl = ("and", ("eq", a11, ("cos", wk)), ("eq", a12, ("sin", wk)), ("eq", a21, neg(("sin", wk))),
+             ("eq", a22, ("cos", wk)))
+    cert = ("and", (
+        ("ideal", ((at(0, quarter), one), (to_half_pi("sin"), neg(a11)), (rule("sin_half_pi"), ("add", neg(a11), ("cos", wk))),
+                   (to_half_pi("cos"), neg(a12)), (rule("cos_half_pi"), ("add", neg(a12), ("sin", wk))),
+                   (to_half_pi("sin", wk), one), (rule("sin_add", half_pi, wk), one))),
+        ("ideal", ((at(0, num(0)), one),)),
+        ("ideal", ((at(1, quarter), one), (to_half_pi("sin"), neg(a21)), (rule("sin_half_pi"), ("add", neg(a21), neg(("sin", wk)))),
+                   (to_half_pi("cos"), neg(a22)), (rule("cos_half_pi"), ("add", neg(a22), ("cos", wk))),
+                   (to_half_pi("cos", wk), one), (rule("cos_add", half_pi, wk), one))),
+        ("ideal", ((at(1, num(0)), one),))))
+    binders = tuple(("fun", n, 2, "real") for n in names) + (kk, om)
+    d.checked("Unique: a 2x2 matrix A(w, k) = (a_ij(w, k)), free of t, with A PE(t) = PE(t + k) for every t, w and "
+              "k is M(k): at t = 0 the requirement gives a_12 = sin(wk) and a_22 = cos(wk); at t = pi/(2w), "
+              "a_11 = sin(pi/2 + wk) = cos(wk) and a_21 = cos(pi/2 + wk) = -sin(wk)",
+              ("forall", binders, hyps, concl), cert)
     return d
 
 
