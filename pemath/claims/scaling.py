@@ -735,15 +735,16 @@ def _unit_mpmath() -> str:
 def _unit_formal() -> tuple:
     """At s = 1: Linear's theta/s and Llama's theta/s are theta; NTK's base b s^(d/(d-2)) is b (every even d >= 4,
     d = 2q + 4); YaRN's blend gamma theta + (1 - gamma) theta/s is theta and its factor 0.1 ln s + 1 is 1; Dynamic
-    NTK's ratio s L/L0 - (s - 1) is L/L0, not 1, above L0."""
+    NTK's ratio s L/L0 - (s - 1) is L/L0, and above L0 (the statement's one hypothesis, L0 < L) its base
+    b (L/L0)^(d/(d-2)) is larger than b: not RoPE."""
     theta, b, L, L0 = sp.Symbol("theta", positive=True), *sp.symbols("b L L_0", positive=True)
     gamma, q = sp.Symbol("gamma", nonnegative=True), sp.Symbol("q", integer=True, nonnegative=True)
     d, one = 2 * q + 4, sp.Integer(1)
     with sp.evaluate(False):
         rels = [sp.Eq(theta / one, theta), sp.Eq(b * one ** (d / (d - 2)), b),
                 sp.Eq(gamma * theta + (1 - gamma) * theta / one, theta), sp.Eq(1 + sp.log(one) / 10, 1),
-                sp.Eq(one * L / L0 - (one - 1), L / L0)]
-    return bridge.formal(rels)
+                sp.Eq(one * L / L0 - (one - 1), L / L0), sp.Lt(b, b * (L / L0) ** (d / (d - 2)))]
+    return bridge.formal(rels, [sp.Lt(L0, L)])
 
 
 register(
@@ -751,7 +752,7 @@ register(
         id="scaling.unit_factor",
         name="At factor 1 every scaling is RoPE, except Dynamic NTK",
         title="At s = 1 Linear, NTK, YaRN (attention factor 0.1 ln 1 + 1 = 1) and Llama 3.1 are RoPE; "
-              "Dynamic NTK is not: above L0 its base is b(L/L0)^(d/(d−2))",
+              "Dynamic NTK is not: above L0 its base is b(L/L0)^(d/(d−2)) > b",
         kind="theorem",
         family=FAMILY,
         statement=lambda: sp.Eq(label("b'_dynamic(s=1)", r"b'_{\mathrm{dynamic}}\big|_{s=1}"), _derived("unit_factor").result["dynamic_at_one"]),

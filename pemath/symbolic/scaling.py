@@ -543,6 +543,29 @@ def unit_factor() -> Derivation:
               "b (L/L0)^(d/(d-2)); its factor sets the slope, not whether it scales",
               unevaluated(lambda: dynamic_ratio(L, L0, sp.S.One)), L / L0,
               methods=("expand",))
+    _dynamic_grows_checked(der)
     der.result["dynamic_at_one"] = show_d(b * rho ** (d / (d - 2)))
     der.result["symbols"] = (b, D, L, L0)
     return der
+
+
+def _dynamic_grows_checked(der: Derivation) -> None:
+    """Above L0, Dynamic NTK's base at s = 1, b (L/L0)^(d/(d-2)), is larger than b (so it is not RoPE): decided by
+    pemath.kernel alone, from e^y >= 1 + y and log u >= 1 - 1/u > 0 for u = L/L0 > 1."""
+    from ..kernel.terms import num, var
+
+    b_, L_, L0_, q = var("b", "pos"), var("L", "pos"), var("L_0", "pos"), var("q", "nat")
+    P = ("add", num(4), ("mul", num(2), q))  # d
+    c = ("mul", P, ("inv", ("add", P, num(-2))))  # d/(d - 2)
+    u = ("mul", L_, ("inv", L0_))
+    y = ("mul", c, ("log", u))
+    bc = ("mul", b_, c)
+
+    def rule(name: str, *args: tuple) -> tuple:
+        return ("rule", name, args)
+
+    cert = ("sign", ((rule("inv", u), ("mul", num(-1), bc)), (rule("inv", L0_), ("mul", bc, ("inv", u)))),
+            ((rule("exp_ge", y), b_), (rule("log_ge", u), bc), (("hyp", 0), ("mul", bc, ("inv", u), ("inv", L0_)))))
+    der.checked("So above L0 (L0 < L) it is not RoPE: b (L/L0)^(d/(d-2)) > b, as e^y >= 1 + y and y = d/(d-2) log(L/L0) "
+                "> 0 (log u >= 1 - 1/u > 0 for u = L/L0 > 1)",
+                ("forall", (L_, L0_, b_, q), (("lt", L0_, L_),), ("lt", b_, ("mul", b_, ("exp", y)))), cert)
