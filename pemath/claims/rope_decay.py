@@ -6,6 +6,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from .. import kernel
 from ..symbolic import bridge
 from ..symbolic import decay as sym
 from ..symbolic import rope as rope_sym
@@ -29,6 +30,7 @@ def _abel_proof() -> Verdict:
     d = sym.abel_symbolic_d()
     for pairs in (1, 2, 4):
         d.steps.extend(sym.abel_expanded(pairs).steps)
+    d.steps.extend(sym.abel_checked().steps)
     d.steps.extend(sym.bound().steps)
     return Verdict(d)
 
@@ -38,12 +40,15 @@ def _abel_statement() -> sp.Basic:
 
 
 def _abel_formal() -> tuple:
-    """The bound's step, what the checker verifies: over K = d/2 pairs, with A_i = |S_{i+1}| >= 0 and c_i =
-    |h_{i+1} - h_i| = M - t_i, t_i >= 0 (M the largest c_i), and X = |score(r)|, under the cited triangle
-    inequality X <= sum_i A_i c_i written with its slack u >= 0 (a hypothesis of the statement, not decided here):
-    X + u = M sum_i A_i - sum_i A_i t_i and u + sum_i A_i t_i >= 0, so X <= M sum_i A_i. The Abel identity itself
-    (complex h_i and e^{i r theta_i}) is decided by the SymPy kernel for every N; the checker has no complex
-    numbers, so it is not part of this statement."""
+    """Summation by parts (RoFormer eq. 36), for every number of pairs N >= 0 and complex sequences h, S, written as
+    their real and imaginary parts (arbitrary real functions of the index), one equation per part:
+    sum_{i<N} h_i (S_{i+1} - S_i) = -sum_{i<N} S_{i+1} (h_{i+1} - h_i) + h_N S_N - h_0 S_0. (With S the partial sums
+    of e_i = e^{i r theta_i}, S_0 = 0, and h_N = 0 past the last pair, this is eq. 36: the boundary terms vanish.)
+
+    And the bound's step: over K = d/2 pairs, with A_i = |S_{i+1}| >= 0 and c_i = |h_{i+1} - h_i| = M - t_i,
+    t_i >= 0 (M the largest c_i), and X = |score(r)|, under the cited triangle inequality X <= sum_i A_i c_i written
+    with its slack u >= 0 (the statement's hypothesis, not decided here): X + u = M sum_i A_i - sum_i A_i t_i and
+    u + sum_i A_i t_i >= 0, so X <= M sum_i A_i."""
     k = sp.Symbol("K", integer=True, positive=True)
     i = sp.Symbol("i", integer=True, nonnegative=True)
     a, t = sp.Function("A", nonnegative=True), sp.Function("t", nonnegative=True)
@@ -52,9 +57,23 @@ def _abel_formal() -> tuple:
     def over_pairs(body):  # noqa: ANN001, ANN202
         return sp.Sum(body, (i, 0, k - 1))
 
-    return bridge.formal([sp.Eq(x + u, m * over_pairs(a(i)) - over_pairs(a(i) * t(i)), evaluate=False),
-                          sp.Le(0, u + over_pairs(a(i) * t(i)), evaluate=False)],
-                         [sp.Eq(x + u, over_pairs(a(i) * (m - t(i))))])
+    bound = bridge.formal([sp.Eq(x + u, m * over_pairs(a(i)) - over_pairs(a(i) * t(i)), evaluate=False),
+                           sp.Le(0, u + over_pairs(a(i) * t(i)), evaluate=False)],
+                          [sp.Eq(x + u, over_pairs(a(i) * (m - t(i))))])
+    n, j = sp.Symbol("N", integer=True, nonnegative=True), sp.Symbol("j", integer=True)
+    hr, hi, sr, si = (sp.Function(f, real=True) for f in ("h_r", "h_i", "S_r", "S_i"))
+    h, s = (lambda q: hr(q) + sp.I * hi(q)), (lambda q: sr(q) + sp.I * si(q))  # noqa: E731
+
+    def parts(z):  # noqa: ANN001, ANN202 - the real and imaginary parts of a polynomial in the sequences
+        z = sp.expand(z)
+        return sp.re(z), sp.im(z)
+
+    lhs = parts(h(j) * (s(j + 1) - s(j)))
+    rhs = parts(s(j + 1) * (h(j + 1) - h(j)))
+    ends = parts(h(n) * s(n) - h(0) * s(0))
+    identity = bridge.formal([sp.Eq(sp.Sum(lhs[p], (j, 0, n - 1)), -sp.Sum(rhs[p], (j, 0, n - 1)) + ends[p],
+                                    evaluate=False) for p in (0, 1)])
+    return kernel.well_formed(("forall", bound[1] + identity[1], bound[2], ("and", *identity[3][1:], *bound[3][1:])))
 
 
 def _pairs(q: np.ndarray, layout: str) -> np.ndarray:
@@ -116,8 +135,10 @@ register(
     Claim(
         id="rope.decay_abel",
         name="Abel summation bounds the RoPE score",
-        title="Abel summation: sum h_i e^{i r theta_i} = sum S_{i+1}(h_i - h_{i+1}) (decided by the SymPy kernel); "
-              "given the cited triangle inequality, |score| <= max|h_{i+1} - h_i| sum_j |S_j|",
+        title="Abel summation: sum_{i<N} h_i (S_{i+1} - S_i) = -sum_{i<N} S_{i+1}(h_{i+1} - h_i) + h_N S_N - h_0 S_0 "
+              "for every N and complex h, S, so with S_j = sum_{i<j} e^{i r theta_i} and h_{d/2} = 0, sum h_i "
+              "e^{i r theta_i} = sum S_{i+1}(h_i - h_{i+1}); given the cited triangle inequality, |score| <= "
+              "max|h_{i+1} - h_i| sum_j |S_j|",
         kind="theorem",
         family="rope_decay",
         statement=_abel_statement,

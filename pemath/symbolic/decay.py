@@ -20,7 +20,7 @@ import sympy as sp
 
 from ._decide import Derivation, unevaluated
 
-__all__ = ["curve", "abel_symbolic_d", "abel_expanded", "bound", "r", "N"]
+__all__ = ["curve", "abel_symbolic_d", "abel_checked", "abel_expanded", "bound", "r", "N"]
 
 r = sp.Symbol("r", real=True)  # the relative distance m - n
 N = sp.Symbol("N", integer=True, nonnegative=True)  # the number of pairs, d/2
@@ -61,6 +61,46 @@ def abel_symbolic_d() -> Derivation:
     d.equal("so, for every number of pairs (RoFormer eq. 36): sum_{i<N} h_i e_i = sum_{i<N} S_{i+1} (h_i - h_{i+1})",
             identity.rhs.subs({h(N): 0, S(0): 0}), rhs, methods=("sums",))
     d.result["identity"] = sp.Eq(lhs, rhs, evaluate=False)
+    return d
+
+
+def abel_checked() -> Derivation:
+    """Summation by parts for complex sequences h, S (their real and imaginary parts arbitrary real functions of the
+    index) and every N >= 0, one equation per part, each by induction on N, decided by pemath.kernel alone (the
+    proposer finds the certificates)."""
+    from ..kernel.terms import num, var
+    from . import bridge
+
+    d = Derivation("Abel summation, in the checker's terms")
+    n, i = var("N", "nat"), var("i", "int")
+
+    def app(name: str, x: tuple) -> tuple:
+        return ("app", name, x)
+
+    def minus(a: tuple, b: tuple) -> tuple:
+        return ("add", a, ("mul", num(-1), b))
+
+    def times(a: tuple, b: tuple) -> tuple:  # (real part, imaginary part) of the product of two complex numbers
+        return (minus(("mul", a[0], b[0]), ("mul", a[1], b[1])), ("add", ("mul", a[0], b[1]), ("mul", a[1], b[0])))
+
+    def seq(name: str, x: tuple) -> tuple:
+        return app(name + "_r", x), app(name + "_i", x)
+
+    def step(name: str, x: tuple) -> tuple:  # name_{x+1} - name_x
+        return tuple(minus(a, b) for a, b in zip(seq(name, ("add", x, num(1))), seq(name, x)))
+
+    top = ("add", n, num(-1))
+    binders = tuple(("fun", f, 1, "real") for f in ("h_r", "h_i", "S_r", "S_i")) + (n,)
+    lhs = times(seq("h", i), step("S", i))
+    rhs = times(seq("S", ("add", i, num(1))), step("h", i))
+    end, start = times(seq("S", n), seq("h", n)), times(seq("S", num(0)), seq("h", num(0)))
+    for part, where in ((0, "real"), (1, "imaginary")):
+        r = ("eq", ("sum", lhs[part], "i", num(0), top),
+             ("add", ("mul", num(-1), ("sum", rhs[part], "i", num(0), top)), end[part], ("mul", num(-1), start[part])))
+        prop = ("forall", binders, (), r)
+        d.checked(f"Summation by parts, {where} part, for every N >= 0 and complex h_i = h_r(i) + i h_i(i), S_i = "
+                  "S_r(i) + i S_i(i): sum_{i<N} h_i (S_{i+1} - S_i) = -sum_{i<N} S_{i+1} (h_{i+1} - h_i) + h_N S_N - "
+                  "h_0 S_0, by induction on N", prop, bridge.certificate("induction", prop))
     return d
 
 
