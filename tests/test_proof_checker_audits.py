@@ -897,3 +897,49 @@ def test_route_12_2_a_second_case_is_counted_under_the_negation_it_is_checked_un
     # the enumeration in the second case is bounded by the negation of 5 < v: counted so, it is accepted
     check(prop, ("cases", ("lt", N(5), v), ("sign", (), ((("hyp", 0), one),)), ("enum", "v", ("eval",))))
     check(prop, ("cases", ("le", v, N(5)), ("enum", "v", ("eval",)), ("sign", (), ((("hyp", 0), one),))))
+
+
+# --- the thirteenth audit, after the twelfth's fixes (no route to a false theorem; one slow check, one record) -----
+
+def test_route_13_1_an_enumeration_reads_its_bounds_charged_even_when_empty_and_inside_an_induction():
+    x, n, w = ("var", "x", "real"), ("var", "n", "nat"), ("var", "w", "int")
+    hyps = tuple(("le", x, x) for _ in range(12_000)) + (("le", N(5), w), ("le", w, N(0)))  # 5 <= w <= 0: empty
+    cert = ("enum", "w", ("ideal", ()))
+    for _ in range(14):
+        cert = ("cases", ("le", ("pi",), ("pi",)), cert, cert)
+    # each empty enumeration scanned the 12,000 hypotheses for its bounds, uncharged: 25 s, then accepted
+    _refused_quickly(("forall", (n, w, x), hyps, ("eq", x, x)), ("induction", "n", cert, ("ideal", ())), seconds=1.0)
+
+
+def test_route_13_2_a_record_cannot_bring_its_own_premises():
+    import copy
+    import json
+
+    from pemath import claims
+    from pemath.kernel import to_json
+    from pemath.symbolic.recheck import recheck
+
+    record = json.loads(claims.to_json([claims.run_claim(claims.get("sinusoidal.shift"), checks=False)]))
+    assert recheck(record).ok
+    steps = record[0]["steps"]
+    plain = next(i for i, s in enumerate(steps) if s.get("certificate") == "checked")
+    inst = next(i for i, s in enumerate(steps) if isinstance(s.get("kernel"), dict) and s["kernel"].get("premises"))
+    trivial = [to_json(("forall", (), (), ("le", N(0), N(0)))), to_json(("sign",))]
+    added = copy.deepcopy(record)  # a premise on a step that is no instance: it was checked, and the record passed
+    added[0]["steps"][plain]["kernel"]["premises"] = [trivial]
+    assert not recheck(added).ok
+    swapped = copy.deepcopy(record)  # an instance's premise replaced by another true theorem
+    swapped[0]["steps"][inst]["kernel"]["premises"] = [trivial]
+    assert not recheck(swapped).ok
+    doubled = copy.deepcopy(record)  # or a second premise beside its own
+    doubled[0]["steps"][inst]["kernel"]["premises"].append(trivial)
+    assert not recheck(doubled).ok
+
+
+def test_route_13_3_a_lemma_or_a_case_states_no_derivative():
+    x = ("var", "x", "real")
+    square = ("mul", x, x)
+    lemma = ("eq", ("diff", square, "x"), ("mul", N(2), x))  # true, but only a proposition states a derivative
+    for kind in ("cut", "cases"):
+        with pytest.raises(KernelError, match="derivative"):
+            check(("forall", (x,), (), ("le", x, x)), (kind, lemma, ("ideal", ()), ("sign",)))

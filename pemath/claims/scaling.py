@@ -654,20 +654,26 @@ def _proportional_mpmath() -> str:
 def _proportional_formal() -> tuple:
     """p-RoPE rotates pair i when i < k = floor(p d/2), d = 2h (every h > i: h = i + 1 + t). At p = 0, k = 0, no
     pair i >= 0 is rotated, and the rotation by frequency 0 is the identity: NoPE. At p = 1, k = h and every pair
-    i < h is rotated: RoPE."""
+    i < h is rotated: RoPE. And the frequency b^(-2i/d) falls with the pair for every base b = 1 + c > 1: for
+    pairs i_1 < j_1 (the statement's one hypothesis, which only this last relation names), theta_{j_1} <
+    theta_{i_1}, so the kept pairs i < k have the highest frequencies."""
     i, t = sp.symbols("i t", integer=True, nonnegative=True)
     m, h = sp.Symbol("m", real=True), i + 1 + t
+    i1, j1 = sp.symbols("i_1 j_1", integer=True, nonnegative=True)
+    h1, c = sp.Symbol("h", integer=True, positive=True), sp.Symbol("c", positive=True)
     with sp.evaluate(False):
         rels = [sp.Eq(sp.floor(0 * 2 * h / 2), 0), sp.Le(0, i), sp.Eq(sp.cos(m * 0), 1), sp.Eq(-sp.sin(m * 0), 0),
-                sp.Eq(sp.sin(m * 0), 0), sp.Eq(sp.floor(1 * 2 * h / 2), h), sp.Lt(i, h)]
-    return bridge.formal(rels)
+                sp.Eq(sp.sin(m * 0), 0), sp.Eq(sp.floor(1 * 2 * h / 2), h), sp.Lt(i, h),
+                sp.Lt((1 + c) ** (-2 * j1 / (2 * h1)), (1 + c) ** (-2 * i1 / (2 * h1)))]
+    return bridge.formal(rels, [sp.Lt(i1, j1)])
 
 
 register(
     Claim(
         id="scaling.proportional_limits",
         name="p-RoPE runs from NoPE to RoPE",
-        title="p-RoPE: p = 0 is NoPE (R = I, score qᵀk), p = 1 is RoPE, and p keeps the highest frequencies",
+        title="p-RoPE: p = 0 is NoPE (R = I, score qᵀk), p = 1 is RoPE, and p keeps the highest frequencies "
+              "(it keeps pairs i < floor(p d/2), and θ_i falls with i for every base b > 1)",
         kind="theorem",
         family=FAMILY,
         statement=lambda: sp.Eq(rsym.block(rsym.m * 0), sp.eye(2), evaluate=False),

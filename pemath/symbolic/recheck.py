@@ -183,10 +183,13 @@ def _formal_consistent(claim: dict, verified: list[tuple[str, tuple]]) -> str | 
     return None
 
 
-def _kernel_check(step: dict, cert: str, formula: Any, stated: Sequence[str] = ()) -> bool:
+def _kernel_check(step: dict, cert: str, formula: Any, stated: Sequence[str] = (),
+                  theorems: dict | None = None) -> bool:
     """Verify a step's stored checker proposition and certificate with :mod:`pemath.kernel`, after checking the
     proposition is the translation of the step's formula, under the claim's hypotheses it names (each one a
-    relation of a hypothesis step recorded before it: ``stated``), so neither can be swapped alone. False when the
+    relation of a hypothesis step recorded before it: ``stated``), so neither can be swapped alone. An instance's
+    one premise is the checker entry of a step verified before it in the same claim (``theorems``: each entry's
+    JSON to its theorem, which this adds the step's to), never a theorem the record brings along. False when the
     record holds none for the step (decided by the SymPy kernel alone); raises when it holds one that fails."""
     from .. import kernel
     from . import bridge
@@ -207,14 +210,23 @@ def _kernel_check(step: dict, cert: str, formula: Any, stated: Sequence[str] = (
         raise ProofFailure(f"the record holds a checker proposition for a formula that has none ({exc})") from None
     if translated != prop and not kernel.same(translated, prop):
         raise ProofFailure("the stored checker proposition is not the translation of the step's formula")
+    theorems = {} if theorems is None else theorems
+    premises = k.get("premises") or []
+    if premises and (cert != "instance" or not isinstance(premises, list) or len(premises) != 1):
+        raise ProofFailure("only an instance's checker entry holds a premise, exactly one (the thirteenth audit: "
+                           "premises added to a record were checked, and the record passed)")
+    context = ()
+    if premises:
+        key = json.dumps(premises[0], sort_keys=True)
+        if key not in theorems:
+            raise ProofFailure("an instance's premise is not the checker entry of a step verified before it in this "
+                               "claim")
+        context = (theorems[key],)
     try:
-        premises = k.get("premises") or ()
-        if len(premises) > 4:
-            raise ProofFailure("a step's checker entry holds more than 4 premises")
-        context = tuple(kernel.check(kernel.from_json(p), kernel.from_json(c)) for p, c in premises)
-        kernel.check(prop, certificate, context)
+        theorem = kernel.check(prop, certificate, context)
     except kernel.KernelError as exc:
         raise ProofFailure(f"pemath.kernel refuses the stored certificate: {exc}") from None
+    theorems[json.dumps([k["proposition"], k["certificate"]], sort_keys=True)] = theorem
     return True
 
 
@@ -230,6 +242,7 @@ def recheck(record: Sequence[dict]) -> Recheck:
         earlier: list[Premise] = []
         sources: list[tuple[Premise, tuple[str, ...]]] = []
         verified: list[tuple[str, tuple]] = []  # (part, proposition) of the steps pemath.kernel verified here
+        theorems: dict = {}  # each verified step's checker entry (JSON) to its theorem: an instance's premise
         stated: list[str] = []  # the relations of the claim's hypotheses recorded so far
         for n, step in enumerate(claim["steps"], 1):
             text = str(step.get("text", ""))
@@ -258,7 +271,7 @@ def recheck(record: Sequence[dict]) -> Recheck:
                 rests = list(rests_of(used_premises(cert, formula), sources))
                 if sorted(rests) != sorted(step.get("rests_on") or []):
                     raise ProofFailure(f"the record says it rests on {step.get('rests_on')}, the premises on {rests}")
-                if _kernel_check(step, cert, formula, stated):
+                if _kernel_check(step, cert, formula, stated, theorems):
                     out.checked += 1
                     from ..kernel import from_json
 

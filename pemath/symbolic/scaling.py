@@ -506,7 +506,30 @@ def proportional_limits() -> Derivation:
         gaps = [sp.Gt(lnf(j) - lnf(jj), 0, evaluate=False) for j in rotated for jj in dropped]
         der.true(f"d = {dim}, p = {frac}: every rotated frequency (pairs {rotated}) exceeds every dropped one "
                  f"(pairs {dropped})", sp.And(*gaps))
+    _frequencies_fall_checked(der)
     return der
+
+
+def _frequencies_fall_checked(der: Derivation) -> None:
+    """theta_j < theta_i for every pair i < j and every base b = 1 + c > 1 (d = 2h): the kept pairs i < k, for any
+    k, have the highest frequencies. Decided by pemath.kernel alone: theta_i = theta_j e^delta, delta = (j - i)
+    log(b)/h > 0, and e^delta >= 1 + delta."""
+    from ..kernel.terms import num, var
+
+    i_, j_, h_, c_ = var("i_1", "nat"), var("j_1", "nat"), var("h", "posint"), var("c", "pos")
+    L = ("log", ("add", num(1), c_))
+
+    def theta(k: tuple) -> tuple:  # b^(-2k/d)
+        return ("exp", ("mul", num(-1), k, L, ("inv", h_)))
+
+    yj = ("mul", num(-1), j_, L, ("inv", h_))
+    delta = ("mul", ("add", j_, ("mul", num(-1), i_)), L, ("inv", h_))
+    cert = ("sign", ((("rule", "exp_add", (yj, delta)), num(1)),),
+            ((("rule", "exp_ge", (delta,)), ("exp", yj)), (("hyp", 0), ("mul", ("exp", yj), L, ("inv", h_)))))
+    der.checked("For every d = 2h and b = 1 + c > 1, the frequency falls with the pair: theta_j < theta_i for i < j "
+                "(theta_i = theta_j e^delta with delta = (j - i) ln(b)/h > 0, and e^delta >= 1 + delta): the kept "
+                "pairs i < k have the highest frequencies",
+                ("forall", (c_, h_, i_, j_), (("lt", i_, j_),), ("lt", theta(j_), theta(i_))), cert)
 
 
 # ---------------------------------------------------------------------------------------
