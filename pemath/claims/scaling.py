@@ -501,8 +501,9 @@ register(
         name="Llama 3.1's rule is YaRN's NTK-by-parts ramp",
         title="Llama 3.1's rule is YaRN's NTK-by-parts ramp in wavelength form: "
               "γ = (L0/λ − l)/(h_f − l) = (r − α)/(β − α) "
-              "with r = L0/λ, α = low_freq_factor l, β = high_freq_factor h_f; the two frequencies agree "
-              "inside the band, above it, below it and at both edges (each case decided)",
+              "with r = L0/λ, α = low_freq_factor l, β = high_freq_factor h_f; for l < h_f (as Llama 3.1's "
+              "configs have) the two frequencies agree inside the band, above it, below it and at both edges "
+              "(each case decided)",
         kind="theorem",
         family=FAMILY,
         statement=lambda: sp.Eq(
