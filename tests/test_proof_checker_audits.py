@@ -943,3 +943,45 @@ def test_route_13_3_a_lemma_or_a_case_states_no_derivative():
     for kind in ("cut", "cases"):
         with pytest.raises(KernelError, match="derivative"):
             check(("forall", (x,), (), ("le", x, x)), (kind, lemma, ("ideal", ()), ("sign",)))
+
+
+# --- the fourteenth audit (no route to a false theorem; a slow power, records stripped of their checker entries) ---
+
+def test_route_14_1_a_power_zero_never_expands_its_base():
+    xs = [("var", f"x{i}", "real") for i in range(20)]
+    ys = [("var", f"y{i}", "real") for i in range(20)]
+    big = ("mul", *(("add", a, b) for a, b in zip(xs, ys)))  # 2^20 monomials, costed as 1 under a power 0: 18 s
+    t0 = time.process_time()
+    check(("forall", tuple(xs + ys), (), ("eq", ("pow", big, 0), N(1))), ("ideal", ()))
+    assert time.process_time() - t0 < 1.0
+
+
+def test_route_14_2_a_verified_steps_proposition_is_bound_by_the_manifest(tmp_path):
+    import copy
+    import json
+    import subprocess
+    import sys
+
+    from pemath import claims
+    from pemath.symbolic.recheck import recheck
+
+    record = json.loads(claims.to_json([claims.run_claim(claims.get("sinusoidal.shift"), checks=False)]))
+    assert recheck(record).ok
+    steps = record[0]["steps"]
+    verified = [i for i, s in enumerate(steps) if s["status"] == "proved" and s.get("certificate") == "rewrite"
+                and isinstance(s.get("kernel"), dict) and "proposition" in s["kernel"]]
+    assert verified
+    trivial = copy.deepcopy(record)  # its formula replaced by x = x, its checker entry deleted: it passed
+    trivial[0]["steps"][verified[0]]["formula"] = "Equality(Symbol('x'), Symbol('x'))"
+    trivial[0]["steps"][verified[0]]["kernel"] = None
+    assert not recheck(trivial).ok
+    if len(verified) > 1:  # or another verified step's formula and entry swapped in
+        swapped = copy.deepcopy(record)
+        for key in ("formula", "kernel", "method", "latex"):
+            swapped[0]["steps"][verified[0]][key] = steps[verified[1]].get(key)
+        assert not recheck(swapped).ok
+    # a record nested too deep for the JSON reader is unusable (exit 2), not a traceback
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    out = subprocess.run([sys.executable, "-m", "pemath.symbolic.recheck", str(deep)], capture_output=True, text=True)
+    assert out.returncode == 2 and "unusable record" in out.stderr and "Traceback" not in out.stderr

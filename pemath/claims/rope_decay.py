@@ -136,9 +136,9 @@ register(
         id="rope.decay_abel",
         name="Abel summation bounds the RoPE score",
         title="Abel summation: sum_{i<N} h_i (S_{i+1} - S_i) = -sum_{i<N} S_{i+1}(h_{i+1} - h_i) + h_N S_N - h_0 S_0 "
-              "for every N and complex h, S, so with S_j = sum_{i<j} e^{i r theta_i} and h_{d/2} = 0, sum h_i "
-              "e^{i r theta_i} = sum S_{i+1}(h_i - h_{i+1}); given the cited triangle inequality, |score| <= "
-              "max|h_{i+1} - h_i| sum_j |S_j|",
+              "for every N and complex h, S (reading: with S_j = sum_{i<j} e^{i r theta_i}, so S_0 = 0, and "
+              "h_{d/2} = 0 the boundary terms vanish, RoFormer's eq. 36); given the cited triangle inequality as "
+              "a premise, |score| <= max|h_{i+1} - h_i| sum_j |S_j|",
         kind="theorem",
         family="rope_decay",
         statement=_abel_statement,

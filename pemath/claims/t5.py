@@ -351,10 +351,10 @@ register(
         name="How many buckets T5 uses",
         title="Where E <= M ln(D/M) (E log buckets, max_exact M, max_distance D), for every configuration: every "
               "logarithmic bucket M + k, k = 0..E-1, is reached (at the distance floor(M (D/M)^(k/E)) + 1) and no "
-              "distance has a bucket past n_b - 1; with the exact buckets (t5.exact_below_max_exact), T5 takes "
-              "num_buckets values one way, 2 floor(num_buckets/2) - 1 both ways (bucket floor(num_buckets/2) "
-              "unused), counted bucket by bucket for T5's configurations and 33/128; the condition is sufficient, "
-              "not necessary",
+              "distance n >= 1 has a bucket past n_b - 1 (reading, with the exact buckets of "
+              "t5.exact_below_max_exact: num_buckets values one way, 2 floor(num_buckets/2) - 1 both ways, "
+              "bucket floor(num_buckets/2) unused; enumerated bucket by bucket for T5's configurations and "
+              "33/128, and for five configurations that violate the condition, some of which skip buckets)",
         kind="theorem",
         family="t5",
         statement=_count_statement,

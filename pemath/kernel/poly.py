@@ -331,6 +331,8 @@ def _normal(t: tuple) -> Poly:
             out = mul_poly(out, _normal(a))
         return out
     if head == "pow":
+        if t[2] == 0:  # u^0 = 1 for every u (0^0 = 1 too): the base is never expanded (the fourteenth audit: its
+            return {(): Fraction(1)}  # cost was not counted, and a product of 20 sums took 18 s to be thrown away)
         base, out = _normal(t[1]), {(): Fraction(1)}
         for _ in range(t[2]):
             out = mul_poly(out, base)

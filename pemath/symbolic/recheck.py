@@ -105,20 +105,82 @@ def claim_digest(kind: Any, title: Any, statement: Any, witness: Any, fair: Any,
 
 def step_skeleton(steps: Sequence[dict]) -> list:
     """What the manifest binds of a claim's steps, in order: each step's status, role, part, certificate, the
-    hypotheses it rests on and its text (a remark's text left out: it may quote a measured figure); a step stated
-    in the checker's own terms (certificate "checked") also its proposition, stored as the checker's data. A record with
-    a step deleted, appended, moved, relabelled, replaced by another or rewritten fails (the ninth audit's route
-    1: the counts of decided steps per part let two counterexample steps swap parts)."""
+    hypotheses it rests on and its text (a remark's text left out: it may quote a measured figure); and of a step
+    the checker verified, what its proposition says (:func:`canonical`: each relation's normal form, independent of
+    how SymPy prints or orders the formula it was translated from). A record with a step deleted, appended, moved,
+    relabelled, replaced by another, rewritten or stripped of its checker entry fails (the ninth audit's route
+    1: the counts of decided steps per part let two counterexample steps swap parts; the fourteenth audit: a
+    verified step's formula replaced by x = x, its checker entry deleted)."""
     out = []
     for s in steps:
         role = s.get("role")
         row = [s.get("status"), role, s.get("part") if s.get("status") == "proved" else None,
                s.get("certificate"), sorted(s.get("rests_on") or []), None if role == "remark" else s.get("text")]
-        if s.get("certificate") == "checked":  # stated in the checker's terms, independent of SymPy: bound too
-            k = s.get("kernel")
-            row.append(k.get("proposition") if isinstance(k, dict) else None)
+        k = s.get("kernel")
+        if s.get("status") == "proved":
+            row.append(canonical(k["proposition"]) if isinstance(k, dict) and "proposition" in k else None)
         out.append(row)
     return out
+
+
+def _fingerprint(poly: dict) -> str:
+    """A normal form as text that does not depend on the order its atoms were first met in (an application's key
+    numbers them): equal polynomials give equal text in any process. For binding a record to a manifest."""
+    import hashlib
+
+    from ..kernel.poly import _PARTS, _key
+
+    seen: dict[str, str] = {}
+
+    def key_text(key: tuple) -> str:
+        return json.dumps(sorted([mono_text(m), f"{c.numerator}/{c.denominator}"] for m, c in key))
+
+    def mono_text(mono: tuple) -> str:
+        return json.dumps(sorted([atom_text(a), e] for a, e in mono))
+
+    def atom_text(a: str) -> str:
+        if not a.startswith("@"):
+            return a  # a variable or pi: its repr
+        if a not in seen:
+            head, *parts = _PARTS[a]
+            if head in ("min", "max"):  # symmetric
+                body = sorted(key_text(x) for x in parts)
+            elif head == "app":
+                body = [parts[0]] + [key_text(x) for x in parts[1:]]
+            elif head == "if":
+                body = [parts[0]] + [key_text(x) for x in parts[1:]]
+            elif head == "sum":
+                body = [mono_text(parts[0]), parts[1], key_text(parts[2]), key_text(parts[3])]
+            else:
+                body = [key_text(x) for x in parts]
+            seen[a] = hashlib.sha256(json.dumps([head, *body]).encode()).hexdigest()  # fixed length at any depth
+        return seen[a]
+
+    return key_text(_key(poly))
+
+
+def canonical(proposition: Any) -> Any:
+    """What a stored checker proposition says, as data: its binders (sorted), and each hypothesis and relation of
+    its conclusion as its kind and the normal form of the difference of its sides (an equation's either way round;
+    a membership or universal hypothesis as it is). Two translations of one formula give the same; "unusable" for a
+    proposition the checker refuses."""
+    from .. import kernel
+    from ..kernel.poly import add_poly, budget, function_sorts, normal
+
+    def rel(r: tuple) -> Any:
+        if r[0] in ("in", "all"):
+            return kernel.to_json(r)
+        d = add_poly(normal(r[2]), normal(r[1]), -1)
+        either = (_fingerprint(d), _fingerprint(add_poly({}, d, -1))) if r[0] in ("eq", "ne") else (_fingerprint(d),)
+        return [r[0], min(either)]
+
+    try:
+        p = kernel.well_formed(kernel.from_json(proposition))
+        with budget.scope(), function_sorts({b[1]: b[3] for b in p[1] if b[0] == "fun"}):
+            relations = list(p[3][1:]) if p[3][0] == "and" else [p[3]]
+            return [sorted(repr(b) for b in p[1]), [rel(h) for h in p[2]], [rel(r) for r in relations]]
+    except Exception as exc:  # noqa: BLE001 - a malformed entry is bound as unusable, never a crash
+        return f"unusable: {type(exc).__name__}"
 
 
 #: a claim id: ASCII letters, digits, "_", "." and "-", nothing invisible or confusable (``Claim`` refuses others)
@@ -311,8 +373,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with open(args[0], encoding="utf-8") as fh:
             record = json.load(fh)
         result = recheck(record)
-    except (OSError, ValueError) as exc:
-        print(f"recheck: unusable record {args[0]!r}: {exc}", file=sys.stderr)
+    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: JSON nested too deep (the fourteenth audit)
+        print(f"recheck: unusable record {args[0]!r}: {type(exc).__name__}: {str(exc)[:200]}", file=sys.stderr)
         return 2
     loaded = sorted(m for m in sys.modules if m.startswith("pemath.claims"))
     print(result.summary())
