@@ -11,6 +11,7 @@ import time
 import pytest
 import sympy as sp
 
+from pemath import kernel
 from pemath.kernel import KernelError, check, well_formed
 from pemath.kernel.verdict import counterexample, derive
 
@@ -985,3 +986,40 @@ def test_route_14_2_a_verified_steps_proposition_is_bound_by_the_manifest(tmp_pa
     deep.write_text("[" * 100_000 + "]" * 100_000)
     out = subprocess.run([sys.executable, "-m", "pemath.symbolic.recheck", str(deep)], capture_output=True, text=True)
     assert out.returncode == 2 and "unusable record" in out.stderr and "Traceback" not in out.stderr
+
+
+# --- the fifteenth audit (no route to a false theorem or record; a quadratic sum, a deep fingerprint, a print) -----
+
+def test_route_15_1_a_sums_normal_form_is_linear_in_its_body():
+    def v(name: str, sort: str = "pos") -> tuple:
+        return ("var", name, sort)
+
+    widths = (40, 40, 36)  # 57,600 monomials sharing one inside factor: each copied the growing part, 12 s
+    k = ("var", "k", "int")
+    body = ("mul", ("exp", k), *(("add", *(v(f"a{i}_{j}") for j in range(w))) for i, w in enumerate(widths)))
+    binders = tuple(v(f"a{i}_{j}") for i, w in enumerate(widths) for j in range(w)) + (v("n", "nat"),)
+    t0 = time.process_time()
+    check(("forall", binders, (), ("le", N(0), ("sum", body, "k", N(1), v("n", "nat")))), ("sign",))
+    assert time.process_time() - t0 < 3.0
+
+
+def test_route_15_2_and_3_a_record_prints_what_it_holds_and_a_deep_proposition_is_never_bound_as_unusable(tmp_path):
+    import subprocess
+    import sys
+
+    from pemath.symbolic.recheck import canonical
+
+    lone = tmp_path / "lone.json"  # a lone surrogate is valid JSON, and printing it raised UnicodeEncodeError
+    lone.write_text('[{"id":"ok","steps":[{"status":"proved","text":"t\\udc00"}]}]', encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "pemath.symbolic.recheck", str(lone)], capture_output=True, text=True)
+    assert out.returncode == 1 and "Traceback" not in out.stderr and "\\udc00" in out.stdout
+    x = ("var", "x", "real")
+    deep = {}
+    for f in ("cos", "sin"):  # 199 levels: the fingerprint recursed past Python's limit, and both were "unusable"
+        t = x
+        for _ in range(199):
+            t = (f, t)
+        deep[f] = kernel.to_json(("forall", (x,), (), ("le", N(0), ("pow", t, 2))))
+    assert canonical(deep["cos"]) != canonical(deep["sin"])
+    with pytest.raises(ValueError):  # and a proposition the checker refuses has no canonical form to be bound by
+        canonical(kernel.to_json(("forall", (), (), ("le", x, x))))

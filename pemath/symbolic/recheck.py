@@ -125,45 +125,56 @@ def step_skeleton(steps: Sequence[dict]) -> list:
 
 def _fingerprint(poly: dict) -> str:
     """A normal form as text that does not depend on the order its atoms were first met in (an application's key
-    numbers them): equal polynomials give equal text in any process. For binding a record to a manifest."""
+    numbers them, and ``1/u`` and ``|u|`` scale u so that its key-first monomial has coefficient 1): equal
+    polynomials give equal text in any process. For binding a record to a manifest."""
     import hashlib
+    from fractions import Fraction
 
     from ..kernel.poly import _PARTS, _key
 
-    seen: dict[str, str] = {}
+    seen: dict[str, tuple[str, Fraction]] = {}
 
-    def key_text(key: tuple) -> str:
-        return json.dumps(sorted([mono_text(m), f"{c.numerator}/{c.denominator}"] for m, c in key))
+    def poly_text(items: Any) -> str:  # (monomial, coefficient) pairs
+        out = []
+        for mono, c in items:
+            factor, texts = Fraction(c), []
+            for a, e in mono:
+                text, f = atom(a)
+                factor *= f ** e
+                texts.append([text, e])
+            out.append([json.dumps(sorted(texts)), f"{factor.numerator}/{factor.denominator}"])
+        return json.dumps(sorted(out))
 
-    def mono_text(mono: tuple) -> str:
-        return json.dumps(sorted([atom_text(a), e] for a, e in mono))
-
-    def atom_text(a: str) -> str:
+    def atom(a: str) -> tuple[str, Fraction]:  # (text, f): the atom is f times the atom the text names
         if not a.startswith("@"):
-            return a  # a variable or pi: its repr
+            return a, Fraction(1)  # a variable or pi: its repr
         if a not in seen:
             head, *parts = _PARTS[a]
+            f = Fraction(1)
             if head in ("min", "max"):  # symmetric
-                body = sorted(key_text(x) for x in parts)
-            elif head == "app":
-                body = [parts[0]] + [key_text(x) for x in parts[1:]]
-            elif head == "if":
-                body = [parts[0]] + [key_text(x) for x in parts[1:]]
+                body = sorted(poly_text(x) for x in parts)
+            elif head in ("app", "if"):
+                body = [parts[0]] + [poly_text(x) for x in parts[1:]]
             elif head == "sum":
-                body = [mono_text(parts[0]), parts[1], key_text(parts[2]), key_text(parts[3])]
+                body = [poly_text([(parts[0], 1)]), parts[1], poly_text(parts[2]), poly_text(parts[3])]
+            elif head in ("inv", "abs"):  # u scaled so that its first monomial, in text order, has coefficient 1
+                terms = sorted((poly_text([(m, 1)]), c) for m, c in parts[0])
+                c0 = Fraction(terms[0][1])
+                f = 1 / c0 if head == "inv" else abs(c0)
+                body = [poly_text([(m, Fraction(c) / c0) for m, c in parts[0]])]
             else:
-                body = [key_text(x) for x in parts]
-            seen[a] = hashlib.sha256(json.dumps([head, *body]).encode()).hexdigest()  # fixed length at any depth
+                body = [poly_text(x) for x in parts]
+            seen[a] = (hashlib.sha256(json.dumps([head, *body]).encode()).hexdigest(), f)  # fixed length at any depth
         return seen[a]
 
-    return key_text(_key(poly))
+    return poly_text(_key(poly))
 
 
 def canonical(proposition: Any) -> Any:
     """What a stored checker proposition says, as data: its binders (sorted), and each hypothesis and relation of
     its conclusion as its kind and the normal form of the difference of its sides (an equation's either way round;
-    a membership or universal hypothesis as it is). Two translations of one formula give the same; "unusable" for a
-    proposition the checker refuses."""
+    a membership or universal hypothesis as it is). Two translations of one formula give the same; for a
+    proposition the checker refuses, ValueError (a record that holds one fails)."""
     from .. import kernel
     from ..kernel.poly import add_poly, budget, function_sorts, normal
 
@@ -174,13 +185,17 @@ def canonical(proposition: Any) -> Any:
         either = (_fingerprint(d), _fingerprint(add_poly({}, d, -1))) if r[0] in ("eq", "ne") else (_fingerprint(d),)
         return [r[0], min(either)]
 
-    try:
+    limit = sys.getrecursionlimit()
+    try:  # a term 200 levels deep (the checker's limit) takes about 5 frames a level here (the fifteenth audit)
+        sys.setrecursionlimit(max(limit, 4000))
         p = kernel.well_formed(kernel.from_json(proposition))
         with budget.scope(), function_sorts({b[1]: b[3] for b in p[1] if b[0] == "fun"}):
             relations = list(p[3][1:]) if p[3][0] == "and" else [p[3]]
             return [sorted(repr(b) for b in p[1]), [rel(h) for h in p[2]], [rel(r) for r in relations]]
-    except Exception as exc:  # noqa: BLE001 - a malformed entry is bound as unusable, never a crash
-        return f"unusable: {type(exc).__name__}"
+    except Exception as exc:  # noqa: BLE001 - refused, never bound as a value two propositions could share
+        raise ValueError(f"a verified step's proposition has no canonical form ({type(exc).__name__})") from None
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 #: a claim id: ASCII letters, digits, "_", "." and "-", nothing invisible or confusable (``Claim`` refuses others)
@@ -377,7 +392,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"recheck: unusable record {args[0]!r}: {type(exc).__name__}: {str(exc)[:200]}", file=sys.stderr)
         return 2
     loaded = sorted(m for m in sys.modules if m.startswith("pemath.claims"))
-    print(result.summary())
+    # a record's ids and texts are printed as they are, but a lone surrogate (valid JSON) cannot be encoded
+    print(result.summary().encode("utf-8", "backslashreplace").decode("utf-8"))
     if loaded:
         print(f"recheck: claim code was loaded ({', '.join(loaded)}): not an independent re-check", file=sys.stderr)
         return 1
