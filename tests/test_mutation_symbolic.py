@@ -109,3 +109,15 @@ def test_equivalents_exist():
     """Every listed equivalent is a mutant the generator still produces (no stale entries)."""
     produced = {mu.name for mu in S.auto_mutants()}
     assert set(S.EQUIVALENT) <= produced, set(S.EQUIVALENT) - produced
+
+
+def test_the_mutation_campaigns_mutants_each_change_one_place_of_pemath():
+    import pathlib
+
+    from .mutation.campaign import CAMPAIGN
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    assert len(CAMPAIGN) >= 50 and len({m.name for m in CAMPAIGN}) == len(CAMPAIGN)
+    for m in CAMPAIGN:
+        assert m.path.startswith("pemath/") and m.old != m.new, m.name
+        assert (root / m.path).read_text(encoding="utf-8").count(m.old) == 1, m.name
