@@ -1023,3 +1023,32 @@ def test_route_15_2_and_3_a_record_prints_what_it_holds_and_a_deep_proposition_i
     assert canonical(deep["cos"]) != canonical(deep["sin"])
     with pytest.raises(ValueError):  # and a proposition the checker refuses has no canonical form to be bound by
         canonical(kernel.to_json(("forall", (), (), ("le", x, x))))
+
+
+# --- the sixteenth audit (no route to a false theorem or record; two slow checks) ----------------------------------
+
+def test_route_16_1_a_sums_bounds_are_built_once_and_charged_per_part():
+    groups = []
+
+    def group(c: str) -> tuple:
+        g = [("var", f"{c}{i}", "int") for i in range(25)]
+        groups.extend(g)
+        return ("add", *g)
+
+    lo = ("mul", group("a"), group("b"), group("c"))  # 15,625 monomials in each bound, rebuilt for each of 100 parts
+    k = ("var", "k", "int")
+    body = ("add", k, *[("pow", k, i) for i in range(2, 101)])
+    s = ("sum", body, "k", lo, ("add", lo, N(5)))
+    t0 = time.process_time()  # 24 s, then accepted
+    with pytest.raises(KernelError, match="bound"):
+        check(("forall", tuple(groups), (), ("eq", s, s)), ("ideal", ()))
+    assert time.process_time() - t0 < 3.0
+
+
+def test_route_16_2_a_products_derivative_is_counted_before_it_is_built():
+    x = ("var", "x", "real")
+    d = ("diff", ("mul", *([x] * 30_000)), "x")  # 30,000 terms of 30,000 factors built first: 21.6 s and 7 GB
+    t0 = time.process_time()
+    with pytest.raises(KernelError, match="derivative"):
+        check(("forall", (x,), (), ("eq", d, d)), ("ideal", ()))
+    assert time.process_time() - t0 < 1.0

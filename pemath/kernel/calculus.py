@@ -59,7 +59,10 @@ def _derivative(t: tuple, v: str, count: list, has: dict) -> tuple:
         return ONE
     if head == "add":
         return ("add", *(d(a) for a in t[1:]))
-    if head == "mul":  # the product rule, one factor differentiated per term
+    if head == "mul":  # the product rule, one factor differentiated per term: k terms of k factors, counted first
+        count[0] += (len(t) - 1) ** 2  # (the sixteenth audit: 30,000 factors built 9e8 entries, then were refused)
+        if count[0] > MAX_NODES:
+            raise KernelError(f"refused: a derivative of more than {MAX_NODES} nodes")
         return ("add", *(("mul", *t[1:i], d(t[i]), *t[i + 1:]) for i in range(1, len(t))))
     if head == "pow":
         n = t[2]

@@ -399,9 +399,11 @@ def _normal(t: tuple) -> Poly:
             outside = tuple((a, e) for a, e in mono if cv not in _free(a))
             _put(parts.setdefault(inside, {}), outside, c)  # in place: copying the growing part per monomial was
         out: Poly = {}  # quadratic in the body's monomials, and charged as linear (the fifteenth audit: 12 s)
+        bounds = term_of(lo_p), term_of(hi_p), _key(lo_p), _key(hi_p)  # once (the sixteenth audit: once per part)
         for inside, rest in parts.items():
-            term = ("sum", term_of({inside: Fraction(1)}), canon, term_of(lo_p), term_of(hi_p))
-            for m, c in mul_poly(rest, _atom(term, "sum", inside, canon, _key(lo_p), _key(hi_p))).items():
+            budget.spend("monomials", len(lo_p) + len(hi_p))  # each part's atom holds the bounds: charged
+            term = ("sum", term_of({inside: Fraction(1)}), canon, bounds[0], bounds[1])
+            for m, c in mul_poly(rest, _atom(term, "sum", inside, canon, bounds[2], bounds[3])).items():
                 _put(out, m, c)
         return out
     raise KernelError(f"no normal form for a term of kind {head!r}")
