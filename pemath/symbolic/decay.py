@@ -68,17 +68,11 @@ def abel_checked() -> Derivation:
     """Summation by parts for complex sequences h, S (their real and imaginary parts arbitrary real functions of the
     index) and every N >= 0, one equation per part, each by induction on N, decided by pemath.kernel alone (the
     proposer finds the certificates)."""
-    from ..kernel.terms import num, var
+    from .kterms import app, minus, num, var
     from . import bridge
 
     d = Derivation("Abel summation, in the checker's terms")
     n, i = var("N", "nat"), var("i", "int")
-
-    def app(name: str, x: tuple) -> tuple:
-        return ("app", name, x)
-
-    def minus(a: tuple, b: tuple) -> tuple:
-        return ("add", a, ("mul", num(-1), b))
 
     def times(a: tuple, b: tuple) -> tuple:  # (real part, imaginary part) of the product of two complex numbers
         return (minus(("mul", a[0], b[0]), ("mul", a[1], b[1])), ("add", ("mul", a[0], b[1]), ("mul", a[1], b[0])))

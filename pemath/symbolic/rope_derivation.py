@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..kernel.terms import app, num, var
+from .kterms import app, minus, neg, num, var
 from ._certify import ProofFailure
 from ._decide import Derivation, unevaluated
 from .notation import label
@@ -216,14 +216,6 @@ def derive() -> Derivation:
 # and angle of f, R_g and Theta_g those of g at (q, k, n - m); each is an arbitrary function, and the requirement and
 # the initial condition are universal hypotheses the certificates instantiate (pemath.kernel.check, "hyp_at").
 
-def _neg(t: tuple) -> tuple:
-    return ("mul", num(-1), t)
-
-
-def _minus(a: tuple, b: tuple) -> tuple:
-    return ("add", a, _neg(b))
-
-
 _R, _A, _M = var("r", "pos"), var("a"), var("m", "nat")
 _OWN = (var("r1", "pos"), var("a1"), var("r2", "pos"), var("a2"), var("m1", "int"), var("n1", "int"))
 
@@ -248,9 +240,9 @@ def _checked(d: Derivation) -> None:
     rf, tf = (lambda *x: app("R_f", *x)), (lambda *x: app("Theta_f", *x))
     binders = (("fun", "R_f", 3, "nonneg"), ("fun", "Theta_f", 3, "real"), ("fun", "R_g", 5, "real"),
                ("fun", "Theta_g", 5, "real"), _R, _A, _M)
-    hyps = (("all", _OWN, ("eq", ("mul", rf(r1, a1, m1), rf(r2, a2, n1)), app("R_g", r1, a1, r2, a2, _minus(n1, m1)))),
-            ("all", _OWN, ("eq", _minus(tf(r1, a1, m1), tf(r2, a2, n1)),
-                           app("Theta_g", r1, a1, r2, a2, _minus(n1, m1)))),
+    hyps = (("all", _OWN, ("eq", ("mul", rf(r1, a1, m1), rf(r2, a2, n1)), app("R_g", r1, a1, r2, a2, minus(n1, m1)))),
+            ("all", _OWN, ("eq", minus(tf(r1, a1, m1), tf(r2, a2, n1)),
+                           app("Theta_g", r1, a1, r2, a2, minus(n1, m1)))),
             ("all", _OWN[:2], ("eq", rf(r1, a1, num(0)), r1)),
             ("all", _OWN[:2], ("eq", tf(r1, a1, num(0)), a1)))
     R, A, M = _R, _A, _M
@@ -262,12 +254,12 @@ def _checked(d: Derivation) -> None:
              "a vector is its polar pair (r, a), r > 0; R_f(r, a, m), Theta_f(r, a, m) are f's radius and angle, "
              "R_g, Theta_g g's at (q, k, n - m), every one an arbitrary function. The hypotheses are the requirement "
              "(moduli, and angles without 2 pi jumps) and f(x, 0) = x, each for every value of its variables.")
-    for mm, where in ((M, "m"), (_neg(M), "-m")):
+    for mm, where in ((M, "m"), (neg(M), "-m")):
         x = rf(R, A, mm)
         inv = ("inv", ("add", x, R))
-        cert = ("ideal", ((_at(0, R, A, R, A, mm, mm), inv), (_at(0, R, A, R, A, num(0), num(0)), _neg(inv)),
+        cert = ("ideal", ((_at(0, R, A, R, A, mm, mm), inv), (_at(0, R, A, R, A, num(0), num(0)), neg(inv)),
                           (_at(2, R, A), ("mul", ("add", rf(R, A, num(0)), R), inv)),
-                          (("rule", "inv", (("add", x, R),)), _neg(_minus(x, R)))))
+                          (("rule", "inv", (("add", x, R),)), neg(minus(x, R)))))
         d.checked(f"The radius at position {where}: R_f(q, {where})^2 = R_g(q, q, 0) = R_f(q, 0)^2 = r^2 (the "
                   "requirement at positions (m, m) and (0, 0), the initial condition), and R_f + r > 0, so "
                   f"R_f(q, {where}) = r", ("forall", binders, hyps, ("eq", x, rad)), cert)
@@ -278,12 +270,12 @@ def _checked(d: Derivation) -> None:
     m0 = var("m0", "nat")
     k, k1 = ("add", num(0), m0), ("add", ("add", num(0), m0), num(1))
     for sign, where in ((1, "m"), (-1, "-m")):
-        mm = M if sign > 0 else _neg(M)
+        mm = M if sign > 0 else neg(M)
         if sign > 0:  # the requirement at (k, k + 1) and (0, 1): one step turns every vector alike
             steps = ((_at(1, R, A, R, A, k, k1), -1), (_at(1, R, A, R, A, num(0), num(1)), 1), (("hyp", 4), 1),
                      (_at(3, R, A), -1)) + same_turn
         else:  # at (-(k + 1), -k) and (0, 1)
-            steps = ((_at(1, R, A, R, A, _neg(k1), _neg(k)), 1), (_at(1, R, A, R, A, num(0), num(1)), -1),
+            steps = ((_at(1, R, A, R, A, neg(k1), neg(k)), 1), (_at(1, R, A, R, A, num(0), num(1)), -1),
                      (("hyp", 4), 1), (_at(3, R, A), 1)) + tuple((g, -c) for g, c in same_turn)
         cert = ("induction", "m", ("ideal", ((_at(3, R, A), num(1)),)),
                 ("ideal", tuple((g, num(c)) for g, c in steps)))
@@ -303,12 +295,12 @@ def _checked(d: Derivation) -> None:
             "Theta_f": ("lambda", ("p1", "p2", "p3"), ("add", p[1], ("mul", p[2], th))),
             "R_g": ("lambda", ("p1", "p2", "p3", "p4", "p5"), ("mul", ("abs", p[0]), ("abs", p[2]))),
             "Theta_g": ("lambda", ("p1", "p2", "p3", "p4", "p5"),
-                        ("add", p[1], _neg(p[3]), _neg(("mul", p[4], th))))}
+                        ("add", p[1], neg(p[3]), neg(("mul", p[4], th))))}
     solved = tuple(substitute_relation(h[2], rope) for h in hyps)
     absolute = ("abs", r1)  # |r1| = r1 for r1 > 0: |r1|^2 = r1^2 and |r1| + r1 > 0
     inv = ("inv", ("add", absolute, r1))
     certs = tuple(("ideal", ((("rule", "abs_sq", (r1,)), inv), (("rule", "inv", (("add", absolute, r1),)),
-                                                                 _neg(_minus(absolute, r1)))))
+                                                                 neg(minus(absolute, r1)))))
                   if k == 2 else ("ideal", ()) for k in range(len(solved)))
     d.checked("The hypotheses are not vacuous: each of them, with RoPE's functions put in for the arbitrary ones "
               "(R_f = |r|, Theta_f = a + m theta, R_g = |r1| |r2|, Theta_g = a1 - a2 - (n1 - m1) theta), holds "

@@ -267,7 +267,7 @@ def ntk_base() -> Derivation:
 def _ntk_unique_checked(der: Derivation) -> None:
     """Every base B > 0 that divides the lowest frequency by s is b s^(d/(d-2)), d = 2q + 4: decided by
     pemath.kernel alone (log of both sides, solve the linear equation in log B, exp of both sides)."""
-    from ..kernel.terms import num, var
+    from .kterms import num, rule, var
 
     B, b, q, s = var("B", "pos"), var("b", "pos"), var("q", "nat"), var("s", "pos")
     one = num(1)
@@ -277,9 +277,6 @@ def _ntk_unique_checked(der: Derivation) -> None:
     X, Y = ("mul", c, ("log", B)), ("mul", c, ("log", b))
     W = ("mul", ("inv", Q), P, ("log", s))  # (d/(d - 2)) log s
     z = var("z_")
-
-    def rule(name: str, *args: tuple) -> tuple:
-        return ("rule", name, args)
 
     hyp = ("eq", ("exp", X), ("mul", ("exp", Y), ("inv", s)))  # B^(-(d-2)/d) = b^(-(d-2)/d) / s
     logs = ("eq", X, ("add", Y, ("mul", num(-1), ("log", s))))  # its log
@@ -514,7 +511,7 @@ def _frequencies_fall_checked(der: Derivation) -> None:
     """theta_j < theta_i for every pair i < j and every base b = 1 + c > 1 (d = 2h): the kept pairs i < k, for any
     k, have the highest frequencies. Decided by pemath.kernel alone: theta_i = theta_j e^delta, delta = (j - i)
     log(b)/h > 0, and e^delta >= 1 + delta."""
-    from ..kernel.terms import num, var
+    from .kterms import num, var
 
     i_, j_, h_, c_ = var("i_1", "nat"), var("j_1", "nat"), var("h", "posint"), var("c", "pos")
     L = ("log", ("add", num(1), c_))
@@ -575,7 +572,7 @@ def unit_factor() -> Derivation:
 def _dynamic_grows_checked(der: Derivation) -> None:
     """Above L0, Dynamic NTK's base at s = 1, b (L/L0)^(d/(d-2)), is larger than b (so it is not RoPE): decided by
     pemath.kernel alone, from e^y >= 1 + y and log u >= 1 - 1/u > 0 for u = L/L0 > 1."""
-    from ..kernel.terms import num, var
+    from .kterms import num, rule, var
 
     b_, L_, L0_, q = var("b", "pos"), var("L", "pos"), var("L_0", "pos"), var("q", "nat")
     P = ("add", num(4), ("mul", num(2), q))  # d
@@ -583,9 +580,6 @@ def _dynamic_grows_checked(der: Derivation) -> None:
     u = ("mul", L_, ("inv", L0_))
     y = ("mul", c, ("log", u))
     bc = ("mul", b_, c)
-
-    def rule(name: str, *args: tuple) -> tuple:
-        return ("rule", name, args)
 
     cert = ("sign", ((rule("inv", u), ("mul", num(-1), bc)), (rule("inv", L0_), ("mul", bc, ("inv", u)))),
             ((rule("exp_ge", y), b_), (rule("log_ge", u), bc), (("hyp", 0), ("mul", bc, ("inv", u), ("inv", L0_)))))

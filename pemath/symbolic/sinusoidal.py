@@ -80,7 +80,8 @@ def shift_unique_checked() -> Derivation:
     """Every 2x2 matrix A(w, k) of functions of w and k alone (free of t) with A PE(t) = PE(t + k) for every t,
     PE(t) = (sin wt, cos wt), is M(k): decided by pemath.kernel alone, from the requirement at t = 0 and at
     t = pi/(2w)."""
-    from ..kernel.terms import PI, num, var
+    from ..kernel.terms import PI
+    from .kterms import neg, num, rule, var
 
     d = Derivation("the sinusoidal shift matrix is unique (pemath.kernel)")
     names = ("a_11", "a_12", "a_21", "a_22")
@@ -91,12 +92,6 @@ def shift_unique_checked() -> Derivation:
 
     def a(name: str, w: tuple, k: tuple) -> tuple:
         return ("app", name, w, k)
-
-    def rule(name: str, *args: tuple) -> tuple:
-        return ("rule", name, args)
-
-    def neg(x: tuple) -> tuple:
-        return ("mul", num(-1), x)
 
     def row(first: str, second: str, f: str) -> tuple:  # a(r, l) sin(r u) + b(r, l) cos(r u) = f(r (u + l))
         return ("all", (w_, u, k_), ("eq", ("add", ("mul", a(first, w_, k_), ("sin", ("mul", w_, u))),

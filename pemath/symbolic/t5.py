@@ -31,7 +31,7 @@ import sympy as sp
 import numpy as np
 
 from .. import t5 as _shipped
-from ..kernel.terms import num, var
+from .kterms import inv, mul, neg, num, rule, var
 from ._decide import Derivation, unevaluated
 
 __all__ = [
@@ -280,7 +280,6 @@ def _monotone_checked(d: Derivation) -> None:
     """bucket(n) <= bucket(n2) for every 1 <= n <= n2 and every configuration, decided by pemath.kernel alone: by
     cases on which branch each distance takes."""
     one, e, m, L = _ONE, _KE, _KM, _KL
-    neg, mul, inv, rule = _neg, _mul, _inv, _rule
     n1, n2 = var("n", "posint"), var("n2", "posint")
     em1, eil = ("add", e, num(-1)), mul(e, inv(L))
     b1, b2 = _bucket(n1), _bucket(n2)
@@ -409,25 +408,13 @@ _KE, _KM, _KSIGMA = var("E", "posint"), var("M", "posint"), var("sigma", "pos")
 _KL = ("log", ("add", _ONE, _KSIGMA))  # log(D/M), D = M (1 + sigma)
 
 
-def _neg(t: tuple) -> tuple:
-    return ("mul", num(-1), t)
 
 
-def _mul(*ts: tuple) -> tuple:
-    return ("mul", *ts)
-
-
-def _inv(t: tuple) -> tuple:
-    return ("inv", t)
-
-
-def _rule(name: str, *args: tuple) -> tuple:
-    return ("rule", name, args)
 
 
 def _index(dist: tuple) -> tuple:
     """g(n) = E log(n/M) / log(D/M)."""
-    return _mul(_KE, _inv(_KL), ("log", _mul(dist, _inv(_KM))))
+    return mul(_KE, inv(_KL), ("log", mul(dist, inv(_KM))))
 
 
 def _bucket(dist: tuple) -> tuple:
@@ -452,7 +439,7 @@ def every_log_bucket_reached() -> Derivation:
     d = Derivation("T5: every logarithmic bucket is reached when E <= M log(D/M), every configuration")
     one, e, m, L = _ONE, _KE, _KM, _KL
     k, n = var("k", "nat"), var("n", "posint")
-    neg, mul, inv, rule, index, bucket = _neg, _mul, _inv, _rule, _index, _bucket
+    index, bucket = _index, _bucket
     w = mul(k, L, inv(e))  # x_k = M e^w: g(x_k) = k
     x = mul(m, ("exp", w))
     nk = ("add", ("floor", x), one)  # the witness distance
