@@ -64,6 +64,7 @@ holds::
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from .poly import Poly, add_poly, budget, is_integer_valued, nonneg, normal, positive
 from .terms import PI, KernelError, ONE, ZERO, num, substitute, validate, variables
@@ -249,29 +250,34 @@ INEQUALITIES: dict[str, tuple[int, bool, Callable[..., Poly]]] = {
 }
 
 
+def _entry(table: dict, kind: str, name: str, args: Any) -> tuple:
+    """The entry of rule or inequality ``name``, once its name and its number of arguments are checked."""
+    if name not in table:
+        raise KernelError(f"no {kind} {name!r}: the {kind}s are {sorted(table)}")
+    if not isinstance(args, (list, tuple)) or len(args) != table[name][0]:
+        raise KernelError(f"{kind} {name} takes {table[name][0]} arguments, got {args!r:.100}")
+    return table[name]
+
+
+def _defined(terms: Sequence, what: str, hyps: Sequence[tuple]) -> None:
+    from .check import _no_derivative, defined  # the definedness check lives with the propositions
+
+    for a in terms:
+        defined(_no_derivative(validate(a), what), tuple(hyps))
+
+
 def inequality(name: str, args: Sequence, hyps: Sequence[tuple]) -> tuple[Poly, bool]:
     """The polynomial of inequality ``name`` at ``args`` (>= 0 wherever the hypotheses hold, > 0 when the bool is
     True), after its side condition is checked."""
-    if name not in INEQUALITIES:
-        raise KernelError(f"no inequality {name!r}: they are {sorted(INEQUALITIES)}")
-    arity, strict, make = INEQUALITIES[name]
-    if not isinstance(args, (list, tuple)) or len(args) != arity:
-        raise KernelError(f"inequality {name} takes {arity} arguments, got {args!r:.100}")
-    from .check import _no_derivative, defined
-
-    for a in args:
-        defined(_no_derivative(validate(a), f"inequality {name}'s argument"), tuple(hyps))
+    _, strict, make = _entry(INEQUALITIES, "inequality", name, args)
+    _defined(args, f"inequality {name}'s argument", hyps)
     return make(*args, hyps), strict
 
 
 def relation(name: str, args: Sequence, hyps: Sequence[tuple]) -> Poly:
     """The relation polynomial of rule ``name`` at ``args`` (terms; a sum's bound variable as its name), after its
     side condition is checked."""
-    if name not in RULES:
-        raise KernelError(f"no rule {name!r}: the rules are {sorted(RULES)}")
-    arity, make = RULES[name]
-    if not isinstance(args, (list, tuple)) or len(args) != arity:
-        raise KernelError(f"rule {name} takes {arity} arguments, got {args!r:.100}")
+    _, make = _entry(RULES, "rule", name, args)
     if name == "sum_count":
         if not isinstance(args[0], str):
             raise KernelError("sum_count: the first argument is the bound variable's name")
@@ -285,8 +291,5 @@ def relation(name: str, args: Sequence, hyps: Sequence[tuple]) -> Poly:
         checked = [validate(("if", *args))]
     else:
         checked = list(args)
-    from .check import _no_derivative, defined  # the definedness check lives with the propositions
-
-    for a in checked:
-        defined(_no_derivative(validate(a), f"rule {name}'s argument"), tuple(hyps))
+    _defined(checked, f"rule {name}'s argument", hyps)
     return make(*args, hyps)
