@@ -201,8 +201,9 @@ register(
     Claim(
         id="t5.monotone",
         name="T5's bucket grows with the distance",
-        title="T5's bucket b(n) is non-decreasing in the distance n >= 1, for every configuration (within a "
-              "direction, a relative position r has bucket b(|r|) plus that direction's constant offset)",
+        title="T5's bucket b(n) is non-decreasing in the distance n >= 1, for every configuration (reading, from "
+              "the definition: within a direction, a relative position r has bucket b(|r|) plus that direction's "
+              "constant offset)",
         kind="theorem",
         family="t5",
         statement=_monotone_statement,
