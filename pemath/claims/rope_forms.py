@@ -19,7 +19,7 @@ from ..symbolic.notation import label, matrix_label
 from . import _formal as F
 from ..symbolic import rope as R
 from ..symbolic import rope_algebra as A
-from . import _mp
+from . import _kernels, _mp
 from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
 from ._registry import register
@@ -277,7 +277,9 @@ register(
         id="rope.elementwise_form",
         name="The element-wise cos/sin form is the matrix form",
         title="x*cos(m theta) + rotate(x)*sin(m theta) = R(m) x, with each layout's rotate, and pemath.rope's rotate "
-              "kernel (its split, rotation, merge and pass-through, given the cos/sin tables) computes it: every even d",
+              "kernel (its split, rotation, merge and pass-through, given the cos/sin tables) computes it: every even d; "
+              "the kernels rope.apply runs on NumPy input (blocked NumPy, compiled numba) return that kernel's "
+              "output on a stated finite domain (checked exhaustively, not proved)",
         kind="theorem",
         family="rope_forms",
         statement=lambda: sp.Eq(
@@ -288,7 +290,8 @@ register(
             sp.MatMul(sp.MatrixSymbol("R(m)", 4, 4), sp.MatrixSymbol("x", 4, 1)), evaluate=False),
         formal=_elementwise_formal,
         proof=_elementwise_proof,
-        checks=(Check("numeric", _elementwise_numeric), Check("mpmath", _elementwise_mpmath)),
+        checks=(Check("numeric", _elementwise_numeric), Check("mpmath", _elementwise_mpmath),
+                Check("kernels", _kernels.check_kernels)),
         references=(
             "Su et al. 2021 (RoFormer), section 3.4.2, eq. 34",
             "GPT-NeoX / HF transformers rotate_half (half layout); GPT-J rotate_every_two (interleaved)",
