@@ -145,3 +145,34 @@ def test_scaling_base_checks_the_number_of_frequencies():
 
     with pytest.raises(ValueError, match="PerFeature"):
         PerFeature().inv_freq(8, 10000.0)
+
+
+# ---------------------------------------------------------------- issue 32's campaign: survivors of the test suite
+# transformers (modeling_rope_utils.dynamic_rope_update, 5.25) takes seq_len = max(position_ids) + 1 in forward, for
+# dynamic NTK and LongRoPE alike; rope.apply without seq_len must read the same regime.
+
+@pytest.mark.parametrize("scaling", [DynamicNTK(factor=2.0, original_max_position=16),
+                                     LongRoPE(short_factor=[1.0] * 4, long_factor=[2.0, 3.0, 4.0, 5.0],
+                                              original_max_position=16, max_position=64)])
+def test_seq_len_from_positions_is_the_largest_plus_one(scaling):
+    from pemath import rope
+
+    x = np.random.default_rng(0).standard_normal((17, 8))
+    pos = np.arange(17)  # the largest position is L0 = 16: transformers' seq_len is 17 > L0, the long regime
+    got = rope.apply(x, pos, base=100.0, layout="half", scaling=scaling)
+    assert np.array_equal(got, rope.apply(x, pos, base=100.0, layout="half", scaling=scaling, seq_len=17))
+    assert not np.allclose(got, rope.apply(x, pos, base=100.0, layout="half", scaling=scaling, seq_len=16))
+    half = pos + 0.5  # floor(16.5) + 1 = 17 as well
+    assert np.array_equal(rope.apply(x, half, base=100.0, layout="half", scaling=scaling),
+                          rope.apply(x, half, base=100.0, layout="half", scaling=scaling, seq_len=17))
+
+
+def test_dynamic_ntk_from_a_config_uses_max_position_embeddings_not_a_top_level_original():
+    # transformers' _compute_dynamic_ntk_parameters reads config.max_position_embeddings, whatever
+    # original_max_position_embeddings says (that key is YaRN's, Llama 3's and LongRoPE's)
+    from pemath import rope
+
+    cfg = {"model_type": "llama", "hidden_size": 256, "num_attention_heads": 4, "max_position_embeddings": 4096,
+           "rope_theta": 10000.0, "original_max_position_embeddings": 1024,
+           "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}
+    assert rope.from_hf_config(cfg).scaling == DynamicNTK(factor=2.0, original_max_position=4096)
