@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from . import __version__
 
@@ -67,7 +68,19 @@ def _select(parser: argparse.ArgumentParser, ids: Sequence[str]) -> list:
                     "`pemath prove --list` lists them")
             parser.error(f"unknown claim id or family {want!r}; {hint}")
         chosen += [c for c in hits if c not in chosen]
-    return chosen
+    # a claim's record needs the records of the claims it uses (the re-checker finds its references there): each
+    # runs too, before the first claim that uses it
+    out: list = []
+
+    def add(c: Any) -> None:
+        for used in c.uses:
+            add(claims.get(used))
+        if c not in out:
+            out.append(c)
+
+    for c in chosen:
+        add(c)
+    return out
 
 
 def _prove(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -95,9 +108,10 @@ def _prove(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print(claims.table(outcomes))
         print()
         print(claims.summary_line(outcomes))
-        from .claims.report import checker_line
+        from .claims.report import checker_line, uses_line
 
         print(checker_line(outcomes))
+        print(uses_line(outcomes))
         import textwrap
 
         from .claims.report import LEGEND

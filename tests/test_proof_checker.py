@@ -627,24 +627,25 @@ def test_the_manifest_is_the_registrys_and_binds_each_claims_statement(tmp_path)
     assert json.loads(_manifest.PATH.read_text(encoding="utf-8")) == \
         _manifest.build([o for _, o in all_outcomes()]), \
         "regenerate it: python -m pemath.claims._manifest"
-    v = run_claim(next(c for c in __import__("pemath").claims.all_claims() if c.id == "vaswani.wavelengths"),
-                  checks=False)
-    good = _record(v)
+    every = {c.id: c for c in __import__("pemath").claims.all_claims()}
+    w = run_claim(every["sinusoidal.wavelengths"], checks=False)  # the claim vaswani.wavelengths uses
+    v = run_claim(every["vaswani.wavelengths"], checks=False)
+    good = _record(w) + _record(v)
     assert recheck(good).ok
     swapped = copy.deepcopy(good)
-    fair = kernel.from_json(swapped[0]["statement"]["fair"])
-    swapped[0]["statement"] = {"proposition": kernel.to_json(fair), "witness": None, "fair": None}
-    swapped[0]["title"] = show_proposition(fair)
-    for s in swapped[0]["steps"]:
+    fair = kernel.from_json(swapped[1]["statement"]["fair"])
+    swapped[1]["statement"] = {"proposition": kernel.to_json(fair), "witness": None, "fair": None}
+    swapped[1]["title"] = show_proposition(fair)
+    for s in swapped[1]["steps"]:
         s["part"] = "statement"
-    swapped[0]["status"] = "proved"
+    swapped[1]["status"] = "proved"
     assert not recheck(swapped).ok
     deleted = copy.deepcopy(good)
-    deleted[0]["statement"] = None
-    for s in deleted[0]["steps"]:
+    deleted[1]["statement"] = None
+    for s in deleted[1]["steps"]:
         if s.get("part") == "counterexample":
             s["part"] = "fair reading"
-    deleted[0]["status"] = "proved"
+    deleted[1]["status"] = "proved"
     assert not recheck(deleted).ok
 
 

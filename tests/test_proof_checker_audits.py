@@ -612,22 +612,22 @@ def test_route_9_2_a_record_cannot_leave_the_manifest_by_renaming_its_claim():
     from pemath.kernel.verdict import title
     from pemath.symbolic.recheck import recheck
 
-    record = _record("vaswani.wavelengths")
-    fair = from_json(record[0]["statement"]["fair"])  # the test suite's own swap: the fair reading, proved
-    record[0]["statement"] = {"proposition": to_json(fair), "witness": None, "fair": None}
-    record[0]["title"] = title(fair)
-    for s in record[0]["steps"]:
+    record = _record("sinusoidal.wavelengths") + _record("vaswani.wavelengths")  # and the claim it uses
+    fair = from_json(record[1]["statement"]["fair"])  # the test suite's own swap: the fair reading, proved
+    record[1]["statement"] = {"proposition": to_json(fair), "witness": None, "fair": None}
+    record[1]["title"] = title(fair)
+    for s in record[1]["steps"]:
         s["part"] = "statement"
-    record[0]["status"] = "proved"
+    record[1]["status"] = "proved"
     for cid in ("vaswani.wavelengths", "vaswani.wavelengths ", "vaswani.wavelengths\u200b", "VASWANI.WAVELENGTHS",
                 None, "mine.wavelengths"):  # the last: a new id, but a registered claim's name
         renamed = copy.deepcopy(record)
-        renamed[0]["id"] = cid
+        renamed[1]["id"] = cid
         assert not recheck(renamed).ok, cid
     # a new id and a new name: a claim pemath does not register, consistent with itself, and said to be so; the
     # re-check of what pemath prove ran (--registered-only) refuses it
     other = copy.deepcopy(record)
-    other[0]["id"], other[0]["name"] = "mine.wavelengths", "Another name"
+    other[1]["id"], other[1]["name"] = "mine.wavelengths", "Another name"
     result = recheck(other)
     assert result.unregistered == ["mine.wavelengths"] and "checked against themselves only" in result.summary()
     import json

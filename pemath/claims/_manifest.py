@@ -3,7 +3,8 @@
 ``pemath/claims/manifest.json`` maps each claim id to its name and the SHA-256 of its kind, its written title
 and, for a claim with a formal statement, the statement, witness and fair reading (the checker's plain data),
 with the verdict pemath's run gives it and the skeleton of that run's steps (each one's status, role, part,
-certificate, the hypotheses it rests on and its text; a remark's text left out). The re-checker compares a
+certificate, the hypotheses it rests on and its text; a remark's text left out), and the claims it uses
+(``Claim.uses``: the only ones its reference steps may name). The re-checker compares a
 record against it, so a record whose statement, title, kind or verdict was replaced, whose formal statement
 was deleted, or with a step deleted, appended, moved, relabelled or rewritten fails; a record of an unregistered
 claim may not carry a registered claim's name or an id that differs from one only in case. Regenerate it with ``python -m pemath.claims._manifest`` after changing a
@@ -42,6 +43,8 @@ def build(outcomes: Sequence[Any] | None = None) -> dict[str, dict[str, str]]:
         steps = o.as_json(latex=False)["steps"]
         out[c.id] = {"name": c.name, "digest": digest(c.kind, c.title, j(c.formal), j(c.witness), j(c.fair),
                                                       o.status, step_skeleton(steps))}
+        if c.uses:  # the claims its reference steps may use (the re-checker allows no other)
+            out[c.id]["uses"] = list(c.uses)
     return dict(sorted(out.items()))
 
 

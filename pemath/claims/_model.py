@@ -127,6 +127,11 @@ class Claim:
         :func:`pemath.kernel.verdict.counterexample` of the statement there.
     fair : callable, optional
         For such a claim: its fair reading as a proposition, established by the "fair reading" steps.
+    uses : tuple of str, optional
+        Ids of claims registered before this one whose verified steps this claim's proof may use
+        (:meth:`pemath.symbolic.Derivation.from_claim`): a claim uses another's result only through such a
+        reference, which the checker follows (the used step's theorem is the context of an instance) and the
+        re-checker checks against the used claim's record; the report shows the graph.
     name : str, optional
         A short name in words, without formulas (``"RoPE's score depends only on the relative
         position"``): the docs' tables and headings show it, where the title's ASCII math would not
@@ -145,6 +150,7 @@ class Claim:
     formal: Callable[[], Any] | None = None
     witness: Callable[[], Any] | None = None
     fair: Callable[[], Any] | None = None
+    uses: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for fname in ("formal", "witness", "fair"):
@@ -170,6 +176,10 @@ class Claim:
             raise TypeError(f"Claim checks must be a tuple of Check, got {self.checks!r}")
         if not isinstance(self.references, tuple) or not all(isinstance(r, str) for r in self.references):
             raise TypeError(f"Claim references must be a tuple of strings, got {self.references!r}")
+        if not isinstance(self.uses, tuple) or not all(isinstance(u, str) for u in self.uses):
+            raise TypeError(f"Claim uses must be a tuple of claim ids, got {self.uses!r}")
+        if len(set(self.uses)) != len(self.uses) or self.id in self.uses:
+            raise ValueError(f"Claim uses names each other claim once and never the claim itself, got {self.uses!r}")
 
     @property
     def display_name(self) -> str:
@@ -200,6 +210,7 @@ class Outcome:
     witness: Any = None
     fair: Any = None
     headline: str | None = None
+    uses: tuple[str, ...] = ()  # the claims whose verified steps this one's proof used (Claim.uses)
 
     def as_json(self, *, latex: bool = True) -> dict[str, Any]:
         """The outcome as JSON-ready data; ``latex=False`` leaves out each step's LaTeX (the re-checker's record
@@ -237,6 +248,7 @@ class Outcome:
             "counterexample": self.counterexample,
             "fair_reading": self.fair_reading,
             "references": list(self.references),
+            "uses": list(self.uses),
             "assumptions": [] if self.derivation is None else [
                 {"symbol": name, "facts": list(facts)} for name, facts in self.derivation.assumptions()],
             "hypotheses": [] if self.derivation is None else [

@@ -35,6 +35,12 @@ def register(claim: Claim) -> Claim:
         raise TypeError(f"claim must be a pemath.claims.Claim, got {claim!r}")
     if claim.id in _CLAIMS:
         raise ValueError(f"claim id {claim.id!r} is registered twice")
+    for used in claim.uses:  # registered before it: the graph of uses has no cycle, by construction
+        if used not in _CLAIMS:
+            raise ValueError(f"claim {claim.id!r} uses {used!r}, which is not registered before it (a claim uses only "
+                             "claims registered earlier)")
+        if _CLAIMS[used].kind != "theorem" or _CLAIMS[used].formal is None:
+            raise ValueError(f"claim {claim.id!r} uses {used!r}, which is not a theorem with a formal statement")
     _CLAIMS[claim.id] = claim
     return claim
 

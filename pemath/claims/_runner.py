@@ -10,7 +10,7 @@ from typing import Any
 import sympy as sp
 
 from ..symbolic._certify import known_facts
-from ..symbolic._decide import ProofFailure
+from ..symbolic._decide import ProofFailure, using
 from ._model import CheckFailure, Claim, Outcome, Skip
 
 __all__ = ["run_claim", "run_claims"]
@@ -63,6 +63,32 @@ def _formal_verdict(claim: Claim, out: Outcome, derivation: Any) -> None:
                            f"statement says more than the checked steps establish ({out.title[:300]})")
 
 
+#: The checker entries of the verified steps of each claim proved in this process ({id: (claim, entries)}), for
+#: the claims that use it (Claim.uses); filled by run_claim.
+_PROVED: dict[str, tuple[Claim, list[dict]]] = {}
+
+
+def _verified_entries(derivation: Any) -> list[dict]:
+    return [s.kernel for s in derivation.steps
+            if s.status == "proved" and isinstance(s.kernel, dict) and "proposition" in s.kernel]
+
+
+def _used(claim: Claim) -> dict[str, list[dict]]:
+    """The verified steps of each claim ``claim`` uses, from this process's run of it (run here, without its
+    checks, when it has not run yet); a used claim that is not proved is left out (the step that needs it fails,
+    saying so)."""
+    from ._registry import get
+
+    out = {}
+    for cid in claim.uses:
+        used = get(cid)
+        if _PROVED.get(cid, (None,))[0] is not used:
+            run_claim(used, checks=False)
+        if _PROVED.get(cid, (None,))[0] is used:
+            out[cid] = _PROVED[cid][1]
+    return out
+
+
 def run_claim(claim: Claim, *, checks: bool = True) -> Outcome:
     """Run one claim: its proof (decided by the kernel), then, with ``checks``, its numeric and mpmath
     cross-checks; the :class:`Outcome` holds the verdict, the derivation and the timing."""
@@ -73,8 +99,14 @@ def run_claim(claim: Claim, *, checks: bool = True) -> Outcome:
     t0 = time.perf_counter()
     out = Outcome(claim.id, claim.title, claim.kind, claim.family, "error", 0.0, references=claim.references,
                   name=claim.display_name)
+    out.uses = claim.uses
+    _PROVED.pop(claim.id, None)  # proved again below, or not
     try:
-        verdict = claim.proof()
+        if claim.uses:
+            with using(_used(claim)):
+                verdict = claim.proof()
+        else:
+            verdict = claim.proof()
         out.derivation = verdict.derivation
         clash = _assumes_more(claim, verdict.derivation)
         if clash:
@@ -92,6 +124,8 @@ def run_claim(claim: Claim, *, checks: bool = True) -> Outcome:
         out.checks["symbolic"] = "passed" if verdict.holds else "refuted"
         if claim.formal is not None:
             _formal_verdict(claim, out, verdict.derivation)
+        if out.status == "proved":
+            _PROVED[claim.id] = (claim, _verified_entries(verdict.derivation))
     except ProofFailure as exc:
         out.status = "failed"
         out.message = str(exc)

@@ -132,7 +132,12 @@ register(
 
 def _vaswani_proof() -> Verdict:
     d = Derivation("Vaswani et al.'s wavelengths")
-    d.include(sym.wavelengths("interleaved").steps, part="fair reading")
+    fair_prop = _vaswani_fair()
+    with d.part("fair reading"):  # decided once, in sinusoidal.wavelengths: used here by reference
+        for text, r in zip(("the ratio of consecutive wavelengths is b^(1/h)", "the first wavelength is 2 pi",
+                            "log(last / (2 pi b)) = -(1/h) log b", "which is negative: the last is below 2 pi b"),
+                           fair_prop[3][1:]):
+            d.from_claim(text, "sinusoidal.wavelengths", _alone(fair_prop, r))
     e = sym.vaswani_end_point(512)
     d.include(e.steps, part="counterexample")
     r = e.result
@@ -145,8 +150,16 @@ def _vaswani_proof() -> Verdict:
     fair = ("the wavelengths form a geometric progression from 2 pi up to, not reaching, 10000 * 2 pi: ratio "
             "10000^(2/d), first 2 pi, last 2 pi 10000^((d-2)/d) < 10000 * 2 pi, tending to 10000 * 2 pi as d grows "
             "(the steps above)")
-    d.remark("Fair reading (decided above, for every d): " + fair)
+    d.remark("Fair reading (decided for every d in sinusoidal.wavelengths, used above): " + fair)
     return Verdict(d, cx, fair)
+
+
+def _alone(prop: tuple, r: tuple) -> tuple:
+    """Relation ``r`` of ``prop`` as a proposition of its own: the binders it names, the hypotheses of ``prop``."""
+    from ..kernel.terms import variables
+
+    names = {v[1] for v in variables(r[1]) | variables(r[2])}
+    return ("forall", tuple(b for b in prop[1] if b[1] in names), prop[2], r)
 
 
 def _vaswani_formal() -> tuple:
@@ -203,6 +216,7 @@ register(
         witness=_vaswani_witness,
         fair=_vaswani_fair,
         proof=_vaswani_proof,
+        uses=("sinusoidal.wavelengths",),
         checks=(Check("numeric", _vaswani_numeric), Check("mpmath", _wave_mpmath)),
         references=(_VASWANI,),
     )

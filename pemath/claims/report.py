@@ -9,7 +9,8 @@ from typing import Any
 
 from ._model import Outcome
 
-__all__ = ["table", "to_json", "narrate", "summary_line", "checker_line", "checker_size", "exit_code", "LEGEND", "terminal_width"]
+__all__ = ["table", "to_json", "narrate", "summary_line", "checker_line", "uses_line", "checker_size", "exit_code", "LEGEND",
+           "terminal_width"]
 
 def _outcomes(outcomes: Any) -> Sequence[Outcome]:
     if isinstance(outcomes, (str, bytes, Outcome)) or not isinstance(outcomes, Sequence):
@@ -119,6 +120,19 @@ def checker_line(outcomes: Sequence[Outcome]) -> str:
     size = checker_size()
     return (f"checker: {checked}/{len(decided)} decided steps verified by pemath.kernel ({size['lines']} lines, "
             f"imports {', '.join(size['imports'])}); {formal}/{len(outcomes)} claims with a formal statement")
+
+
+def uses_line(outcomes: Sequence[Outcome]) -> str:
+    """The graph of claims using claims (``Claim.uses``): each edge with the number of reference steps the checker
+    verified through it; "none" when no claim uses another."""
+    _outcomes(outcomes)
+    edges = []
+    for o in outcomes:
+        for used in o.uses:
+            n = sum(1 for s in (o.derivation.steps if o.derivation is not None else ())
+                    if s.status == "proved" and s.certificate == "reference" and s.formula[2].name == used)
+            edges.append(f"{o.id} -> {used} ({n} reference step{'s' if n != 1 else ''})")
+    return "claims used by claims: " + ("; ".join(edges) if edges else "none")
 
 
 def exit_code(outcomes: Sequence[Outcome]) -> int:

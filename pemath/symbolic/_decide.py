@@ -47,9 +47,12 @@ __all__ = ["ProofFailure", "Step", "Derivation", "reduce_to_zero", "unevaluated"
 #: * ``"substitution"``: an equation decided earlier in the same derivation specialised at values that keep its
 #:   symbols' assumptions, or rewritten with another decided equation;
 #: * ``"checked"``: a proposition and certificate written in the checker's own terms (:mod:`pemath.kernel`),
-#:   verified by it alone: no SymPy formula is translated and no simplifier runs.
+#:   verified by it alone: no SymPy formula is translated and no simplifier runs;
+#: * ``"reference"``: a proposition verified in the proof of another claim, one the running claim uses
+#:   (``Claim.uses``): the checker's instance of that claim's verified step, its theorem the context
+#:   (:meth:`Derivation.from_claim`).
 CERTIFICATES = ("rewrite", "closed on construction", "exact boolean", "enumeration", "interval", "assumption query",
-                "free symbols", "solution set", "induction", "instance", "substitution", "checked")
+                "free symbols", "solution set", "induction", "instance", "substitution", "checked", "reference")
 
 #: What a narrated (undecided) step is. None of them carries logic a later step rests on, and no decided step
 #: can start from one (a substitution's or instance's premise must be decided):
@@ -67,6 +70,22 @@ ROLES = ("definition", "hypothesis", "remark", "cited")
 PARTS = ("statement", "counterexample", "fair reading")
 
 _MINTING: list[bool] = []  # non-empty only while the kernel mints a decided step
+
+#: The claims the running claim uses, each with its verified steps' checker entries ({claim id: [{"proposition",
+#: "certificate"}, ...]}): set by the claims' runner around a claim's proof (:func:`using`), read by
+#: :meth:`Derivation.from_claim`. Empty outside a claim that uses others.
+_USED: list[dict[str, list[dict]]] = [{}]
+
+
+@contextmanager
+def using(claims: dict[str, list[dict]]) -> Iterator[None]:
+    """Make the verified steps of ``claims`` (claim id -> checker entries) available to :meth:`Derivation.from_claim`
+    inside the ``with`` block (the claims' runner does this for the claims a claim uses, once they are proved)."""
+    _USED.append(dict(claims))
+    try:
+        yield
+    finally:
+        _USED.pop()
 _DECIDED_FIELDS = ("status", "formula", "certificate", "method", "part", "rests_on", "fixed", "kernel")
 
 
@@ -515,6 +534,57 @@ class Derivation:
         shown = show_proposition(proposition)
         tex = r"\text{" + shown.replace("{", r"\{").replace("}", r"\}") + "}"  # MathJax shows \text's _ and ^ as typed
         self._mint(text, "checked", formula, shown=label(shown, tex))
+
+    def from_claim(self, text: str, claim_id: str, proposition: tuple) -> None:
+        """``proposition`` (the checker's plain data) as verified in the proof of claim ``claim_id``, one this
+        claim uses (``Claim.uses``), proved in this run: the step is the checker's instance of that claim's
+        verified step with the same proposition, the used step's theorem (verified again here) its context. The
+        record names the claim and the used step; the re-checker finds that step among the used claim's verified
+        ones. A step of the used claim that rests on its hypotheses or on another step is not used this way."""
+        import json
+
+        from sympy.core.symbol import Str
+
+        from .. import kernel
+        from ..kernel.terms import show_proposition
+        from .notation import label
+
+        if not isinstance(text, str) or not isinstance(claim_id, str):
+            raise TypeError(f"{self.title}: from_claim takes a text and a claim id, got {text!r}, {claim_id!r}")
+        entries = _USED[-1].get(claim_id)
+        if entries is None:
+            raise ProofFailure(f"{self.title}: {text}: claim {claim_id!r} is not one this claim uses (Claim.uses), "
+                               "proved in this run")
+        proposition = kernel.well_formed(proposition)
+        cert = ("instance", 0, ())
+        for k in entries:
+            if k.get("premises") or k.get("hypotheses"):
+                continue
+            used = kernel.from_json(k["proposition"])
+            if not kernel.same(used, proposition):
+                continue
+            try:
+                theorem = kernel.check(used, kernel.from_json(k["certificate"]))
+                kernel.check(proposition, cert, (theorem,))
+            except kernel.KernelError as exc:
+                raise ProofFailure(f"{self.title}: {text}: pemath.kernel refuses it: {exc}"[:400]) from None
+            break
+        else:
+            raise ProofFailure(f"{self.title}: {text}: no verified step of claim {claim_id!r} proves "
+                               f"{show_proposition(proposition)[:200]}")
+        formula = sp.Tuple(Str(json.dumps(kernel.to_json(proposition))), Str(json.dumps(kernel.to_json(cert))),
+                           Str(claim_id))
+        shown = show_proposition(proposition)
+        tex = r"\text{" + shown.replace("{", r"\{").replace("}", r"\}") + "}"
+        entry = {"proposition": kernel.to_json(proposition), "certificate": kernel.to_json(cert),
+                 "premises": [{"claim": claim_id, "entry": [k["proposition"], k["certificate"]]}]}
+        _MINTING.append(True)
+        try:
+            step = Step(f"{text} [claim {claim_id}]", label(shown, tex), "proved", "pemath.kernel", "reference",
+                        formula=formula, part=self._part, kernel=entry)
+        finally:
+            _MINTING.pop()
+        self.steps.append(step)
 
     def specialize(self, text: str, premise: Any, values: dict[Any, Any]) -> Any:
         """The equation ``premise`` (decided earlier in this derivation, quantified over its free symbols) at

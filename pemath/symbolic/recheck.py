@@ -260,8 +260,44 @@ def _formal_consistent(claim: dict, verified: list[tuple[str, tuple]]) -> str | 
     return None
 
 
+def _reference(step: dict, formula: Any, used: dict[str, dict]) -> tuple:
+    """A step of certificate "reference" (:meth:`pemath.symbolic.Derivation.from_claim`): its formula holds its
+    checker proposition and certificate (an instance, nothing else) and the used claim's id, the same as its
+    checker entry's; that entry's one premise names the used claim and one of its steps, which must be a step
+    verified when that claim was re-checked earlier in this record (``used``: claim id -> its verified entries'
+    JSON -> theorem, only claims this one may use). Returns the (proposition, certificate, context) to verify."""
+    from sympy.core.symbol import Str
+
+    from .. import kernel
+
+    k = step.get("kernel")
+    if not (isinstance(k, dict) and isinstance(formula, sp.Tuple) and len(formula) == 3
+            and all(isinstance(x, Str) for x in formula)):
+        raise ProofFailure("a reference step's formula is Tuple(Str(proposition), Str(certificate), Str(claim id)) "
+                           "with its checker entry")
+    premises = k.get("premises")
+    if not (isinstance(premises, list) and len(premises) == 1 and isinstance(premises[0], dict)
+            and set(premises[0]) == {"claim", "entry"} and isinstance(premises[0]["entry"], list)):
+        raise ProofFailure("a reference step's checker entry holds one premise: {'claim': id, 'entry': [proposition, "
+                           "certificate]}")
+    claim_id = premises[0]["claim"]
+    if json.loads(formula[0].name) != k.get("proposition") or json.loads(formula[1].name) != k.get("certificate") \
+            or formula[2].name != claim_id:
+        raise ProofFailure("a reference step's formula and its checker entry differ")
+    certificate = kernel.from_json(k["certificate"])
+    if not (isinstance(certificate, tuple) and certificate[:1] == ("instance",)):
+        raise ProofFailure("a reference step's certificate is an instance of the used step")
+    if claim_id not in used:
+        raise ProofFailure(f"a reference step uses claim {str(claim_id)[:60]!r}, which is not one this claim may use "
+                           "(the manifest's uses), re-checked earlier in this record without a failure")
+    key = json.dumps(premises[0]["entry"], sort_keys=True)
+    if key not in used[claim_id]:
+        raise ProofFailure(f"a reference step's premise is not a step verified in claim {claim_id!r}'s record")
+    return kernel.from_json(k["proposition"]), certificate, (used[claim_id][key],)
+
+
 def _kernel_check(step: dict, cert: str, formula: Any, stated: Sequence[str] = (),
-                  theorems: dict | None = None) -> bool:
+                  theorems: dict | None = None, used: dict[str, dict] | None = None) -> bool:
     """Verify a step's stored checker proposition and certificate with :mod:`pemath.kernel`, after checking the
     proposition is the translation of the step's formula, under the claim's hypotheses it names (each one a
     relation of a hypothesis step recorded before it: ``stated``), so neither can be swapped alone. An instance's
@@ -272,6 +308,15 @@ def _kernel_check(step: dict, cert: str, formula: Any, stated: Sequence[str] = (
     from . import bridge
 
     k = step.get("kernel")
+    if cert == "reference":
+        prop, certificate, context = _reference(step, formula, used or {})
+        try:
+            theorem = kernel.check(prop, certificate, context)
+        except kernel.KernelError as exc:
+            raise ProofFailure(f"pemath.kernel refuses the stored certificate: {exc}") from None
+        if theorems is not None:
+            theorems[json.dumps([k["proposition"], k["certificate"]], sort_keys=True)] = theorem
+        return True
     if not isinstance(k, dict) or "proposition" not in k:
         return False
     prop, certificate = kernel.from_json(k["proposition"]), kernel.from_json(k["certificate"])
@@ -313,9 +358,13 @@ def recheck(record: Sequence[dict]) -> Recheck:
     out = Recheck()
     t0 = time.perf_counter()
     manifest = _manifest()
+    rechecked: dict[str, dict] = {}  # each claim re-checked without a failure: its verified entries' theorems
     for claim in _claims(record):
         out.claims += 1
         cid = str(claim.get("id"))
+        failures_before = len(out.failures)
+        may_use = manifest[cid].get("uses", []) if cid in manifest else list(rechecked)
+        used = {u: rechecked[u] for u in may_use if u in rechecked}
         earlier: list[Premise] = []
         sources: list[tuple[Premise, tuple[str, ...]]] = []
         verified: list[tuple[str, tuple]] = []  # (part, proposition) of the steps pemath.kernel verified here
@@ -343,12 +392,13 @@ def recheck(record: Sequence[dict]) -> Recheck:
                 formula = load(step["formula"])
                 cert = step.get("certificate")
                 method = step.get("method")
-                decide(cert, formula, method if cert in ("rewrite", "interval") else None, earlier, strict=False)
+                if cert != "reference":  # a reference is decided in the claim it uses (re-checked before it)
+                    decide(cert, formula, method if cert in ("rewrite", "interval") else None, earlier, strict=False)
                 fixed = fixed_of(cert, formula, earlier)
                 rests = list(rests_of(used_premises(cert, formula), sources))
                 if sorted(rests) != sorted(step.get("rests_on") or []):
                     raise ProofFailure(f"the record says it rests on {step.get('rests_on')}, the premises on {rests}")
-                if _kernel_check(step, cert, formula, stated, theorems):
+                if _kernel_check(step, cert, formula, stated, theorems, used):
                     out.checked += 1
                     from ..kernel import from_json
 
@@ -369,6 +419,8 @@ def recheck(record: Sequence[dict]) -> Recheck:
             out.failures.append((cid, 0, "the verdict", why))
         if claim.get("statement"):
             out.formal += 1
+        if len(out.failures) == failures_before and isinstance(claim.get("id"), str):
+            rechecked[cid] = theorems
     out.seconds = time.perf_counter() - t0
     return out
 
