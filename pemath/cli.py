@@ -25,7 +25,7 @@ def _build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--json", action="store_true", help="print a JSON array instead of the table")
     prove.add_argument("--list", action="store_true", help="list the claim ids and exit")
     prove.add_argument("--narrate", action="store_true", help="print each derivation step by step")
-    prove.add_argument("--latex", action="store_true", help="with --narrate: formulas as LaTeX")
+    prove.add_argument("--latex", action="store_true", help="with --narrate: formulas as LaTeX; with --json: each step's LaTeX too (display: a record for --recheck has none)")
     prove.add_argument("--no-checks", action="store_true", help="run the symbolic proofs only")
     prove.add_argument("--recheck", action="store_true",
                        help="then re-decide every decided step from its stored formula alone, in a fresh Python "
@@ -103,7 +103,7 @@ def _prove(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             print()
     code = claims.exit_code(outcomes)
     if args.json:
-        print(claims.to_json(outcomes))
+        print(claims.to_json(outcomes, latex=args.latex))
     else:
         print(claims.table(outcomes))
         print()

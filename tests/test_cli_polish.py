@@ -116,7 +116,7 @@ def test_narrate_prints_no_bare_true_or_zero_for_a_decided_step():
     assert not any("0" in b and set(b) <= set("⎡⎤⎢⎥⎣⎦[]0, ") for b in bodies), "a zero matrix was printed"
     # every decided step shows the formula its certificate decided (issue 22): none is a bare True or 0
     assert not [s.text for s in o.derivation.steps if s.status == "proved" and s.trivial]
-    assert all(json.loads(__import__("pemath").claims.to_json([o]))[0]["steps"][i]["latex"] is not None
+    assert all(json.loads(__import__("pemath").claims.to_json([o], latex=True))[0]["steps"][i]["latex"] is not None
                for i, s in enumerate(o.derivation.steps) if s.status == "proved")
     # what is trivial and what is not
     x = sp.Symbol("x")

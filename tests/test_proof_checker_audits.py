@@ -4,6 +4,7 @@ time (``time.process_time``): CI runs other checks beside the tests, and a check
 
 from __future__ import annotations
 
+import copy
 import pathlib
 import tempfile
 import time
@@ -619,6 +620,7 @@ def test_route_9_2_a_record_cannot_leave_the_manifest_by_renaming_its_claim():
     for s in record[1]["steps"]:
         s["part"] = "statement"
     record[1]["status"] = "proved"
+    record[1]["checks"]["symbolic"] = "passed"  # consistent with itself: only the manifest can tell
     for cid in ("vaswani.wavelengths", "vaswani.wavelengths ", "vaswani.wavelengths\u200b", "VASWANI.WAVELENGTHS",
                 None, "mine.wavelengths"):  # the last: a new id, but a registered claim's name
         renamed = copy.deepcopy(record)
@@ -1052,3 +1054,92 @@ def test_route_16_2_a_products_derivative_is_counted_before_it_is_built():
     with pytest.raises(KernelError, match="derivative"):
         check(("forall", (x,), (), ("eq", d, d)), ("ideal", ()))
     assert time.process_time() - t0 < 1.0
+
+
+# --- the seventeenth audit (no route to a false theorem; four slow checks, a record's display fields, a name) -------
+# Every walk of terms is counted where it is done (pemath.kernel.terms.WALK), whatever the terms share: the four
+# slow checks are refused by that one mechanism, not by a rule each.
+
+def _walk_refused(prop: tuple, cert: tuple, seconds: float = 3.0) -> None:
+    t0 = time.process_time()
+    with pytest.raises(KernelError, match="walks of terms passed their bound"):
+        check(prop, cert)
+    assert time.process_time() - t0 < seconds
+
+
+def test_route_17_1_one_certificate_reused_by_every_case_is_walked_and_counted_in_each():
+    v = ("var", "v", "int")
+    cof = ("pow", ("add",) + (("pi",),) * 190_000, 0)  # charged 1 as a normal form; walked in full by each case
+    _walk_refused(("forall", (v,), (("le", N(1), v), ("le", v, N(100))), ("eq", v, v)),
+                  ("enum", "v", ("ideal", ((("rule", "cos_zero", ()), cof),))))  # 11.7 s, then accepted
+
+
+def _doubling(levels: int) -> tuple:
+    X = ("var", "x", "real")  # f((X + 1)^2) is stored as f(1 + 2X + X^2): X's stored term twice per level
+    for _ in range(levels):
+        X = ("app", "f", ("pow", ("add", X, N(1)), 2))
+    return X
+
+
+def test_route_17_2_an_atoms_stored_term_walked_as_a_tree_is_counted():
+    x, k = ("var", "x", "real"), ("var", "k", "int")
+    s = ("sum", ("mul", k, _doubling(23)), "k", N(1), N(2))
+    _walk_refused(("forall", (x, ("fun", "f", 1, "real")), (), ("eq", s, s)), ("ideal", ()))  # 7.7 s at L = 23
+
+
+def test_route_17_3_a_sign_shift_of_a_doubling_term_is_counted_before_it_is_built():
+    x, n = ("var", "x", "real"), ("var", "n", "posint")
+    _walk_refused(("forall", (x, n, ("fun", "f", 1, "real")), (), ("lt", _doubling(20), n)), ("sign",))  # 12 s, 289 MB
+
+
+def test_route_17_6_a_zero_powers_base_is_never_costed_and_nested_inverses_are_counted():
+    def tree(d: int) -> tuple:
+        return ("pi",) if d == 0 else ("max", tree(d - 1), tree(d - 1))
+
+    i = tree(16)
+    for _ in range(90):
+        i = ("inv", ("pow", i, 0))
+    _walk_refused(("forall", (("var", "x", "real"),), (), ("eq", i, N(1))), ("ideal", ()))  # 11 s, then accepted
+
+
+def test_route_17_5_no_name_is_one_of_the_checkers_own_words():
+    x = ("var", "x", "real")
+    f, e = ("app", "exp", x), ("exp", x)  # printed alike: 'if exp(x) = exp(x), then 0 < exp(x)'
+    with pytest.raises(KernelError, match="checker's own terms"):
+        check(("forall", (x, ("fun", "exp", 1, "real")), (("eq", f, e),), ("lt", N(0), f)),
+              ("sign", ((("hyp", 0), N(1)),)))
+    for name in ("pi", "sin", "sum", "lambda", "and"):
+        with pytest.raises(KernelError, match="checker's own terms"):
+            well_formed(("forall", (("var", name, "real"),), (), ("eq", ("var", name, "real"), N(0))))
+
+
+def test_route_17_4_every_field_of_a_record_is_rechecked_bound_or_refused():
+    """pi.theorem_2_1's record re-checked with its checks relabelled, counterexample deleted, message, hypotheses,
+    LaTeX, enclosures and assumption facts rewritten: each alone now fails."""
+    from pemath.symbolic.recheck import recheck
+
+    good = _record("pi.theorem_2_1")
+    assert recheck(good).ok
+    interval = next(i for i, s in enumerate(good[0]["steps"]) if s["certificate"] == "interval"
+                    and s["status"] == "proved")
+    query = next(i for i, s in enumerate(good[0]["steps"]) if s["certificate"] == "assumption query")
+
+    edits = {
+        "symbolic check": lambda c: c["checks"].update(symbolic="passed"),
+        "a check's name": lambda c: c["checks"].update(numerics="passed: fine"),
+        "counterexample": lambda c: c.update(counterexample=None),
+        "message": lambda c: c.update(message="PI's bound holds"),
+        "hypotheses": lambda c: c.update(hypotheses=["a premise"]),
+        "references": lambda c: c.update(references=[]),
+        "family": lambda c: c.update(family="sinusoidal"),
+        "assumptions": lambda c: c.update(assumptions=[]),
+        "latex": lambda c: c["steps"][interval].update(latex="0 = 0"),
+        "enclosure": lambda c: c["steps"][interval].update(method="40 digits: [0.3, 0.3] > [0.2, 0.2]"),
+        "facts": lambda c: c["steps"][query].update(method="is_nonnegative from: nothing"),
+        "section": lambda c: c["steps"][query].update(section="another derivation"),
+    }
+    for what, change in edits.items():
+        forged = copy.deepcopy(good)
+        change(forged[0])
+        assert not recheck(forged).ok, what
+    assert "44 claims pemath registers are not in this record" in recheck(good).summary()

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..symbolic.recheck import claim_digest as digest
-from ..symbolic.recheck import step_skeleton
+from ..symbolic.recheck import display, step_skeleton
 
 __all__ = ["PATH", "digest", "build", "main"]
 
@@ -40,9 +40,10 @@ def build(outcomes: Sequence[Any] | None = None) -> dict[str, dict[str, str]]:
     out = {}
     for c, o in zip(claims, runs):
         j = lambda f: None if f is None else to_json(f())  # noqa: E731
-        steps = o.as_json(latex=False)["steps"]
+        record = o.as_json(latex=False)
         out[c.id] = {"name": c.name, "digest": digest(c.kind, c.title, j(c.formal), j(c.witness), j(c.fair),
-                                                      o.status, step_skeleton(steps))}
+                                                      o.status, step_skeleton(record["steps"]), display(record)),
+                     "checks": [k.name for k in c.checks]}
         if c.uses:  # the claims its reference steps may use (the re-checker allows no other)
             out[c.id]["uses"] = list(c.uses)
     return dict(sorted(out.items()))

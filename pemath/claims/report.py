@@ -141,9 +141,10 @@ def exit_code(outcomes: Sequence[Outcome]) -> int:
     return 1 if any(o.status in ("failed", "error") for o in outcomes) else 0
 
 
-def to_json(outcomes: Sequence[Outcome], *, latex: bool = True) -> str:
+def to_json(outcomes: Sequence[Outcome], *, latex: bool = False) -> str:
     """The outcomes as a JSON array (``pemath prove --json``): each claim's verdict, steps with their formulas,
-    assumptions, hypotheses, ``pemath_version`` and ``registry_version``; ``latex=False`` leaves out each step's LaTeX."""
+    assumptions, hypotheses, ``pemath_version`` and ``registry_version``; ``latex=True`` adds each step's LaTeX
+    (display, for reading: the re-checker takes records without it)."""
     _outcomes(outcomes)
     if not isinstance(latex, bool):
         raise TypeError(f"latex must be True or False, got {latex!r}")

@@ -65,7 +65,7 @@ from .poly import (FUNCTION_SORTS, MAX_TERMS, budget, function_sorts, add_poly, 
                    normal, positive, sign, term_of)
 from .rules import inequality, negated, relation
 from .terms import (INTEGER_SORTS, MALFORMED, MAX_TREE, KernelError, names, num, refusing, substitute,
-                    substitute_relation, tree_size, validate, var, variables)
+                    substitute_relation, tree_size, validate, var, variables, walked)
 
 __all__ = ["Theorem", "check", "RELATIONS", "MAX_CASES", "MAX_GENERATORS", "well_formed", "defined", "same"]
 
@@ -108,6 +108,7 @@ def _subterms(t: tuple, bound: frozenset = frozenset()):
     stack = [(t, bound)]
     while stack:
         t, bound = stack.pop()
+        walked()
         yield t, bound
         head = t[0]
         if head in ("num", "var", "pi"):
@@ -164,7 +165,6 @@ def defined(t: tuple, hyps: tuple, names: dict | None = None) -> tuple:
                 raise KernelError(f"a derivative is in a variable the proposition binds as real, not {sub[2]!r}")
             defined(derivative(sub[1], sub[2]), hyps, names)
         if sub[0] == "sum":
-            budget.spend("monomials", tree_size(sub[1], MAX_TREE))  # a walk of the body at every nested sum: charged
             if names is not None and names.get(sub[2], ("",))[0] == "fun":
                 raise KernelError(f"a sum's index {sub[2]!r} is the name of a function (a substitution for the "
                                   "function would not reach inside the sum)")
@@ -344,7 +344,6 @@ def _substitution(subst: Any, binders: tuple, hyps: tuple) -> dict:
         if pair[0] in out:
             raise KernelError(f"a substitution gives {pair[0]!r} two values")
         b, value = sorts[pair[0]], pair[1]
-        budget.spend("monomials", tree_size(value, MAX_TREE))  # each use of a substitution is charged its size
         if b[0] == "fun":
             if not (isinstance(value, tuple) and len(value) == 3 and value[0] == "lambda"
                     and isinstance(value[1], tuple) and len(value[1]) == b[2] and len(set(value[1])) == b[2]):
@@ -481,8 +480,7 @@ def _hyp_names(hyps: tuple) -> frozenset:
     got = _HYP_NAMES.get(id(hyps))
     if got is not None and got[0] is hyps:
         return got[1]
-    budget.spend("monomials", tree_size(hyps, MAX_TREE))
-    out = frozenset(n for h in hyps for n in names(h))
+    out = frozenset(n for h in hyps for n in names(h))  # each node counted (terms.WALK)
     _HYP_NAMES[id(hyps)] = (hyps, out)  # the tuple is held, so its id is not reused while cached
     return out
 
@@ -591,8 +589,7 @@ def _decide(prop: tuple, cert: Any, context: Sequence[Theorem]) -> None:
         if not (isinstance(r, tuple) and r[:1] in (("eq",), ("lt",), ("le",), ("ne",))):
             raise KernelError(f"a {kind} certificate names an atomic relation, got {r!r:.80}")
         # r alone is checked (the rest was, with the proposition): its terms bound and defined where the hypotheses
-        # hold; each such node charged what it reads (the twelfth audit's route 1: the whole proposition walked
-        # again at every node, uncharged, ran for minutes)
+        # hold; each node it walks counted (the twelfth audit's route 1: the proposition walked again at every node)
         budget.spend("monomials", len(binders) + tree_size(r, MAX_TREE))
         _atomic(_no_derivative(r, f"a {kind}'s relation"), {b[1]: b for b in binders}, hyps)
         if kind == "cut":  # the lemma r, decided, then a further hypothesis
@@ -654,9 +651,9 @@ def _instantiate(prop: tuple, values: dict, drop: set, extra: tuple = ()) -> tup
     the indices ``drop`` removed, the proposition checked well-formed again. Its size is charged to the work."""
     _, binders, hyps, concl = prop
     kept = tuple(h for i, h in enumerate(hyps) if i not in drop)
-    # each case rebuilds the proposition: charged what it walks, the hypotheses it keeps (never the dropped
-    # table of an enumset, which the case does not read: measuring it per case cost rows x cases)
-    budget.spend("monomials", len(hyps) + tree_size((binders, kept, concl), MAX_TREE))
+    # each case rebuilds the proposition, each node it walks counted (never the dropped table of an enumset, which
+    # the case does not read: measuring it per case cost rows x cases)
+    budget.spend("monomials", len(hyps))
     named = set(values)  # once, not once per kept membership (the eleventh audit's route 3)
     for i, h in enumerate(hyps):
         if i not in drop and h[0] == "in" and any(v[1] in named for v in h[1]):

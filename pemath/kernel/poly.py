@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .terms import MAX_TREE, names, tree_size
+from .terms import MAX_WALK, WALK, names, walked
 from .terms import (INTEGER_SORTS, NONNEG_SORTS, POSITIVE_SORTS, KernelError, ZERO, num, substitute,
                     variables)
 
@@ -74,6 +74,7 @@ def cost(t: tuple) -> tuple[int, int, int]:
     produced, every atom's arguments and every product's pairs included), from the tree alone and capped just past
     the limits, so the bound itself is cheap. ``normal`` refuses a term over a limit before any work."""
     cap_t, cap_b, cap_w = MAX_TERMS + 1, MAX_BITS + 1, MAX_WORK + 1
+    walked()
     head = t[0]
     if head == "num":
         return 1, max(abs(t[1]).bit_length(), t[2].bit_length(), 1), 1
@@ -119,10 +120,10 @@ def cost(t: tuple) -> tuple[int, int, int]:
 
         return cost(derivative(t[1], t[2]))
     if head == "pow":
+        if t[2] == 0:  # u^0 = 1: its base is never costed (nor normalised)
+            return 1, 1, 1
         cb = cost(t[1])
         e = t[2]
-        if e == 0:
-            return 1, 1, 1
         n = cb[0] if cb[0] <= 1 else (cap_t if e * (cb[0].bit_length() - 1) > 64 else min(cb[0] ** e, cap_t))
         return n, min(e * (cb[1] + cb[0].bit_length()), cap_b), min(cb[2] + e * n * cb[0], cap_w)
     raise KernelError(f"no normal form for a term of kind {head!r}")
@@ -159,9 +160,10 @@ class _Scope:
         self.b = b
 
     def __enter__(self) -> None:
-        self.saved = (self.b.used, self.b.active)
+        self.saved = (self.b.used, self.b.active, tuple(WALK))
         self.b.reset()
         self.b.active = True
+        WALK[:] = [0, MAX_WALK]
         if len(_ATOMS) > 1_000_000:
             _ATOMS.clear()
             _SHAPES.clear()
@@ -169,7 +171,8 @@ class _Scope:
             _PARTS.clear()
 
     def __exit__(self, *exc: object) -> None:
-        self.b.used, self.b.active = self.saved
+        self.b.used, self.b.active, walk = self.saved
+        WALK[:] = walk
 
 
 budget = _Budget()
@@ -385,8 +388,8 @@ def _normal(t: tuple) -> Poly:
         return _normal(derivative(t[1], t[2]))
     if head == "sum":  # linear: sum(c a(k) b) = c b sum(a(k)) for c rational and b free of k, monomial by monomial
         body, k, lo, hi = t[1:]
-        # each level walks its whole body (names, variables, the index renamed): nested sums walk depth x size
-        budget.spend("monomials", tree_size(body, MAX_TREE))  # (the eighth audit's route 1), so each walk is charged
+        # each level walks its whole body (names, variables, the index renamed): nested sums walk depth x size (the
+        # eighth audit's route 1), each node counted (terms.WALK)
         if any(v[0] == "var" and v[1] == k and v[2] != "int" for v in variables(body)):
             raise KernelError(f"a sum's index {k!r} is of sort int in its body")
         # the index renamed before the body is normalised: the first k_i that is no other name of the sum

@@ -44,8 +44,26 @@ POSITIVE_SORTS = ("pos", "posint")
 FUNCTIONS = ("cos", "sin", "exp", "log", "abs", "floor", "sqrt")
 BINARY = ("min", "max")
 RELATION_KINDS = ("eq", "lt", "le", "ne")
+#: Names no variable, function or index may take: the checker's own terms and words, printed as they are named.
+RESERVED = frozenset(FUNCTIONS + BINARY + RELATION_KINDS + ("num", "var", "pi", "add", "mul", "pow", "inv", "if",
+                                                            "app", "diff", "sum", "lambda", "and", "all", "in", "fun",
+                                                            "forall"))
 MAX_EXPONENT = 4096
 MAX_DEPTH = 200
+
+#: The nodes every walk of terms visits during one check, counted as it goes: ``[visited, limit]`` (no limit
+#: outside a check; :func:`pemath.kernel.check` arms it through the budget's scope). A term may share subterms
+#: (a DAG), and a walk reads it as a tree, so a walk's work is counted where it is done, never estimated from a
+#: size computed elsewhere: past the limit the walk is refused, however the term was built.
+WALK: list = [0, None]
+MAX_WALK = 2_000_000
+
+
+def walked(n: int = 1) -> None:
+    """Count ``n`` nodes visited by a walk; refuse past this check's limit."""
+    WALK[0] += n
+    if WALK[1] is not None and WALK[0] > WALK[1]:
+        raise KernelError(f"refused: this check's walks of terms passed their bound ({WALK[1]} nodes visited)")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_']{0,63}\Z")  # ASCII only: no letter that looks like another
 
 
@@ -59,6 +77,9 @@ def _name(name: Any, what: str) -> str:
     if not isinstance(name, str) or not _NAME.match(name) or unicodedata.normalize("NFKC", name) != name:
         raise KernelError(f"{what} name {name!r} is refused: a name is 1-64 ASCII letters, digits, underscores "
                           "or primes, starting with a letter (ASCII only: no invisible or confusable characters)")
+    if name in RESERVED:
+        raise KernelError(f"{what} name {name!r} is refused: it is the name of one of the checker's own terms, "
+                          "which a statement would print the same way (the seventeenth audit's route 5)")
     return name
 
 
@@ -118,6 +139,7 @@ def sum_(body: Any, k: str, lo: Any, hi: Any) -> tuple:
 
 def validate(t: Any, depth: int = 0) -> tuple:
     """Check that ``t`` is a well-formed term (shape, names, sorts, literal sizes); return it."""
+    walked()
     if depth > MAX_DEPTH:
         raise KernelError(f"a term nested deeper than {MAX_DEPTH} levels is refused")
     if not isinstance(t, tuple) or not t or not isinstance(t[0], str):
@@ -184,6 +206,7 @@ def validate(t: Any, depth: int = 0) -> tuple:
 
 def variables(t: tuple, bound: frozenset = frozenset()) -> set:
     """The free variables of ``t`` (as their ('var', name, sort) tuples) and its function names ('app', name)."""
+    walked()
     head = t[0]
     if head == "var":
         return set() if t[1] in bound else {t}
@@ -209,6 +232,7 @@ def variables(t: tuple, bound: frozenset = frozenset()) -> set:
 def names(t: Any) -> set:
     """Every name a term uses: its variables' (free or bound), its functions', its sums' indices and its
     derivatives' variables (so a fresh name is fresh against all of them)."""
+    walked()
     if not isinstance(t, tuple):
         return {t} if isinstance(t, str) else set()
     if t[:1] == ("num",):
@@ -231,6 +255,7 @@ def substitute(t: tuple, values: dict) -> tuple:
     """``t`` with each free variable named in ``values`` replaced by its term, and each function named in it
     replaced by its ``("lambda", params, body)`` (applied: the body at the arguments); a replacement that a sum's
     bound variable would capture is refused."""
+    walked()
     head = t[0]
     if head == "var":
         v = values.get(t[1], t)
@@ -291,8 +316,9 @@ def tree_size(t: Any, limit: int | None = None) -> int:
         if isinstance(x, tuple):
             n += 1
             if limit is not None and n > limit:
-                return n
+                break
             stack.extend(x)
+    walked(n)  # a count is a walk like any other (every caller gives a limit)
     return n
 
 

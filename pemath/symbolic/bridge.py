@@ -23,7 +23,7 @@ from sympy.core.symbol import Str
 from .. import kernel
 from ..kernel import poly as KP
 from ..kernel.rules import relation
-from ..kernel.terms import PI, KernelError, names, num, term_is_valid_name
+from ..kernel.terms import PI, RESERVED, KernelError, names, num, term_is_valid_name
 
 __all__ = ["Untranslatable", "NoCertificate", "Translator", "proposition", "certificate", "certify", "formal"]
 
@@ -66,6 +66,8 @@ class Translator:
         self.lower: dict[str, tuple] = {}  # each enclosing sum's index name: its lower bound (the index is >= it)
 
     def _name(self, obj: Any, name: str, *, label: bool) -> str:
+        if name in RESERVED:  # a plain name that is one of the checker's own words (lambda): spelled with a "_"
+            name += "_"
         if not term_is_valid_name(name):
             if not label or any(unicodedata.category(ch) in ("Cf", "Cc", "Zl", "Zp") for ch in name):
                 raise Untranslatable(f"the name {name!r} is not one the checker accepts (invisible, confusable or "

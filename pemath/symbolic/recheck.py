@@ -38,6 +38,7 @@ class Recheck:
     checked: int = 0  # decided steps whose proposition and certificate pemath.kernel verified again
     formal: int = 0  # claims whose verdict was derived again from their formal statement
     unregistered: list[str] = field(default_factory=list)  # claims checked against themselves only
+    absent: int = 0  # registered claims the record does not hold (a partial record, said so)
 
     @property
     def ok(self) -> bool:
@@ -48,6 +49,8 @@ class Recheck:
                 f"alone in {self.seconds:.1f} s; {self.checked} of them also verified by pemath.kernel from their "
                 f"propositions and certificates; {self.formal} claims' verdicts derived again from their formal "
                 "statements")
+        if self.absent:
+            head += f"; {self.absent} claims pemath registers are not in this record"
         if self.unregistered:
             head += (f"; {len(self.unregistered)} claims pemath does not register, checked against themselves only: "
                      f"{', '.join(repr(c) for c in self.unregistered[:8])}")
@@ -92,20 +95,60 @@ def _verdict_consistent(claim: dict) -> str | None:
 
 
 def claim_digest(kind: Any, title: Any, statement: Any, witness: Any, fair: Any, verdict: Any = None,
-                 steps: Any = None) -> str:
+                 steps: Any = None, display: Any = None) -> str:
     """The SHA-256 of what a claim states (its kind, written title, and formal statement, witness and fair reading
-    as JSON-ready data) and of what pemath's run of it gives (its verdict, and :func:`step_skeleton` of its steps):
-    the manifest's entry, computed the same way from the registry's run and from a record."""
+    as JSON-ready data) and of what pemath's run of it gives (its verdict, :func:`step_skeleton` of its steps and
+    :func:`display` of the record): the manifest's entry, computed the same way from the registry's run and from a
+    record."""
     import hashlib
 
-    text = json.dumps([kind, title, statement, witness, fair, verdict, steps], sort_keys=True,
+    text = json.dumps([kind, title, statement, witness, fair, verdict, steps, display], sort_keys=True,
                       separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def display(claim: dict) -> list:
+    """What the manifest binds of a claim's record beyond its statement and steps: the prose a reader takes as the
+    verdict's reasons (the counterexample, the fair reading, the message), the references, the family, and the
+    standing assumptions of its symbols (the seventeenth audit's route 4: each could be rewritten and the record
+    still re-checked)."""
+    return [claim.get("counterexample"), claim.get("fair_reading"), claim.get("message"), claim.get("references"),
+            claim.get("family"), claim.get("assumptions")]
+
+
+def _derived_fields(claim: dict, manifest: dict) -> str | None:
+    """The record's fields that are derived from what is re-checked, compared with it: the hypotheses (the texts of
+    the hypothesis steps, in order), the symbolic check (the derivation's verdict), the other checks (the claim's
+    own, by name, each passed or skipped unless the claim failed; their one-line results are pemath's run's report,
+    not re-checked), and no LaTeX (display: ``pemath prove --json --latex`` adds it, for reading, not re-checking)."""
+    steps = claim["steps"]  # a field the record leaves out states nothing; one it holds must be the derived one
+    if "hypotheses" in claim and claim["hypotheses"] != [s.get("text") for s in steps if s.get("role") == "hypothesis"]:
+        return "its hypotheses are not the texts of its hypothesis steps"
+    if any(s.get("latex") is not None for s in steps):
+        return ("it holds LaTeX, which is display: the re-checker takes a record made without it (pemath prove "
+                "--json; --latex adds it, for reading)")
+    checks = claim.get("checks", {})
+    status = claim.get("status")
+    if not isinstance(checks, dict) or not all(isinstance(v, str) for v in checks.values()):
+        return "its checks are not a mapping of names to results"
+    want = {"proved": "passed", "imprecise": "refuted", "refuted": "refuted"}.get(status)
+    if want is not None and checks and checks.get("symbolic") != want:
+        return f"its symbolic check says {checks.get('symbolic')!r}, its verdict {status!r} gives {want!r}"
+    cid = claim.get("id")
+    if cid in manifest:
+        own = manifest[cid].get("checks", [])
+        if checks and set(checks) not in ({"symbolic"}, {"symbolic", *own}):
+            return f"its checks are {sorted(checks)}, the claim's are {sorted(['symbolic', *own])}"
+    if status in ("proved", "imprecise", "refuted") and not all(
+            v.startswith(("passed: ", "skipped: ")) for k, v in checks.items() if k != "symbolic"):
+        return f"it is {status} with a check that did not pass: {checks}"[:300]
+    return None
+
+
 def step_skeleton(steps: Sequence[dict]) -> list:
     """What the manifest binds of a claim's steps, in order: each step's status, role, part, certificate, the
-    hypotheses it rests on and its text (a remark's text left out: it may quote a measured figure); and of a step
+    hypotheses it rests on, its text (a remark's text left out: it may quote a measured figure), and the lemma and
+    section it is shown under; and of a step
     the checker verified, what its proposition says (:func:`canonical`: each relation's normal form, independent of
     how SymPy prints or orders the formula it was translated from). A record with a step deleted, appended, moved,
     relabelled, replaced by another, rewritten or stripped of its checker entry fails (the ninth audit's route
@@ -115,7 +158,8 @@ def step_skeleton(steps: Sequence[dict]) -> list:
     for s in steps:
         role = s.get("role")
         row = [s.get("status"), role, s.get("part") if s.get("status") == "proved" else None,
-               s.get("certificate"), sorted(s.get("rests_on") or []), None if role == "remark" else s.get("text")]
+               s.get("certificate"), sorted(s.get("rests_on") or []), None if role == "remark" else s.get("text"),
+               s.get("lemma"), s.get("section")]
         k = s.get("kernel")
         if s.get("status") == "proved":
             row.append(canonical(k["proposition"]) if isinstance(k, dict) and "proposition" in k else None)
@@ -231,9 +275,10 @@ def _registered(claim: dict, manifest: dict) -> str | None:
     title = claim.get("headline") if claim.get("statement") else claim.get("title")
     if claim.get("name") != manifest[cid]["name"] or claim_digest(
             claim.get("kind"), title, formal.get("proposition"), formal.get("witness"), formal.get("fair"),
-            claim.get("status"), step_skeleton(claim["steps"])) != manifest[cid]["digest"]:
-        return ("its name, kind, title, formal statement, verdict or steps (their order, parts, roles, certificates "
-                "and texts) are not the ones pemath registers for it (pemath/claims/manifest.json)")
+            claim.get("status"), step_skeleton(claim["steps"]), display(claim)) != manifest[cid]["digest"]:
+        return ("its name, kind, title, formal statement, verdict, steps (their order, parts, roles, certificates, "
+                "texts, lemmas and sections), counterexample, fair reading, message, references, family or "
+                "assumptions are not the ones pemath registers for it (pemath/claims/manifest.json)")
     return None
 
 
@@ -393,7 +438,17 @@ def recheck(record: Sequence[dict]) -> Recheck:
                 cert = step.get("certificate")
                 method = step.get("method")
                 if cert != "reference":  # a reference is decided in the claim it uses (re-checked before it)
-                    decide(cert, formula, method if cert in ("rewrite", "interval") else None, earlier, strict=False)
+                    got = decide(cert, formula, method if cert in ("rewrite", "interval") else None, earlier,
+                                 strict=False)
+                    # what a step states it was established by is re-derived, where that is the step's own text:
+                    # an enclosure, an assumption query's facts, an enumeration's count, a solution set (the
+                    # seventeenth audit's route 4 rewrote the enclosures); a rewrite's, a substitution's and an
+                    # instance's method name the route SymPy took, which a loaded formula may take otherwise
+                    if cert not in ("rewrite", "closed on construction", "substitution", "instance") and got != method:
+                        raise ProofFailure(f"the record says it was established by {str(method)[:120]!r}; "
+                                           f"re-deciding it gives {str(got)[:120]!r}")
+                elif method != "pemath.kernel":
+                    raise ProofFailure("a reference step is established by pemath.kernel")
                 fixed = fixed_of(cert, formula, earlier)
                 rests = list(rests_of(used_premises(cert, formula), sources))
                 if sorted(rests) != sorted(step.get("rests_on") or []):
@@ -412,7 +467,8 @@ def recheck(record: Sequence[dict]) -> Recheck:
         if cid not in manifest:
             out.unregistered.append(str(cid))
         try:
-            why = _verdict_consistent(claim) or _registered(claim, manifest) or _formal_consistent(claim, verified)
+            why = (_verdict_consistent(claim) or _registered(claim, manifest) or _derived_fields(claim, manifest)
+                   or _formal_consistent(claim, verified))
         except Exception as exc:  # a malformed record fails, never crashes the re-checker
             why = f"unusable: {type(exc).__name__}: {exc}"[:300]
         if why:
@@ -421,6 +477,8 @@ def recheck(record: Sequence[dict]) -> Recheck:
             out.formal += 1
         if len(out.failures) == failures_before and isinstance(claim.get("id"), str):
             rechecked[cid] = theorems
+    held = {c.get("id") for c in _claims(record)}
+    out.absent = sum(1 for cid in manifest if cid not in held)
     out.seconds = time.perf_counter() - t0
     return out
 
