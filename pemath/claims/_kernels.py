@@ -152,6 +152,8 @@ def check_kernels() -> str:
             n += 1
         counts[name] = (n, ties)
     said = "; ".join(f"{k}: {n} cases equal" + (f" ({t} float32 elements one ulp apart at a rounding tie)" if t else
-                                                 ", bitwise") for k, (n, t) in counts.items())
+                                                 ", bitwise") + (" (the C-contiguous float32/64 inputs it takes)"
+                                                                 if k == "numba" else "")
+                     for k, (n, t) in counts.items())
     return (f"{said}{'' if numba else '; numba: not installed, not checked'} against the traced kernel "
             f"(_core.rotate) over {DOMAIN}")

@@ -224,9 +224,11 @@ register(Claim(
 register(Claim(
     id="failures.mixed_frequencies",
     name="Queries and keys rotated with different frequencies",
-    title="Queries and keys rotated with different frequencies theta_q != theta_k in (0, pi) (a base changed within "
-          "one KV cache; every RoPE frequency is in (0, 1]): the score depends on absolute positions. At integer "
-          "positions a difference in 2 pi Z is invisible",
+    title="Queries and keys rotated with different frequencies theta_q, theta_k (a base changed within one KV "
+          "cache): the score is that of R(m theta_q - n theta_k), so a shift t of both positions moves its angle by "
+          "t (theta_k - theta_q); for q = k = e_0 it is 1 at positions (0, 0) and cos(theta_k - theta_q) at (1, 1), "
+          "which differ unless theta_k - theta_q is in 2 pi Z (that step SymPy-decided). At integer positions a "
+          "difference in 2 pi Z is invisible",
     kind="theorem", family="failures",
     statement=lambda: sp.Eq(label("<R(m theta_q) q, R(n theta_k) k>", r"\langle R(m\theta_q)\,q,\; R(n\theta_k)\,k \rangle"),
                             sym.mixed_frequencies().result["score"], evaluate=False),
@@ -289,7 +291,8 @@ register(Claim(
     id="failures.gqa_wrong_heads",
     name="Keys converted with the query head count",
     title="K converted from Meta's to HF's layout with the query head count instead of the KV head count: HF's "
-          "RoPE then pairs the wrong features and the scores change",
+          "RoPE then pairs the wrong features and the scores can change (decided at one instance: d = 4, one KV "
+          "head for two query heads, where the right count keeps Meta's score and the wrong one does not)",
     kind="theorem", family="failures",
     statement=lambda: sp.Ne(label("score_HF(P_{n_heads} k)", r"\operatorname{score}_{\mathrm{HF}}(P_{n_{\mathrm{heads}}} k)"),
                           label("score_Meta(k)", r"\operatorname{score}_{\mathrm{Meta}}(k)")),
@@ -341,8 +344,8 @@ def _linear_mpmath() -> str:
 register(Claim(
     id="failures.linear_two_ways",
     name="Linear scaling divides the position or the frequency",
-    title="Linear scaling divides the position or the frequency: the same rotation R((p/s) theta) = R(p (theta/s)), "
-          "different roundings",
+    title="Linear scaling divides the position or the frequency: the same rotation R((p/s) theta) = R(p (theta/s)) "
+          "(in floating point the two may round differently; not decided here)",
     kind="theorem", family="failures",
     statement=lambda: sp.Eq(label("R((p/s) theta)", r"R\big((p/s)\,\theta\big)"), label("R(p (theta/s))", r"R\big(p\,(\theta/s)\big)"),
                             evaluate=False),
@@ -400,8 +403,8 @@ def _factor_twice_mpmath() -> str:
 register(Claim(
     id="failures.static_ntk",
     name="Dynamic NTK's base computed once",
-    title="Dynamic NTK's base computed once at s L0 (s its factor): b (s^2 - s + 1)^(d/(d-2)) at every position, "
-          "x13.54 for s = 4, d = 128",
+    title="Dynamic NTK's base computed once at s L0 (s its factor): b (s^2 - s + 1)^(d/(d-2)) at every position "
+          "(SymPy-decided); for s = 4, d = 128 that is 13^(64/63) b, between 13.535 b and 13.545 b (decided)",
     kind="theorem", family="failures",
     statement=lambda: sp.Eq(label("b_static / b", r"b_{\mathrm{static}} / b"), sym.static_ntk().result["ratio"], evaluate=False),
     formal=_static_ntk_formal,
@@ -431,8 +434,8 @@ def _factor_twice_formal() -> tuple:
 register(Claim(
     id="failures.factor_twice",
     name="YaRN's attention factor applied twice",
-    title="YaRN's attention factor applied twice scales scores by a^4 instead of a^2: 2.2058 instead of 1.4852 on "
-          "cos/sin at factor 128",
+    title="YaRN's attention factor applied twice scales scores by a^4 instead of a^2: at factor 128 the cos/sin "
+          "tables carry a^2 (between 2.2057 and 2.2059) instead of a (between 1.4851 and 1.4853)",
     kind="theorem", family="failures",
     statement=lambda: sp.Eq(label("score_twice", r"\operatorname{score}_{\mathrm{twice}}"),
                             sym.a**4 * label("score_plain", r"\operatorname{score}_{\mathrm{plain}}"), evaluate=False),

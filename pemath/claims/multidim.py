@@ -183,7 +183,9 @@ register(
     Claim(
         id="multidim.axial_relative",
         name="Axial RoPE is relative along every axis",
-        title="Axial N-D RoPE: <R(p)q, R(p')k> depends on q, k and the per-axis differences p'_a - p_a only",
+        title="Axial N-D RoPE: <R(p)q, R(p')k> depends on q, k and the per-axis differences p'_a - p_a only, for "
+              "every assignment of the head's pairs (interleaved or half) to axes; grouping='features' (half pairs "
+              "inside each axis's block) is decided at axis sizes (2, 2), (4, 4) and (2, 2, 4) only",
         kind="theorem",
         family="multidim",
         statement=_axial_statement,

@@ -122,7 +122,8 @@ register(
     Claim(
         id="pedagogy.normalized_depends_on_length",
         name="The length-normalized encoding depends on the length",
-        title="The length-normalized encoding p / L gives the same position different vectors at different lengths",
+        title="The length-normalized encoding p / L gives every position p >= 1 different vectors at different "
+              "lengths (p = 0 is 0 at every length)",
         kind="theorem",
         family="pedagogy",
         statement=_normalized_statement,
@@ -240,9 +241,9 @@ register(
     Claim(
         id="pedagogy.binary_bounded_unique_discontinuous",
         name="The binary encoding is bounded and unique, but jumps",
-        title="Binary encoding, for d <= 8: entries in {0, 1}, unique on [0, 2^d), but 2^j - 1 -> 2^j jumps by "
+        title="Binary encoding at d = 8: entries in {0, 1}, unique on [0, 2^d), but 2^j - 1 -> 2^j jumps by "
               "sqrt(j + 1); "
-              "the sinusoid's step is sum(2 - 2 cos w_i) at every t",
+              "one sinusoid pair's squared step is 2 - 2 cos w at every t",
         kind="theorem",
         family="pedagogy",
         statement=_binary_statement,

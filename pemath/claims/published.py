@@ -118,7 +118,8 @@ register(
         id="sinusoidal.wavelengths",
         name="The sinusoidal wavelengths are geometric",
         title="The wavelengths 2 pi b^{2i/d} are geometric (ratio b^{2/d}) from 2 pi to 2 pi b^{1-2/d} < 2 pi b; "
-              "tensor2tensor's reach 2 pi b exactly",
+              "tensor2tensor's 2 pi b^{i/(h-1)} are geometric from 2 pi too, for d >= 4 (that they end at 2 pi b "
+              "exactly is SymPy-decided)",
         kind="theorem",
         family="published",
         statement=_wave_statement,
@@ -143,13 +144,13 @@ def _vaswani_proof() -> Verdict:
     r = e.result
     cx = (f"with PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), i = 0..d/2 - 1, the wavelengths are 2 pi 10000^(2i/d): "
           f"geometric (ratio 10000^(2/d)) from 2 pi, but they end at 2 pi 10000^((d-2)/d), never 10000 * 2 pi; for the "
-          f"paper's d_model = 512 the last is 2 pi 10000^(255/256) = {mpmath.nstr(r['last'], 10)} = "
-          f"{mpmath.nstr(100 * r['fraction'], 4)}% of 10000 * 2 pi = {mpmath.nstr(r['claimed'], 10)}. "
+          f"paper's d_model = 512 the last, 2 pi 10000^(255/256), is below 10000 * 2 pi (decided): about "
+          f"{mpmath.nstr(r['last'], 7)}, {mpmath.nstr(100 * r['fraction'], 4)}% of {mpmath.nstr(r['claimed'], 7)}. "
           "The stated end point holds only in the limit d -> infinity, or in tensor2tensor's convention "
           "(frequencies 10000^(-i/(d/2 - 1)))")
     fair = ("the wavelengths form a geometric progression from 2 pi up to, not reaching, 10000 * 2 pi: ratio "
-            "10000^(2/d), first 2 pi, last 2 pi 10000^((d-2)/d) < 10000 * 2 pi, tending to 10000 * 2 pi as d grows "
-            "(the steps above)")
+            "10000^(2/d), first 2 pi, last 2 pi 10000^((d-2)/d) < 10000 * 2 pi (decided in sinusoidal.wavelengths, "
+            "used above); it tends to 10000 * 2 pi as d grows (a reading)")
     d.remark("Fair reading (decided for every d in sinusoidal.wavelengths, used above): " + fair)
     return Verdict(d, cx, fair)
 
@@ -235,8 +236,9 @@ PI_CASE = (128, 10000, 8)
 def _pi_proof() -> Verdict:
     v = sym.pi_interpolation_bound(*PI_CASE)
     v.derivation.steps.extend(sym.pi_corrected_constant().steps)
-    cx = None if v.counterexample is None else v.counterexample + " (the corrected constant is proved for every even d " \
-        "and every c > 1 below)"
+    cx = None if v.counterexample is None else v.counterexample + " (a corrected constant, d/(8 ln c) + 1/2, is " \
+        "derived for every even d and every c > 1 below: its key rewrites are SymPy-decided, not verified by the " \
+        "checker)"
     return Verdict(v.derivation, cx)
 
 
@@ -451,7 +453,8 @@ register(
     Claim(
         id="barbero.prop_3_2",
         name="Barbero et al., Proposition 3.2",
-        title="Barbero et al. Prop. 3.2: for independent q, k ~ N(0, I), E[q^T R^r k] = 0 at every distance r",
+        title="Barbero et al. Prop. 3.2: for independent q, k ~ N(0, I), E[q^T R^r k] = 0 at every distance r "
+              "(the linearity of expectation and the zero moments E[q_a k_b] = 0 cited; the sum decided)",
         kind="published claim",
         family="published",
         statement=_barbero_statement,

@@ -130,7 +130,7 @@ register(
         name="Deriving RoPE from the relative-position requirement",
         title="If the complex product f(q,m) conj(f(k,n)) = g(q,k,n-m) (stronger than the real inner product), "
               "f(x,0) = x, and the arguments satisfy the angle equation exactly (no 2 pi jumps), then "
-              "f(x,m) = x e^{i m theta}: RoPE",
+              "f(x,m) = x e^{i m theta} for every integer position m and every x != 0: RoPE",
         kind="theorem",
         family="rope_derivation",
         statement=_statement,

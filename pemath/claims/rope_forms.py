@@ -159,7 +159,8 @@ register(
     Claim(
         id="rope.group",
         name="RoPE's rotations form a group and keep lengths",
-        title="R(m)R(n) = R(m+n), R(m)^T = R(-m), |R(m)x| = |x|: every even d, both layouts; det R = 1 for d = 2, 4, 8",
+        title="R(m)R(n) = R(m+n), R(m)^T = R(-m), |R(m)x| = |x|: every even d, both layouts; det R = 1 for d = 2, 4, 8 "
+              "(as the product of the blocks' cos^2 + sin^2; that this product is the dense determinant is SymPy-decided)",
         kind="theorem",
         family="rope_forms",
         statement=_group_statement,
@@ -276,10 +277,13 @@ register(
     Claim(
         id="rope.elementwise_form",
         name="The element-wise cos/sin form is the matrix form",
-        title="x*cos(m theta) + rotate(x)*sin(m theta) = R(m) x, with each layout's rotate, and pemath.rope's rotate "
-              "kernel (its split, rotation, merge and pass-through, given the cos/sin tables) computes it: every even d; "
-              "the kernels rope.apply runs on NumPy input (blocked NumPy, compiled numba) return that kernel's "
-              "output on a stated finite domain (checked exhaustively, not proved)",
+        title="pemath.rope's rotate kernel, its shipped source run on symbolic arrays, returns x_a C_i - x_b S_i and "
+              "x_b C_i + x_a S_i at pair i's features ((2i, 2i+1) interleaved, (i, i+h) half) and passes every further "
+              "feature through, for every number of pairs h, given the tables C, S; with C = cos(m theta), "
+              "S = sin(m theta) that is x*cos(m theta) + rotate(x)*sin(m theta) = R(m) x (eq. 34, its symbolic form "
+              "decided for d = 2, 4, 8); the kernels rope.apply runs on NumPy input (blocked NumPy; compiled numba "
+              "on the inputs it takes) return that kernel's output bitwise on a stated finite set of inputs "
+              "(checked, not proved)",
         kind="theorem",
         family="rope_forms",
         statement=lambda: sp.Eq(
@@ -611,7 +615,9 @@ register(
     Claim(
         id="rope.weight_permutation",
         name="Permuting Meta's weights into HF's layout keeps every score",
-        title="Meta -> HF: W_hf = P W_meta per head leaves every q.k score unchanged, every even head dim",
+        title="Meta -> HF: W_hf = P W_meta per head sends feature pair (2i, 2i+1) of Meta's interleaved layout to "
+              "the pair (i, i + h) HF's rotate_half rotates, every even head dim (so each pair is rotated by the same "
+              "angle and the q.k scores agree: a reading, the score relation holding by construction)",
         kind="theorem",
         family="rope_forms",
         statement=lambda: sp.Eq(

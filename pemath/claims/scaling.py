@@ -383,8 +383,9 @@ register(
     Claim(
         id="scaling.dynamic_continuity",
         name="Dynamic NTK is continuous at the original length",
-        title="Dynamic NTK: b'(L) = b(sL/L0 − (s−1))^(d/(d−2)) equals b at L = L0 (value and limit); "
-              "RoPE for L ≤ L0",
+        title="Dynamic NTK: b'(L) = b(sL/L0 − (s−1))^(d/(d−2)): its ratio sL/L0 − (s−1) is exactly 1 at L = L0 "
+              "and grows linearly with slope s/L0 > 0 (so b' = b at L0 and b' > b above; the value b'(L0) = b and "
+              "the limit are SymPy-decided); RoPE for L ≤ L0, by definition",
         kind="theorem",
         family=FAMILY,
         statement=lambda: sp.Eq(
@@ -501,9 +502,10 @@ register(
         name="Llama 3.1's rule is YaRN's NTK-by-parts ramp",
         title="Llama 3.1's rule is YaRN's NTK-by-parts ramp in wavelength form: "
               "γ = (L0/λ − l)/(h_f − l) = (r − α)/(β − α) "
-              "with r = L0/λ, α = low_freq_factor l, β = high_freq_factor h_f; for l < h_f (as Llama 3.1's "
-              "configs have) the two frequencies agree inside the band, above it, below it and at both edges "
-              "(each case decided)",
+              "with r = L0/λ, α = low_freq_factor l, β = high_freq_factor h_f, for l < h_f (as Llama 3.1's "
+              "configs have): inside the band YaRN's ramp is Llama's γ, above it (r = β + t) YaRN's clipped ramp "
+              "gives θ and below it (r = α − t) θ/s, Llama's two outer branches, and at the edges γ is 1 and 0 "
+              "(each decided; that a wavelength test of Llama's picks the r-region, r = L0/λ, is read)",
         kind="theorem",
         family=FAMILY,
         statement=lambda: sp.Eq(
@@ -586,7 +588,8 @@ register(
     Claim(
         id="scaling.llama3_continuity",
         name="Llama 3.1's smoothing is continuous at both band edges",
-        title="Llama 3.1's smoothing is continuous at both band edges: θ at λ = L0/h, θ/s at λ = L0/l",
+        title="Llama 3.1's smoothed frequency equals the adjacent branch at both band edges: θ at λ = L0/h, θ/s at "
+              "λ = L0/l (so the rule, each branch continuous, is continuous: a reading)",
         kind="theorem",
         family=FAMILY,
         statement=lambda: sp.Tuple(*(  # the smoothed frequency at each edge is the adjacent branch's, 2 pi / lambda

@@ -140,6 +140,11 @@ def bound() -> Derivation:
                    sp.Eq(cited.rhs, cited.lhs, evaluate=False))
     d.assumed("and u + sum_i A_i t_i >= 0: u >= 0, and a sum of products of numbers >= 0", u + pairs_sum(A(i) * t(i)),
               "nonnegative")
+    from . import bridge
+
+    d.checked("so X <= M sum_i A_i: M sum_i A_i - X, less the premise's two sides' difference times -1, is "
+              "u + sum_i A_i t_i, >= 0 by the sorts", bridge.formal([sp.Le(X, M * pairs_sum(A(i)), evaluate=False)],
+                                                                  [cited]), ("sign", ((("hyp", 0), ("num", -1, 1)),)))
     d.remark("Reading: M sum_i A_i - X = u + sum_i A_i t_i >= 0, i.e. |score(r)| <= (max_i |h_{i+1} - h_i|) "
              "sum_{j=1}^{d/2} |S_j(r)| = (max_i |h_{i+1} - h_i|) (d/2) B(r), B(r) = (1/(d/2)) sum_j |S_j(r)| the "
              "curve of RoFormer's Figure 2 (pemath.rope.long_term_decay).")

@@ -318,11 +318,12 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
                            "|a(s) - (beta a(s - alpha) + alpha a(s + beta)) / (alpha + beta)|",
                            *_aligned_at(dim, base, denominator, half), digits=_IV_DPS)
             cx = (f"d = {dim}, c = {base}, h_j = exp(-i theta_j s_mid) with |h_j| = 1, {where}: "
-                  f"|a(s) - a_linear(s)| = {mpmath.nstr(_lo(e_err), 8)} > d max|h| (s-s1)(s2-s)/({denominator} ln c) "
-                  f"= {mpmath.nstr(_hi(e_bound), 8)}; the proof's eq. 14 (c^x <= 1 + x ln c) is false, the sharp "
-                  f"constant is (1/2) sum theta_j^2 = {mpmath.nstr(_lo(enc['sharp']), 6)}, not d/({denominator} ln c) "
-                  f"= {mpmath.nstr(_lo(enc['claimed']), 6)}; a correct bound is d/(8 ln c) + 1/2 = "
-                  f"{mpmath.nstr(_lo(enc['corrected']), 6)} per max|h| (s-s1)(s2-s)")
+                  f"|a(s) - a_linear(s)| >= {mpmath.nstr(_lo(e_err), 8)} > {mpmath.nstr(_hi(e_bound), 8)} >= d max|h| "
+                  f"(s-s1)(s2-s)/({denominator} ln c) (interval enclosures); the proof's eq. 14 (c^x <= 1 + x ln c) is "
+                  f"false; the constant of the Taylor bound is (1/2) sum theta_j^2, about "
+                  f"{mpmath.nstr(_lo(enc['sharp']), 6)} (sharp for short intervals: checked numerically), not "
+                  f"d/({denominator} ln c), about {mpmath.nstr(_lo(enc['claimed']), 6)}; a correct bound is "
+                  f"d/(8 ln c) + 1/2, about {mpmath.nstr(_lo(enc['corrected']), 6)}, per max|h| (s-s1)(s2-s)")
             data.update(length=length, error=e_err, bound=e_bound)
             return PIVerdict(d, cx, data)
     raise ProofFailure(f"{d.title}: no counterexample found down to intervals of length 2^-10")
