@@ -67,3 +67,33 @@ def test_a_kernel_that_ignores_out_is_refused(monkeypatch):
 def test_the_portable_kernel_itself_passes_as_a_kernel(monkeypatch):
     monkeypatch.setattr(_fast_numpy, "rotate_into", _portable)
     assert "numpy: 168 cases equal, bitwise" in K.check_kernels()
+
+
+# --- every configuration pemath ships, bound to its golden vectors (pemath.claims._golden) ------------------------
+
+from pemath import rope  # noqa: E402
+from pemath.claims import _golden as GD  # noqa: E402
+
+
+def test_every_registered_model_gives_its_golden_vectors_through_every_form():
+    said = GD.check_models()
+    assert "59 cases of 49 registered models" in said and "seq_len read from the positions" in said
+
+
+@pytest.mark.parametrize("form, wrong", [
+    ("cos_sin", lambda f: lambda *a, **k: tuple(t * 1.0001 for t in f(*a, **k))),
+    ("freqs_cis", lambda f: lambda *a, **k: np.conj(f(*a, **k))),
+    ("matrix", lambda f: lambda *a, **k: f(*a, **k).T),
+])
+def test_a_form_that_differs_is_caught(monkeypatch, form, wrong):
+    monkeypatch.setattr(rope, form, wrong(getattr(rope, form)))
+    with pytest.raises(CheckFailure, match="through|rotary_offset"):
+        GD.check_models()
+
+
+def test_a_config_read_otherwise_is_caught(monkeypatch):
+    real = rope.from_hf_config
+    monkeypatch.setattr(rope, "from_hf_config", lambda cfg, **kw: real(cfg, **kw).replace(base=real(cfg, **kw).base * 2)
+                        if real(cfg, **kw).base else real(cfg, **kw))
+    with pytest.raises(CheckFailure, match="frequencies"):
+        GD.check_models()

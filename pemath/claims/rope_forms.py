@@ -19,7 +19,7 @@ from ..symbolic.notation import label, matrix_label
 from . import _formal as F
 from ..symbolic import rope as R
 from ..symbolic import rope_algebra as A
-from . import _kernels, _mp
+from . import _golden, _kernels, _mp
 from ._inputs import Choice, Ints, for_all
 from ._model import Check, CheckFailure, Claim, Verdict
 from ._registry import register
@@ -282,8 +282,9 @@ register(
               "feature through, for every number of pairs h, given the tables C, S; with C = cos(m theta), "
               "S = sin(m theta) that is x*cos(m theta) + rotate(x)*sin(m theta) = R(m) x (eq. 34, its symbolic form "
               "decided for d = 2, 4, 8); the kernels rope.apply runs on NumPy input (blocked NumPy; compiled numba "
-              "on the inputs it takes) return that kernel's output bitwise on a stated finite set of inputs "
-              "(checked, not proved)",
+              "on the inputs it takes) return that kernel's output bitwise on a stated finite set of inputs, and "
+              "every registered model's spec, as read from its config, gives the golden vectors pemath ships for it "
+              "through apply, cos_sin, the complex form and the dense matrix (both checked, not proved)",
         kind="theorem",
         family="rope_forms",
         statement=lambda: sp.Eq(
@@ -295,7 +296,7 @@ register(
         formal=_elementwise_formal,
         proof=_elementwise_proof,
         checks=(Check("numeric", _elementwise_numeric), Check("mpmath", _elementwise_mpmath),
-                Check("kernels", _kernels.check_kernels)),
+                Check("kernels", _kernels.check_kernels), Check("models", _golden.check_models)),
         references=(
             "Su et al. 2021 (RoFormer), section 3.4.2, eq. 34",
             "GPT-NeoX / HF transformers rotate_half (half layout); GPT-J rotate_every_two (interleaved)",
