@@ -225,7 +225,7 @@ register(Claim(
     id="failures.mixed_frequencies",
     name="Queries and keys rotated with different frequencies",
     title="Queries and keys rotated with different frequencies theta_q, theta_k (a base changed within one KV "
-          "cache): the score is that of R(m theta_q - n theta_k), so a shift t of both positions moves its angle by "
+          "cache): the score is q^T R(n theta_k - m theta_q) k, so a shift t of both positions moves its angle by "
           "t (theta_k - theta_q); for q = k = e_0 it is 1 at positions (0, 0) and cos(theta_k - theta_q) at (1, 1), "
           "which differ unless theta_k - theta_q is in 2 pi Z (that step SymPy-decided). At integer positions a "
           "difference in 2 pi Z is invisible",

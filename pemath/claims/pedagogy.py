@@ -60,7 +60,8 @@ register(
     Claim(
         id="pedagogy.integer_unbounded",
         name="The integer encoding is unbounded",
-        title="The integer encoding PE(p)_j = p is unbounded: for every bound B, position B + 1 exceeds it",
+        title="The integer encoding PE(p)_j = p is unbounded: for every integer bound B >= 0, position B + 1 "
+              "exceeds it (a real bound reduces to its ceiling: a reading)",
         kind="theorem",
         family="pedagogy",
         statement=_integer_statement,
@@ -123,7 +124,7 @@ register(
         id="pedagogy.normalized_depends_on_length",
         name="The length-normalized encoding depends on the length",
         title="The length-normalized encoding p / L gives every position p >= 1 different vectors at different "
-              "lengths (p = 0 is 0 at every length)",
+              "lengths (p = 0 is 0 at every length, by definition)",
         kind="theorem",
         family="pedagogy",
         statement=_normalized_statement,

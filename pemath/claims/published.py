@@ -117,7 +117,8 @@ register(
     Claim(
         id="sinusoidal.wavelengths",
         name="The sinusoidal wavelengths are geometric",
-        title="The wavelengths 2 pi b^{2i/d} are geometric (ratio b^{2/d}) from 2 pi to 2 pi b^{1-2/d} < 2 pi b; "
+        title="For b > 1, the wavelengths 2 pi b^{2i/d} are geometric (ratio b^{2/d}) from 2 pi to 2 pi b^{1-2/d} "
+              "< 2 pi b; "
               "tensor2tensor's 2 pi b^{i/(h-1)} are geometric from 2 pi too, for d >= 4 (that they end at 2 pi b "
               "exactly is SymPy-decided)",
         kind="theorem",
@@ -145,9 +146,10 @@ def _vaswani_proof() -> Verdict:
     cx = (f"with PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), i = 0..d/2 - 1, the wavelengths are 2 pi 10000^(2i/d): "
           f"geometric (ratio 10000^(2/d)) from 2 pi, but they end at 2 pi 10000^((d-2)/d), never 10000 * 2 pi; for the "
           f"paper's d_model = 512 the last, 2 pi 10000^(255/256), is below 10000 * 2 pi (decided): about "
-          f"{mpmath.nstr(r['last'], 7)}, {mpmath.nstr(100 * r['fraction'], 4)}% of {mpmath.nstr(r['claimed'], 7)}. "
-          "The stated end point holds only in the limit d -> infinity, or in tensor2tensor's convention "
-          "(frequencies 10000^(-i/(d/2 - 1)))")
+          f"{mpmath.nstr(r['last'], 6)}, {mpmath.nstr(100 * r['fraction'], 3)}% of {mpmath.nstr(r['claimed'], 6)} "
+          "(checked numerically). The stated end point is reached only in the limit d -> infinity (SymPy-decided, "
+          "in sinusoidal.wavelengths), or in tensor2tensor's convention (frequencies 10000^(-i/(d/2 - 1)): "
+          "checked numerically at d = 512)")
     fair = ("the wavelengths form a geometric progression from 2 pi up to, not reaching, 10000 * 2 pi: ratio "
             "10000^(2/d), first 2 pi, last 2 pi 10000^((d-2)/d) < 10000 * 2 pi (decided in sinusoidal.wavelengths, "
             "used above); it tends to 10000 * 2 pi as d grows (a reading)")

@@ -203,8 +203,8 @@ def decay_verdict(dim: int = DIM, base: int = BASE, *, distances: int = 250) -> 
     d.result.update(r0=r0, increases=len(ups))
     fair = (f"the bound falls below a quarter of B(0) = (d/2 + 1)/2 = {top} by distance {far} (decided by interval "
             f"arithmetic; the value of B(0) is SymPy-decided); that it is largest at distance 0 (B(r) <= B(0) for "
-            "every r) is the triangle inequality, cited; that the envelope keeps falling is checked numerically, not "
-            "proved")
+            "every r) is the triangle inequality, cited; that it falls over the first few hundred positions and "
+            "then oscillates near sqrt(pi d/2)/3 is checked numerically, not proved")
     return Verdict(d, cx, fair)
 
 

@@ -160,7 +160,8 @@ register(
         id="rope.group",
         name="RoPE's rotations form a group and keep lengths",
         title="R(m)R(n) = R(m+n), R(m)^T = R(-m), |R(m)x| = |x|: every even d, both layouts; det R = 1 for d = 2, 4, 8 "
-              "(as the product of the blocks' cos^2 + sin^2; that this product is the dense determinant is SymPy-decided)",
+              "in the form of the product of the blocks' cos^2 + sin^2 (that this product is the dense matrix's "
+              "determinant is the construction, not a recorded step)",
         kind="theorem",
         family="rope_forms",
         statement=_group_statement,

@@ -384,8 +384,8 @@ register(
         id="scaling.dynamic_continuity",
         name="Dynamic NTK is continuous at the original length",
         title="Dynamic NTK: b'(L) = b(sL/L0 − (s−1))^(d/(d−2)): its ratio sL/L0 − (s−1) is exactly 1 at L = L0 "
-              "and grows linearly with slope s/L0 > 0 (so b' = b at L0 and b' > b above; the value b'(L0) = b and "
-              "the limit are SymPy-decided); RoPE for L ≤ L0, by definition",
+              "and grows linearly with slope s/L0 > 0, so it exceeds 1 above L0 (b' > b there follows: a reading; "
+              "the value b'(L0) = b and the limit are SymPy-decided); RoPE for L ≤ L0, by definition",
         kind="theorem",
         family=FAMILY,
         statement=lambda: sp.Eq(
@@ -503,9 +503,10 @@ register(
         title="Llama 3.1's rule is YaRN's NTK-by-parts ramp in wavelength form: "
               "γ = (L0/λ − l)/(h_f − l) = (r − α)/(β − α) "
               "with r = L0/λ, α = low_freq_factor l, β = high_freq_factor h_f, for l < h_f (as Llama 3.1's "
-              "configs have): inside the band YaRN's ramp is Llama's γ, above it (r = β + t) YaRN's clipped ramp "
-              "gives θ and below it (r = α − t) θ/s, Llama's two outer branches, and at the edges γ is 1 and 0 "
-              "(each decided; that a wavelength test of Llama's picks the r-region, r = L0/λ, is read)",
+              "configs have): inside the band Llama's γ is YaRN's unclipped ramp, which is u at r = α + u(β − α) "
+              "(the clip inactive there for 0 ≤ u ≤ 1: a reading), above it (r = β + t) YaRN's clipped ramp gives "
+              "θ and below it (r = α − t) θ/s, Llama's two outer branches, and at the edges γ is 1 and 0 (each "
+              "decided; that a wavelength test of Llama's picks the r-region, r = L0/λ, is read)",
         kind="theorem",
         family=FAMILY,
         statement=lambda: sp.Eq(

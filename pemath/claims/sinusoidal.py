@@ -134,8 +134,9 @@ register(
     Claim(
         id="sinusoidal.shift",
         name="The sinusoidal shift is a rotation independent of t",
-        title="PE(t+k) is a rotation M(k) of PE(t), derived, independent of t, and, for each frequency, the only "
-              "2x2 matrix free of t that does it; over d = 2h features the block-diagonal diag(M_i(k)) does it",
+        title="PE(t+k) is a rotation M(k) of PE(t), derived, independent of t, and the only 2x2 matrix whose entries "
+              "are functions of the frequency and the shift alone (free of t) that does it for every frequency and "
+              "shift; over d = 2h features the block-diagonal diag(M_i(k)) does it",
         kind="theorem",
         family="sinusoidal",
         statement=_shift_statement,

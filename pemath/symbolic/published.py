@@ -50,6 +50,16 @@ def _hi(x) -> mpmath.mpf:
     return mpmath.mpf(x.b.b)
 
 
+def _digits(x: mpmath.mpf, n: int, direction: str) -> str:
+    """``x`` to ``n`` significant digits, rounded down or up (never to nearest): a printed end of an enclosure
+    stays on its side of the value."""
+    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+    d = Decimal(mpmath.nstr(x, n + 20, strip_zeros=False))
+    step = Decimal(1).scaleb(d.adjusted() - n + 1)
+    return str(d.quantize(step, rounding=ROUND_FLOOR if direction == "down" else ROUND_CEILING))
+
+
 @contextmanager
 def _iv_precision(dps: int = _IV_DPS) -> Iterator[None]:
     """Interval arithmetic at ``dps`` digits (mpmath.iv has no workdps)."""
@@ -289,8 +299,9 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
         return PIVerdict(d, None, data)
     if not enc["sharp"].a > enc["claimed"].b:
         raise ProofFailure(f"{d.title}: undecided: the constants overlap at {_IV_DPS} digits")
-    d.remark(f"Here (1/2) sum theta_j^2 = {mpmath.nstr(_lo(enc['sharp']), 8)} > d/({denominator} ln c) = "
-             f"{mpmath.nstr(_hi(enc['claimed']), 8)}: look for a counterexample where the Taylor bound is attained.")
+    d.remark(f"Here (1/2) sum theta_j^2 >= {_digits(_lo(enc['sharp']), 8, 'down')} > "
+             f"{_digits(_hi(enc['claimed']), 8, 'up')} >= d/({denominator} ln c): look for a counterexample where the "
+             "Taylor bound is attained.")
 
     # counterexample: aligned h, midpoint of [0, L]
     L, sm = sp.Symbol("L", positive=True), label("s_mid", r"s_{\mathrm{mid}}", real=True)
@@ -318,12 +329,13 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
                            "|a(s) - (beta a(s - alpha) + alpha a(s + beta)) / (alpha + beta)|",
                            *_aligned_at(dim, base, denominator, half), digits=_IV_DPS)
             cx = (f"d = {dim}, c = {base}, h_j = exp(-i theta_j s_mid) with |h_j| = 1, {where}: "
-                  f"|a(s) - a_linear(s)| >= {mpmath.nstr(_lo(e_err), 8)} > {mpmath.nstr(_hi(e_bound), 8)} >= d max|h| "
-                  f"(s-s1)(s2-s)/({denominator} ln c) (interval enclosures); the proof's eq. 14 (c^x <= 1 + x ln c) is "
-                  f"false; the constant of the Taylor bound is (1/2) sum theta_j^2, about "
-                  f"{mpmath.nstr(_lo(enc['sharp']), 6)} (sharp for short intervals: checked numerically), not "
-                  f"d/({denominator} ln c), about {mpmath.nstr(_lo(enc['claimed']), 6)}; a correct bound is "
-                  f"d/(8 ln c) + 1/2, about {mpmath.nstr(_lo(enc['corrected']), 6)}, per max|h| (s-s1)(s2-s)")
+                  f"|a(s) - a_linear(s)| >= {_digits(_lo(e_err), 8, 'down')} > {_digits(_hi(e_bound), 8, 'up')} >= "
+                  f"d max|h| (s-s1)(s2-s)/({denominator} ln c) (interval enclosures, each end rounded outward); the "
+                  f"proof's eq. 14 (c^x <= 1 + x ln c) is false; the constant of the Taylor bound is (1/2) sum "
+                  f"theta_j^2, about {mpmath.nstr(_lo(enc['sharp']), 6)} (sharp for short intervals: checked "
+                  f"numerically), not d/({denominator} ln c), about {mpmath.nstr(_lo(enc['claimed']), 6)}; a correct "
+                  f"bound is d/(8 ln c) + 1/2, about {mpmath.nstr(_lo(enc['corrected']), 6)}, per max|h| (s-s1)(s2-s) "
+                  "(the three values from SymPy-decided enclosures)")
             data.update(length=length, error=e_err, bound=e_bound)
             return PIVerdict(d, cx, data)
     raise ProofFailure(f"{d.title}: no counterexample found down to intervals of length 2^-10")
