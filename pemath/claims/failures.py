@@ -225,10 +225,11 @@ register(Claim(
     id="failures.mixed_frequencies",
     name="Queries and keys rotated with different frequencies",
     title="Queries and keys rotated with different frequencies theta_q, theta_k (a base changed within one KV "
-          "cache): the score is q^T R(n theta_k - m theta_q) k, so a shift t of both positions moves its angle by "
+          "cache), at integer positions m, n and shifts t: the score is q^T R(n theta_k - m theta_q) k, so a shift t "
+          "of both positions moves its angle by "
           "t (theta_k - theta_q); for q = k = e_0 it is 1 at positions (0, 0) and cos(theta_k - theta_q) at (1, 1), "
-          "which differ unless theta_k - theta_q is in 2 pi Z (that step SymPy-decided). At integer positions a "
-          "difference in 2 pi Z is invisible",
+          "which differ unless theta_k - theta_q is in 2 pi Z (that step SymPy-decided); and a difference in "
+          "2 pi Z is invisible",
     kind="theorem", family="failures",
     statement=lambda: sp.Eq(label("<R(m theta_q) q, R(n theta_k) k>", r"\langle R(m\theta_q)\,q,\; R(n\theta_k)\,k \rangle"),
                             sym.mixed_frequencies().result["score"], evaluate=False),

@@ -119,8 +119,8 @@ register(
         name="The sinusoidal wavelengths are geometric",
         title="For b > 1, the wavelengths 2 pi b^{2i/d} are geometric (ratio b^{2/d}) from 2 pi to 2 pi b^{1-2/d} "
               "< 2 pi b; "
-              "tensor2tensor's 2 pi b^{i/(h-1)} are geometric from 2 pi too, for d >= 4 (that they end at 2 pi b "
-              "exactly is SymPy-decided)",
+              "tensor2tensor's 2 pi b^{i/(h-1)} are geometric from 2 pi to exactly 2 pi b, for d >= 4 (that end "
+              "point verified by the checker, outside the formal statement)",
         kind="theorem",
         family="published",
         statement=_wave_statement,

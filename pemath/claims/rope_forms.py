@@ -284,8 +284,9 @@ register(
               "S = sin(m theta) that is x*cos(m theta) + rotate(x)*sin(m theta) = R(m) x (eq. 34, its symbolic form "
               "decided for d = 2, 4, 8); the kernels rope.apply runs on NumPy input (blocked NumPy; compiled numba "
               "on the inputs it takes) return that kernel's output bitwise on a stated finite set of inputs, and "
-              "every registered model's spec, as read from its config, gives the golden vectors pemath ships for it "
-              "through apply, cos_sin, the complex form and the dense matrix (both checked, not proved)",
+              "the spec read from the config of every registered RoPE model (each case of its golden file) gives "
+              "the file's frequencies bitwise and its rotation, within the float64 bound, through apply, cos_sin, "
+              "the complex form and the dense matrix where the spec has them (both checked, not proved)",
         kind="theorem",
         family="rope_forms",
         statement=lambda: sp.Eq(
@@ -616,7 +617,7 @@ def _weights_formal() -> tuple:
 register(
     Claim(
         id="rope.weight_permutation",
-        name="Permuting Meta's weights into HF's layout keeps every score",
+        name="Permuting Meta's weights into HF's layout keeps every rotated pair",
         title="Meta -> HF: W_hf = P W_meta per head sends feature pair (2i, 2i+1) of Meta's interleaved layout to "
               "the pair (i, i + h) HF's rotate_half rotates, every even head dim (so each pair is rotated by the same "
               "angle and the q.k scores agree: a reading, the score relation holding by construction)",

@@ -194,9 +194,10 @@ register(
         id="scaling.relative",
         name="Every per-frequency scaling keeps RoPE relative",
         title="Within one forward pass (the sequence length, hence DynamicNTK's base and LongRoPE's regime, fixed), "
-              "every per-frequency scaling keeps RoPE relative: <aR(m g_i)q, aR(n g_i)k> = a² qᵀR((n−m) g_i)k "
-              "(Linear, NTK, DynamicNTK, YaRN, Llama 3.1, LongRoPE, p-RoPE); across steps with different lengths, "
-              "see failures.mixed_frequencies",
+              "every per-frequency scaling keeps RoPE relative: for every attention factor a > 0 and per-pair "
+              "frequencies g_i, <aR(m g_i)q, aR(n g_i)k> = a² qᵀR((n−m) g_i)k (Linear, YaRN, Llama 3.1, LongRoPE and "
+              "p-RoPE checker-verified instances, NTK and DynamicNTK SymPy-decided ones); across steps with "
+              "different lengths, see failures.mixed_frequencies",
         kind="theorem",
         family=FAMILY,
         statement=_relative_statement,
@@ -384,8 +385,8 @@ register(
         id="scaling.dynamic_continuity",
         name="Dynamic NTK is continuous at the original length",
         title="Dynamic NTK: b'(L) = b(sL/L0 − (s−1))^(d/(d−2)): its ratio sL/L0 − (s−1) is exactly 1 at L = L0 "
-              "and grows linearly with slope s/L0 > 0, so it exceeds 1 above L0 (b' > b there follows: a reading; "
-              "the value b'(L0) = b and the limit are SymPy-decided); RoPE for L ≤ L0, by definition",
+              "and is 1 + (s/L0)(L − L0), slope s/L0 > 0 (that it exceeds 1 above L0, and b' > b there, follows: a "
+              "reading; the value b'(L0) = b and the limit are SymPy-decided); RoPE for L ≤ L0, by definition",
         kind="theorem",
         family=FAMILY,
         statement=lambda: sp.Eq(
@@ -589,8 +590,8 @@ register(
     Claim(
         id="scaling.llama3_continuity",
         name="Llama 3.1's smoothing is continuous at both band edges",
-        title="Llama 3.1's smoothed frequency equals the adjacent branch at both band edges: θ at λ = L0/h, θ/s at "
-              "λ = L0/l (so the rule, each branch continuous, is continuous: a reading)",
+        title="For factors l < h, Llama 3.1's smoothed frequency equals the adjacent branch at both band edges: θ "
+              "at λ = L0/h, θ/s at λ = L0/l (so the rule, each branch continuous, is continuous: a reading)",
         kind="theorem",
         family=FAMILY,
         statement=lambda: sp.Tuple(*(  # the smoothed frequency at each edge is the adjacent branch's, 2 pi / lambda
@@ -761,7 +762,7 @@ def _unit_formal() -> tuple:
 register(
     Claim(
         id="scaling.unit_factor",
-        name="At factor 1 every scaling is RoPE, except Dynamic NTK",
+        name="At factor 1 Linear, NTK, YaRN and Llama 3.1 are RoPE; Dynamic NTK is not",
         title="At s = 1 Linear, NTK, YaRN (attention factor 0.1 ln 1 + 1 = 1) and Llama 3.1 are RoPE; "
               "Dynamic NTK is not: above L0 its base is b(L/L0)^(d/(d−2)) > b",
         kind="theorem",

@@ -201,7 +201,8 @@ register(
     Claim(
         id="t5.monotone",
         name="T5's bucket grows with the distance",
-        title="T5's bucket b(n) is non-decreasing in the distance n >= 1, for every configuration (reading, from "
+        title="T5's bucket b(n) is non-decreasing in the distance n >= 1, for every configuration with max_exact "
+              ">= 1, at least one log bucket and max_distance > max_exact (reading, from "
               "the definition: within a direction, a relative position r has bucket b(|r|) plus that direction's "
               "constant offset)",
         kind="theorem",

@@ -328,14 +328,16 @@ def pi_interpolation_bound(dim: int = 128, base: int = 10000, denominator: int =
                            f"s = s_mid = alpha = beta = {half}, the bound d alpha beta / ({denominator} ln c) is below "
                            "|a(s) - (beta a(s - alpha) + alpha a(s + beta)) / (alpha + beta)|",
                            *_aligned_at(dim, base, denominator, half), digits=_IV_DPS)
-            cx = (f"d = {dim}, c = {base}, h_j = exp(-i theta_j s_mid) with |h_j| = 1, {where}: "
+            cx = (f"d = {dim}, c = {base}, h_j = exp(-i theta_j s_mid) with |h_j| = 1 (so that a(s) = sum_j "
+                  f"cos((s - s_mid) theta_j): SymPy-decided), {where}: "
                   f"|a(s) - a_linear(s)| >= {_digits(_lo(e_err), 8, 'down')} > {_digits(_hi(e_bound), 8, 'up')} >= "
                   f"d max|h| (s-s1)(s2-s)/({denominator} ln c) (interval enclosures, each end rounded outward); the "
                   f"proof's eq. 14 (c^x <= 1 + x ln c) is false; the constant of the Taylor bound is (1/2) sum "
                   f"theta_j^2, about {mpmath.nstr(_lo(enc['sharp']), 6)} (sharp for short intervals: checked "
                   f"numerically), not d/({denominator} ln c), about {mpmath.nstr(_lo(enc['claimed']), 6)}; a correct "
                   f"bound is d/(8 ln c) + 1/2, about {mpmath.nstr(_lo(enc['corrected']), 6)}, per max|h| (s-s1)(s2-s) "
-                  "(the three values from SymPy-decided enclosures)")
+                  "(the three values from SymPy-decided enclosures; the bound from the cited Taylor and triangle "
+                  "inequalities and SymPy-decided rewrites)")
             data.update(length=length, error=e_err, bound=e_bound)
             return PIVerdict(d, cx, data)
     raise ProofFailure(f"{d.title}: no counterexample found down to intervals of length 2^-10")
