@@ -57,7 +57,7 @@ def test_a_reference_to_a_step_the_used_claim_did_not_verify_fails(record):
     other = rec[1]["steps"][_refs(rec[1])[1]]  # the premise of another reference: verified, but not this one's
     step["kernel"]["premises"][0]["entry"][1] = ["instance", 0, []]  # an entry that is no verified step of USED
     result = recheck(rec)
-    assert any("not a step verified in claim" in f[3] for f in result.failures)
+    assert any("not the step it names, verified in claim" in f[3] for f in result.failures)
     rec = copy.deepcopy(record[1])
     step = rec[1]["steps"][_refs(rec[1])[0]]
     step["kernel"]["premises"] = copy.deepcopy(other["kernel"]["premises"])  # the checker refuses the instance
@@ -87,7 +87,7 @@ def test_a_reference_outside_a_claim_that_uses_the_other_fails():
 
 def test_a_proposition_the_used_claim_did_not_verify_fails():
     x = ("var", "x", "pos")
-    with using({USED: [{"proposition": kernel.to_json(("forall", (x,), (), ("lt", ("num", 0, 1), x))),
+    with using({USED: [{"step": 0, "proposition": kernel.to_json(("forall", (x,), (), ("lt", ("num", 0, 1), x))),
                          "certificate": kernel.to_json(("sign",))}]}):
         d = Derivation("uses one")
         with pytest.raises(ProofFailure, match="no verified step"):
@@ -95,7 +95,8 @@ def test_a_proposition_the_used_claim_did_not_verify_fails():
         d.from_claim("0 < x", USED, ("forall", (x,), (), ("lt", ("num", 0, 1), x)))
         assert d.steps[-1].certificate == "reference"
         # an entry that does not verify is never used
-    with using({USED: [{"proposition": kernel.to_json(("forall", (), (), ("lt", ("num", 1, 1), ("num", 0, 1)))),
+    with using({USED: [{"step": 0, "proposition": kernel.to_json(("forall", (), (), ("lt", ("num", 1, 1),
+                                                                                   ("num", 0, 1)))),
                          "certificate": kernel.to_json(("eval",))}]}):
         with pytest.raises(ProofFailure, match="refuses"):
             Derivation("uses a false one").from_claim("1 < 0", USED, ("forall", (), (), ("lt", ("num", 1, 1),

@@ -28,7 +28,7 @@ from pemath.symbolic.recheck import recheck
 from ._claim_checks import all_outcomes
 
 x, y = var("x"), var("y")
-ALLOWED = {"collections", "fractions", "math", "mpmath", "re", "typing", "unicodedata"}
+ALLOWED = {"collections", "fractions", "math", "mpmath", "re", "typing", "unicodedata", "weakref"}
 
 
 def _prop(concl, binders=(), hyps=()):
@@ -52,8 +52,8 @@ def test_the_checker_imports_no_simplifier_and_its_size_is_printed():
                 assert node.level == 1 or (node.module or "").split(".")[0] in ALLOWED | {"__future__"}, path.name
     size = checker_size()
     assert set(size["imports"]) <= ALLOWED and "sympy" not in size["imports"]
-    assert 300 < size["lines"] < 1900  # lines of code, docstrings and comments excluded (1,669 before the ninth audit,
-    # 1,779 before the inequality certificates)
+    assert 300 < size["lines"] < 1950  # lines of code, docstrings and comments excluded (1,669 before the ninth audit,
+    # 1,779 before the inequality certificates, 1,882 before the walk meter and the eighteenth audit's fixes)
     assert f"({size['lines']} lines" in checker_line([])
 
 

@@ -1152,3 +1152,86 @@ def test_route_17_4_every_field_of_a_record_is_rechecked_bound_or_refused():
         change(forged[0])
         assert not recheck(forged).ok, what
     assert "44 claims pemath registers are not in this record" in recheck(good).summary()
+
+
+# --- the eighteenth audit (no route to a false theorem by a certificate; three slow checks, two record fields, a
+# record calling any SymPy function, a Theorem's slot) ------------------------------------------------------------
+
+def _fib_literal() -> tuple:
+    a, b = 0, 1
+    for _ in range(5900):  # consecutive Fibonacci numbers below 2^4096: coprime, the slowest gcd
+        a, b = b, a + b
+    return ("num", a, b)
+
+
+def test_route_18_1_a_literals_gcd_is_counted_as_the_work_it_is():
+    v, w = ("var", "v", "real"), ("var", "w", "int")
+    rows = ((_fib_literal(),),) * 79_000  # re-validated at every case: 11 s for 3 cases, then accepted
+    prop = ("forall", (v, w), (("in", (v,), rows), ("le", N(1), w), ("le", w, N(8))), ("le", w, w))
+    _walk_refused(prop, ("enum", "w", ("sign",)))
+
+
+def test_route_18_2_an_applications_literal_arguments_are_costed():
+    x = ("var", "x", "real")
+    app = ("app", "f") + (_fib_literal(),) * 99_000  # each a gcd and a decimal print in the atom's key: 11 s
+    t0 = time.process_time()
+    with pytest.raises(KernelError, match="bound"):
+        check(("forall", (x, ("fun", "f", 1, "real")), (), ("eq", x, x)),
+              ("ideal", ((("rule", "cos_zero", ()), ("mul", N(0), app)),)))
+    assert time.process_time() - t0 < 3.0
+
+
+def test_route_18_3_and_4_a_records_uses_methods_premises_and_extra_fields_are_bound():
+    from pemath.symbolic.recheck import recheck
+
+    good = _record("sinusoidal.wavelengths") + _record("vaswani.wavelengths") + _record("rope.relative")
+    assert recheck(good).ok
+    steps = good[1]["steps"]
+    refs = [i for i, s in enumerate(steps) if s["certificate"] == "reference"]
+    sub = next(i for i, s in enumerate(good[2]["steps"]) if s["certificate"] in ("substitution", "instance"))
+    rewrite = next(i for i, s in enumerate(good[0]["steps"]) if s["certificate"] == "rewrite")
+    refused = next((i for i, s in enumerate(good[0]["steps"]) if isinstance(s.get("kernel"), dict)
+                    and "refused" in s["kernel"]), None)
+    flat = [i for i, s in enumerate(good[0]["steps"]) if s["status"] == "proved" and isinstance(s.get("kernel"), dict)
+            and "proposition" in s["kernel"] and i != refs[1]]
+    edits = {
+        "uses dropped": lambda r: r[1].update(uses=[]),
+        "a false cycle": lambda r: r[0].update(uses=["vaswani.wavelengths"]),
+        "a verdict field": lambda r: r[0].update(verdict="proved"),
+        "a step field": lambda r: r[0]["steps"][0].update(checked=True),
+        "a substitution's method": lambda r: r[2]["steps"][sub].update(method="at n = 0 only"),
+        "a rewrite's method": lambda r: r[0]["steps"][rewrite].update(method="simplify"),
+    }
+    if refused is not None:
+        edits["a refusal's reason"] = lambda r: r[0]["steps"][refused]["kernel"].update(refused="verified by pemath.kernel")
+
+    def repoint(r: list) -> None:  # the premise moved to another verified step of the used claim
+        premise = r[1]["steps"][refs[1]]["kernel"]["premises"][0]
+        other = next(i for i in flat if i != premise["step"])
+        premise["step"] = other
+        premise["entry"] = [r[0]["steps"][other]["kernel"]["proposition"], r[0]["steps"][other]["kernel"]["certificate"]]
+
+    edits["a re-pointed premise"] = repoint
+    for what, change in edits.items():
+        forged = copy.deepcopy(good)
+        change(forged)
+        assert not recheck(forged).ok, what
+
+
+def test_route_18_5_a_record_calls_only_the_constructors_a_record_holds(tmp_path):
+    from pemath.symbolic._certify import load
+
+    for text in ("nextprime(Integer(10))", "multinomial_coefficients(Integer(7), Integer(38))", "test()",
+                 "GroebnerBasis(Tuple(Symbol('x')))", "Poly(Symbol('x'))"):
+        t0 = time.process_time()
+        with pytest.raises(ValueError, match="not a constructor a record holds"):
+            load(text)
+        assert time.process_time() - t0 < 0.5
+
+
+def test_route_18_6_a_theorems_proposition_cannot_be_rewritten():
+    x = ("var", "x", "pos")
+    thm = check(("forall", (x,), (), ("lt", N(0), x)), ("sign",))
+    with pytest.raises(AttributeError):
+        object.__setattr__(thm, "prop", ("forall", (), (), ("eq", N(0), N(1))))
+    assert thm.prop == ("forall", (x,), (), ("lt", N(0), x))

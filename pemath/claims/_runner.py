@@ -69,7 +69,8 @@ _PROVED: dict[str, tuple[Claim, list[dict]]] = {}
 
 
 def _verified_entries(derivation: Any) -> list[dict]:
-    return [s.kernel for s in derivation.steps
+    """Each verified step's checker entry, with the step's index in the derivation (``{"step": i, **entry}``)."""
+    return [{"step": i, **s.kernel} for i, s in enumerate(derivation.steps)
             if s.status == "proved" and isinstance(s.kernel, dict) and "proposition" in s.kernel]
 
 

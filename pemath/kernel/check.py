@@ -57,6 +57,7 @@ A certificate (all plain data, so a record stores it and the re-checker replays 
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -77,20 +78,27 @@ _CASES = [0]  # cases enumerated so far in the check under way (nested enumerati
 
 
 class Theorem:
-    """A proposition the checker has verified a certificate for. Only :func:`check` makes one."""
+    """A proposition the checker has verified a certificate for. Only :func:`check` makes one; its proposition is
+    held by the checker (``_PROVED``), not by the object, so no attribute of it can be rewritten (the eighteenth
+    audit set a slot with object.__setattr__)."""
 
-    __slots__ = ("prop",)
+    __slots__ = ("__weakref__",)
 
     def __init__(self, prop: tuple, token: object = None) -> None:
         if token is not _TOKEN:
             raise TypeError("a Theorem is made only by pemath.kernel.check, after it verifies a certificate")
-        object.__setattr__(self, "prop", prop)
+        _PROVED[self] = prop
+
+    prop = property(lambda self: _PROVED[self], doc="The proposition verified.")
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("a Theorem is immutable")
 
     def __repr__(self) -> str:
         return f"Theorem({self.prop!r:.200})"
+
+
+_PROVED: "weakref.WeakKeyDictionary[Theorem, tuple]" = weakref.WeakKeyDictionary()
 
 
 # --- propositions -------------------------------------------------------------------------------------------

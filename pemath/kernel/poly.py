@@ -92,7 +92,7 @@ def cost(t: tuple) -> tuple[int, int, int]:
                 ca = cost(a)
                 if ca[0] > MAX_TERMS or ca[1] > MAX_BITS:
                     return ca
-                w = min(w + ca[2] + ca[0], cap_w)
+                w = min(w + ca[2] + ca[0] + ca[1] // 64, cap_w)  # an argument's literals are read and printed
                 if head in ("floor", "min", "max") or (head == "if" and i >= 2):  # the value may be this argument
                     n, b = max(n, ca[0]), max(b, ca[1])
                 if w >= cap_w:

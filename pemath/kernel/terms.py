@@ -148,10 +148,11 @@ def validate(t: Any, depth: int = 0) -> tuple:
     if head == "num":
         if len(args) != 2 or not all(type(a) is int for a in args) or args[1] <= 0:
             raise KernelError(f"a number is ('num', p, q) with ints p, q > 0, got {t!r:.120}")
-        if Fraction(args[0], args[1]).denominator != args[1]:
-            raise KernelError(f"a number is in lowest terms, got {t!r:.120}")
         if max(abs(args[0]), args[1]).bit_length() > 4096:
             raise KernelError("a number literal longer than 4096 bits is refused")
+        walked(max(abs(args[0]), args[1]).bit_length() // 64)  # its gcd: counted as the nodes it costs, about
+        if Fraction(args[0], args[1]).denominator != args[1]:
+            raise KernelError(f"a number is in lowest terms, got {t!r:.120}")
         return t
     if head == "var":
         if len(args) != 2:

@@ -71,8 +71,8 @@ PARTS = ("statement", "counterexample", "fair reading")
 
 _MINTING: list[bool] = []  # non-empty only while the kernel mints a decided step
 
-#: The claims the running claim uses, each with its verified steps' checker entries ({claim id: [{"proposition",
-#: "certificate"}, ...]}): set by the claims' runner around a claim's proof (:func:`using`), read by
+#: The claims the running claim uses, each with its verified steps' checker entries ({claim id: [{"step": index,
+#: "proposition", "certificate"}, ...]}): set by the claims' runner around a claim's proof (:func:`using`), read by
 #: :meth:`Derivation.from_claim`. Empty outside a claim that uses others.
 _USED: list[dict[str, list[dict]]] = [{}]
 
@@ -577,7 +577,7 @@ class Derivation:
         shown = show_proposition(proposition)
         tex = r"\text{" + shown.replace("{", r"\{").replace("}", r"\}") + "}"
         entry = {"proposition": kernel.to_json(proposition), "certificate": kernel.to_json(cert),
-                 "premises": [{"claim": claim_id, "entry": [k["proposition"], k["certificate"]]}]}
+                 "premises": [{"claim": claim_id, "step": k["step"], "entry": [k["proposition"], k["certificate"]]}]}
         _MINTING.append(True)
         try:
             step = Step(f"{text} [claim {claim_id}]", label(shown, tex), "proved", "pemath.kernel", "reference",

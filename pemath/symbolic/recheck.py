@@ -116,12 +116,35 @@ def display(claim: dict) -> list:
             claim.get("family"), claim.get("assumptions")]
 
 
+#: The fields of a claim's record and of a step's (``Outcome.as_json``): any other is refused, since nothing checks it.
+_CLAIM_KEYS = frozenset({"id", "pemath_version", "registry_version", "name", "title", "headline", "statement", "kind",
+                         "family", "status", "seconds", "checks", "message", "counterexample", "fair_reading",
+                         "references", "uses", "assumptions", "hypotheses", "steps"})
+_STEP_KEYS = frozenset({"text", "status", "role", "method", "certificate", "section", "lemma", "part", "rests_on",
+                        "formula", "kernel", "latex"})
+
+
 def _derived_fields(claim: dict, manifest: dict) -> str | None:
     """The record's fields that are derived from what is re-checked, compared with it: the hypotheses (the texts of
     the hypothesis steps, in order), the symbolic check (the derivation's verdict), the other checks (the claim's
     own, by name, each passed or skipped unless the claim failed; their one-line results are pemath's run's report,
     not re-checked), and no LaTeX (display: ``pemath prove --json --latex`` adds it, for reading, not re-checking)."""
     steps = claim["steps"]  # a field the record leaves out states nothing; one it holds must be the derived one
+    extra = sorted(set(claim) - _CLAIM_KEYS) + sorted({k for st in steps for k in st} - _STEP_KEYS)
+    if extra:
+        return f"it holds fields a record does not have: {extra[:6]}"
+    for st in steps:  # why the checker refused a step: the proposer's words, one of its refusals (the order in
+        k = st.get("kernel")  # which it meets a formula's parts can vary, so the text is not bound, its form is)
+        if isinstance(k, dict) and "refused" in k and (set(k) != {"refused"} or not str(k["refused"]).startswith(
+                ("Untranslatable: ", "NoCertificate: ", "KernelError: ", "the proposer failed ("))):
+            return f"a step's checker entry says {str(k)[:120]!r}, not a refusal of the proposer's"
+    named = sorted({p.get("claim") for st in steps if st.get("certificate") == "reference"
+                    and isinstance(st.get("kernel"), dict) for p in st["kernel"].get("premises") or []
+                    if isinstance(p, dict)}, key=str)
+    cid = claim.get("id")
+    uses = manifest[cid].get("uses", []) if cid in manifest else named
+    if "uses" in claim and sorted(claim["uses"], key=str) != sorted(uses, key=str):
+        return f"it says it uses {claim['uses']}, but {sorted(uses, key=str)} is what it uses"
     if "hypotheses" in claim and claim["hypotheses"] != [s.get("text") for s in steps if s.get("role") == "hypothesis"]:
         return "its hypotheses are not the texts of its hypothesis steps"
     if any(s.get("latex") is not None for s in steps):
@@ -134,7 +157,6 @@ def _derived_fields(claim: dict, manifest: dict) -> str | None:
     want = {"proved": "passed", "imprecise": "refuted", "refuted": "refuted"}.get(status)
     if want is not None and checks and checks.get("symbolic") != want:
         return f"its symbolic check says {checks.get('symbolic')!r}, its verdict {status!r} gives {want!r}"
-    cid = claim.get("id")
     if cid in manifest:
         own = manifest[cid].get("checks", [])
         if checks and set(checks) not in ({"symbolic"}, {"symbolic", *own}):
@@ -147,8 +169,9 @@ def _derived_fields(claim: dict, manifest: dict) -> str | None:
 
 def step_skeleton(steps: Sequence[dict]) -> list:
     """What the manifest binds of a claim's steps, in order: each step's status, role, part, certificate, the
-    hypotheses it rests on, its text (a remark's text left out: it may quote a measured figure), and the lemma and
-    section it is shown under; and of a step
+    hypotheses it rests on, its text (a remark's text left out: it may quote a measured figure), the lemma and
+    section it is shown under, what it says established it (its method), and a reference step's premise (the used
+    claim and step); and of a step
     the checker verified, what its proposition says (:func:`canonical`: each relation's normal form, independent of
     how SymPy prints or orders the formula it was translated from). A record with a step deleted, appended, moved,
     relabelled, replaced by another, rewritten or stripped of its checker entry fails (the ninth audit's route
@@ -157,10 +180,13 @@ def step_skeleton(steps: Sequence[dict]) -> list:
     out = []
     for s in steps:
         role = s.get("role")
+        k = s.get("kernel")
+        premise = k.get("premises") if isinstance(k, dict) and s.get("certificate") == "reference" else None
         row = [s.get("status"), role, s.get("part") if s.get("status") == "proved" else None,
                s.get("certificate"), sorted(s.get("rests_on") or []), None if role == "remark" else s.get("text"),
-               s.get("lemma"), s.get("section")]
-        k = s.get("kernel")
+               s.get("lemma"), s.get("section"), s.get("method"),
+               [(p.get("claim"), p.get("step")) for p in premise if isinstance(p, dict)]
+               if isinstance(premise, list) else None]
         if s.get("status") == "proved":
             row.append(canonical(k["proposition"]) if isinstance(k, dict) and "proposition" in k else None)
         out.append(row)
@@ -308,7 +334,9 @@ def _formal_consistent(claim: dict, verified: list[tuple[str, tuple]]) -> str | 
 def _reference(step: dict, formula: Any, used: dict[str, dict]) -> tuple:
     """A step of certificate "reference" (:meth:`pemath.symbolic.Derivation.from_claim`): its formula holds its
     checker proposition and certificate (an instance, nothing else) and the used claim's id, the same as its
-    checker entry's; that entry's one premise names the used claim and one of its steps, which must be a step
+    checker entry's; that entry's one premise names the used claim and one of its steps by index, whose entry it
+    holds (the index bound by the manifest: the eighteenth audit re-pointed a premise to another step of the same
+    normal form), which must be a step
     verified when that claim was re-checked earlier in this record (``used``: claim id -> its verified entries'
     JSON -> theorem, only claims this one may use). Returns the (proposition, certificate, context) to verify."""
     from sympy.core.symbol import Str
@@ -322,9 +350,10 @@ def _reference(step: dict, formula: Any, used: dict[str, dict]) -> tuple:
                            "with its checker entry")
     premises = k.get("premises")
     if not (isinstance(premises, list) and len(premises) == 1 and isinstance(premises[0], dict)
-            and set(premises[0]) == {"claim", "entry"} and isinstance(premises[0]["entry"], list)):
-        raise ProofFailure("a reference step's checker entry holds one premise: {'claim': id, 'entry': [proposition, "
-                           "certificate]}")
+            and set(premises[0]) == {"claim", "step", "entry"} and isinstance(premises[0]["entry"], list)
+            and type(premises[0]["step"]) is int):
+        raise ProofFailure("a reference step's checker entry holds one premise: {'claim': id, 'step': index, "
+                           "'entry': [proposition, certificate]}")
     claim_id = premises[0]["claim"]
     if json.loads(formula[0].name) != k.get("proposition") or json.loads(formula[1].name) != k.get("certificate") \
             or formula[2].name != claim_id:
@@ -336,9 +365,11 @@ def _reference(step: dict, formula: Any, used: dict[str, dict]) -> tuple:
         raise ProofFailure(f"a reference step uses claim {str(claim_id)[:60]!r}, which is not one this claim may use "
                            "(the manifest's uses), re-checked earlier in this record without a failure")
     key = json.dumps(premises[0]["entry"], sort_keys=True)
-    if key not in used[claim_id]:
-        raise ProofFailure(f"a reference step's premise is not a step verified in claim {claim_id!r}'s record")
-    return kernel.from_json(k["proposition"]), certificate, (used[claim_id][key],)
+    theorems, at = used[claim_id]
+    if at.get(premises[0]["step"]) != key or key not in theorems:
+        raise ProofFailure(f"a reference step's premise is not the step it names, verified in claim {claim_id!r}'s "
+                           "record")
+    return kernel.from_json(k["proposition"]), certificate, (theorems[key],)
 
 
 def _kernel_check(step: dict, cert: str, formula: Any, stated: Sequence[str] = (),
@@ -414,6 +445,7 @@ def recheck(record: Sequence[dict]) -> Recheck:
         sources: list[tuple[Premise, tuple[str, ...]]] = []
         verified: list[tuple[str, tuple]] = []  # (part, proposition) of the steps pemath.kernel verified here
         theorems: dict = {}  # each verified step's checker entry (JSON) to its theorem: an instance's premise
+        at: dict[int, str] = {}  # each verified step's index in the claim's steps to its entry's JSON
         stated: list[str] = []  # the relations of the claim's hypotheses recorded so far
         for n, step in enumerate(claim["steps"], 1):
             text = str(step.get("text", ""))
@@ -455,6 +487,8 @@ def recheck(record: Sequence[dict]) -> Recheck:
                     raise ProofFailure(f"the record says it rests on {step.get('rests_on')}, the premises on {rests}")
                 if _kernel_check(step, cert, formula, stated, theorems, used):
                     out.checked += 1
+                    at[n - 1] = json.dumps([step["kernel"]["proposition"], step["kernel"]["certificate"]],
+                                           sort_keys=True)
                     from ..kernel import from_json
 
                     verified.append((str(step.get("part")), from_json(step["kernel"]["proposition"])))
@@ -476,7 +510,7 @@ def recheck(record: Sequence[dict]) -> Recheck:
         if claim.get("statement"):
             out.formal += 1
         if len(out.failures) == failures_before and isinstance(claim.get("id"), str):
-            rechecked[cid] = theorems
+            rechecked[cid] = (theorems, at)
     held = {c.get("id") for c in _claims(record)}
     out.absent = sum(1 for cid in manifest if cid not in held)
     out.seconds = time.perf_counter() - t0
