@@ -241,7 +241,7 @@ def _binary_mpmath() -> str:
 register(
     Claim(
         id="pedagogy.binary_bounded_unique_discontinuous",
-        name="The binary encoding is bounded and unique, but jumps",
+        name="The 8-bit binary encoding is bounded and unique, but jumps",
         title="Binary encoding at d = 8: entries in {0, 1}, unique on [0, 2^d), but 2^j - 1 -> 2^j jumps by "
               "sqrt(j + 1); "
               "one sinusoid pair's squared step is 2 - 2 cos w at every t",

@@ -199,8 +199,9 @@ def decay_verdict(dim: int = DIM, base: int = BASE, *, distances: int = 250) -> 
              "checks, numerically).")
     cx = (f"d = {dim}, theta_i = {base}^(-2i/d): B({r0}) < B({r0 + 1}) (decided by interval arithmetic; about "
           f"{mpmath.nstr(_mp(e_lo), 6)} and {mpmath.nstr(_mp(e_hi), 6)}); checked numerically: B increases at "
-          f"{len(ups)} of the steps r -> r + 1 for r < {distances}, and it falls from {curve[0]:.4g} to a plateau: "
-          f"for r in [5000, 20000] it stays near sqrt(pi d/2)/3 = {np.sqrt(np.pi * dim / 2) / 3:.3g}, not near 0")
+          f"{len(ups)} of the steps r -> r + 1 for r < {distances}, and over r in [5000, 20000] it oscillates with "
+          f"a mean near sqrt(pi d/2)/3 = {np.sqrt(np.pi * dim / 2) / 3:.3g} (the check gives the mean and the "
+          "minimum), not near 0")
     d.result.update(r0=r0, increases=len(ups))
     fair = (f"the bound falls below a quarter of B(0) = (d/2 + 1)/2 = {top} by distance {far} (decided by interval "
             f"arithmetic; the value of B(0) is SymPy-decided); that it is largest at distance 0 (B(r) <= B(0) for "

@@ -383,7 +383,7 @@ def _dynamic_formal() -> tuple:
 register(
     Claim(
         id="scaling.dynamic_continuity",
-        name="Dynamic NTK is continuous at the original length",
+        name="Dynamic NTK's base ratio is exactly 1 at the original length and grows past it",
         title="Dynamic NTK: b'(L) = b(sL/L0 − (s−1))^(d/(d−2)): its ratio sL/L0 − (s−1) is exactly 1 at L = L0 "
               "and is 1 + (s/L0)(L − L0), slope s/L0 > 0 (that it exceeds 1 above L0, and b' > b there, follows: a "
               "reading; the value b'(L0) = b and the limit are SymPy-decided); RoPE for L ≤ L0, by definition",
@@ -589,7 +589,7 @@ def _llama3_continuity_formal() -> tuple:
 register(
     Claim(
         id="scaling.llama3_continuity",
-        name="Llama 3.1's smoothing is continuous at both band edges",
+        name="Llama 3.1's smoothing meets the adjacent branch at both band edges",
         title="For factors l < h, Llama 3.1's smoothed frequency equals the adjacent branch at both band edges: θ "
               "at λ = L0/h, θ/s at λ = L0/l (so the rule, each branch continuous, is continuous: a reading)",
         kind="theorem",

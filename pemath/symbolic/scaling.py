@@ -312,7 +312,7 @@ def dynamic_continuity() -> Derivation:
     The ratio is :func:`dynamic_ratio` (the mutation tests patch ``s L / L0``, the formula without its
     ``-(s - 1)`` term).
     """
-    der = Derivation("Dynamic NTK is continuous at the original length")
+    der = Derivation("Dynamic NTK at the original length")
     h = H
     d = 2 * h
     L = seq_len
