@@ -97,7 +97,10 @@ def weak_equality(d: Derivation, text: str, layout: str, w: sp.IndexedBase, left
     a, b = features(I, layout)
     z = sp.IndexedBase("z")
     pair_sum = inner_over_pairs(d, layout, w, z)
-    filled = pair_sum.xreplace({z[a]: left[0] - right[0], z[b]: left[1] - right[1]})
+    # each difference built unevaluated: SymPy would cancel equal sides on construction, leaving sum(0) = 0, which
+    # says nothing; kept, the checker verifies the identity itself (the fourth reading of the records)
+    diff = [sp.Add(lhs, sp.Mul(-1, rhs, evaluate=False), evaluate=False) for lhs, rhs in zip(left, right)]
+    filled = pair_sum.xreplace({z[a]: diff[0], z[b]: diff[1]})
     d.equal(text, filled, sp.S.Zero, methods=methods)
 
 
