@@ -1168,14 +1168,17 @@ def test_route_18_1_a_literals_gcd_is_counted_as_the_work_it_is():
     v, w = ("var", "v", "real"), ("var", "w", "int")
     rows = ((_fib_literal(),),) * 79_000  # re-validated at every case: 11 s for 3 cases, then accepted
     prop = ("forall", (v, w), (("in", (v,), rows), ("le", N(1), w), ("le", w, N(8))), ("le", w, w))
-    _walk_refused(prop, ("enum", "w", ("sign",)))
+    t0 = time.process_time()  # now refused as it is read: each such literal counts as its 64 words
+    with pytest.raises(KernelError, match="refused"):
+        check(prop, ("enum", "w", ("sign",)))
+    assert time.process_time() - t0 < 3.0
 
 
 def test_route_18_2_an_applications_literal_arguments_are_costed():
     x = ("var", "x", "real")
     app = ("app", "f") + (_fib_literal(),) * 99_000  # each a gcd and a decimal print in the atom's key: 11 s
     t0 = time.process_time()
-    with pytest.raises(KernelError, match="bound"):
+    with pytest.raises(KernelError, match="bound|refused"):
         check(("forall", (x, ("fun", "f", 1, "real")), (), ("eq", x, x)),
               ("ideal", ((("rule", "cos_zero", ()), ("mul", N(0), app)),)))
     assert time.process_time() - t0 < 3.0
@@ -1235,3 +1238,81 @@ def test_route_18_6_a_theorems_proposition_cannot_be_rewritten():
     with pytest.raises(AttributeError):
         object.__setattr__(thm, "prop", ("forall", (), (), ("eq", N(0), N(1))))
     assert thm.prop == ("forall", (x,), (), ("lt", N(0), x))
+
+
+# --- the nineteenth audit (no route to a false theorem; record fields on narrated steps and inside entries, SymPy
+# expansion and enumeration bounds in the re-checker, messages of huge certificates, a fingerprint's factor) -------
+
+def test_route_19_1_and_2_narrated_steps_and_nested_entries_hold_nothing_unchecked():
+    from pemath.symbolic.recheck import recheck
+
+    good = _record("barbero.prop_3_2")
+    assert recheck(good).ok
+    narrated = next(i for i, s in enumerate(good[0]["steps"]) if s["status"] == "info")
+    verified = next(i for i, s in enumerate(good[0]["steps"]) if isinstance(s.get("kernel"), dict)
+                    and "proposition" in s["kernel"])
+    false = {"proposition": kernel.to_json(("forall", (), (), ("eq", N(0), N(1)))), "certificate": ["eval"]}
+    edits = {
+        "a narrated step's checker entry": lambda c: c["steps"][narrated].update(kernel=false),
+        "a narrated step's part": lambda c: c["steps"][narrated].update(part="counterexample"),
+        "a statement's extra text": lambda c: c["statement"].update(text="a false restatement"),
+        "an entry's extra verdict": lambda c: c["steps"][verified]["kernel"].update(verdict="refused"),
+    }
+    for what, change in edits.items():
+        forged = copy.deepcopy(good)
+        change(forged[0])
+        assert not recheck(forged).ok, what
+
+
+def test_route_19_3_and_7_the_rechecks_sympy_work_is_bounded_before_it_starts():
+    from pemath.symbolic._certify import ProofFailure, decide, load
+
+    big = load("Eq(Pow(Add(Symbol('a'), Symbol('b'), Symbol('c'), Symbol('d'), Symbol('e'), Integer(1)), "
+               "Integer(24)), Integer(0))")  # expanded: C(29, 5) = 118,755 terms, 34 s before
+    t0 = time.process_time()
+    with pytest.raises(ProofFailure, match="expanded"):
+        decide("rewrite", big, "expand", strict=False)
+    x = sp.Symbol("x", integer=True)
+    with pytest.raises(ProofFailure, match="cases"):  # 200,000 cases of x >= 0: 8 s before
+        decide("enumeration", sp.Tuple(x, sp.Range(0, 200_000), sp.Ge(x, 0, evaluate=False)), None, strict=False)
+    assert time.process_time() - t0 < 1.0
+
+
+def test_route_19_4_and_6_a_huge_literal_anywhere_is_measured_before_a_message_prints_it():
+    huge = 10 ** 4299
+    for cert in (("nonsense",) + (huge,) * 60_000, ("ideal", ((("rule", ("x" * 10_000_000,), ()), N(1)),))):
+        t0 = time.process_time()
+        with pytest.raises(KernelError) as err:
+            check(("forall", (), (), ("eq", N(0), N(0))), cert)
+        assert time.process_time() - t0 < 1.0 and len(str(err.value)) < 1000
+
+
+def test_route_19_8_a_fingerprints_factor_is_measured_before_it_is_built():
+    import hashlib
+    import json
+    import math
+    import random
+
+    from pemath.symbolic.recheck import canonical
+
+    x = ["var", "x", "real"]
+
+    def text(name: str) -> str:  # the fingerprint's text of the atom name(x)
+        inner = json.dumps(sorted([[json.dumps(sorted([["('var', 'x', 'real')", 1]])), "1/1"]]))
+        return hashlib.sha256(json.dumps(["app", name, inner]).encode()).hexdigest()
+
+    b, a = sorted(["f", "g"], key=text)  # a first in key order, b first in text order: the factor is 1/C^e
+    rng = random.Random(5)
+
+    def coprime() -> list:
+        while True:
+            p, q = rng.getrandbits(4096) | (1 << 4095), rng.getrandbits(4096) | (1 << 4095)
+            if math.gcd(p, q) == 1:
+                return ["num", p, q]
+
+    factors = [["pow", ["inv", ["add", ["app", a, x], ["mul", coprime(), ["app", b, x]]]], 750] for _ in range(2)]
+    prop = ["forall", [x, ["fun", a, 1, "pos"], ["fun", b, 1, "pos"]], [], ["eq", ["mul", *factors], ["num", 0, 1]]]
+    t0 = time.process_time()  # 16.8 s before (3-million-bit fractions)
+    with pytest.raises(ValueError):
+        canonical(prop)
+    assert time.process_time() - t0 < 2.0

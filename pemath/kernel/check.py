@@ -779,8 +779,10 @@ def _plain(data: Any, what: str) -> None:
     sizes: dict[int, int] = {}
 
     def size(x: Any, depth: int) -> int:
-        if type(x) is str or type(x) is int:
-            return 1
+        if type(x) is int:  # an int and a string count as their size: a message printing any part stays bounded
+            return 1 + x.bit_length() // 64  # (the nineteenth audit: 4,300-digit ints in 250,000 slots, 56 s, 1 GB)
+        if type(x) is str:
+            return 1 + len(x) // 8
         if type(x) is not tuple:
             raise KernelError(f"a {what} holds only tuples, strings and ints, got {type(x).__name__}")
         if depth > 400:

@@ -61,8 +61,11 @@ __all__ = ["ProofFailure", "REWRITES", "reduce_to_zero", "increment", "decide", 
 FACTS = ("positive", "nonnegative", "negative", "nonpositive", "nonzero", "integer", "real", "rational", "even",
          "odd")
 
-#: The largest domain an enumeration may run over (a bound on the re-checker's work, not on logic).
-MAX_CASES = 200_000
+#: The largest domain an enumeration may run over (a bound on the re-checker's work, not on logic), and the most
+#: predicate nodes it may evaluate, cases times the predicate's size (the nineteenth audit: 200,000 cases of a
+#: trivial predicate took 8 s). pemath's largest enumeration has 1,025 cases.
+MAX_CASES = 20_000
+MAX_CASE_NODES = 2_000_000
 
 
 class ProofFailure(AssertionError):
@@ -879,6 +882,36 @@ def _bounded(formula: Any) -> None:
                                    f"({sp.sstr(e)[:80]})")
             continue
         stack.extend(e.args)
+    if _expanded_terms(formula) > MAX_EXPANDED:
+        raise ProofFailure(f"refused before any work: expanded, the formula would have more than {MAX_EXPANDED} terms "
+                           "(a power or product of sums)")
+
+
+#: The most terms a formula may have once products and integer powers of sums are multiplied out (what ``expand``,
+#: a rewrite's first step, builds: the nineteenth audit's (a+b+c+d+e+1)^24 took 34 s before it was refused).
+MAX_EXPANDED = 16_000
+
+
+def _expanded_terms(e: Any) -> int:
+    """An upper bound on the terms of ``e`` multiplied out, capped just past MAX_EXPANDED (so the bound is cheap)."""
+    import math
+
+    cap = MAX_EXPANDED + 1
+    if not isinstance(e, sp.Basic) or not e.args:
+        return 1
+    if isinstance(e, sp.Add):
+        return min(sum(_expanded_terms(a) for a in e.args if a != 0), cap)
+    if isinstance(e, sp.Mul):
+        if any(a == 0 for a in e.args):  # a product with a factor 0 (kept unevaluated) expands to nothing
+            return 1
+        out = 1
+        for a in e.args:
+            out = min(out * _expanded_terms(a), cap)
+        return out
+    if isinstance(e, sp.Pow) and isinstance(e.exp, sp.Integer) and e.exp > 1:
+        k, n = _expanded_terms(e.base), int(e.exp)
+        return cap if n > 64 and k > 1 else min(math.comb(n + k - 1, k - 1) if k > 1 else 1, cap)
+    return min(max(_expanded_terms(a) for a in e.args), cap)
 
 
 def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence[Any] = (), *,
@@ -973,6 +1006,10 @@ def decide(certificate: str, formula: Any, method: str | None, earlier: Sequence
         cases = _cases(domain)
         if len(cases) > MAX_CASES:
             raise ProofFailure(f"an enumeration of {len(cases)} cases (more than {MAX_CASES})")
+        nodes = sum(1 for _ in sp.preorder_traversal(predicate))
+        if nodes * len(cases) > MAX_CASE_NODES:
+            raise ProofFailure(f"an enumeration of {len(cases)} cases of a predicate of {nodes} nodes (more than "
+                               f"{MAX_CASE_NODES} nodes evaluated in all)")
         for c in cases:
             values = tuple(c) if len(variables) > 1 else (c,)
             if len(values) != len(variables):

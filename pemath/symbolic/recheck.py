@@ -131,6 +131,18 @@ def _derived_fields(claim: dict, manifest: dict) -> str | None:
     not re-checked), and no LaTeX (display: ``pemath prove --json --latex`` adds it, for reading, not re-checking)."""
     steps = claim["steps"]  # a field the record leaves out states nothing; one it holds must be the derived one
     extra = sorted(set(claim) - _CLAIM_KEYS) + sorted({k for st in steps for k in st} - _STEP_KEYS)
+    if isinstance(claim.get("statement"), dict):
+        extra += sorted(set(claim["statement"]) - {"proposition", "witness", "fair"})
+    for st in steps:
+        k = st.get("kernel")
+        if isinstance(k, dict):
+            extra += sorted(set(k) - {"proposition", "certificate", "premises", "hypotheses", "refused"})
+            extra += sorted({x for p in k.get("premises") or [] if isinstance(p, dict) for x in p}
+                            - {"claim", "step", "entry"})
+        if st.get("status") != "proved" and (k is not None or st.get("part") not in (None, "statement") or (
+                st.get("formula") is not None and st.get("role") != "hypothesis")):
+            return ("a step that is not decided holds a checker entry, a part or a formula: only a decided step "
+                    "(and a hypothesis its formula) has them")
     if extra:
         return f"it holds fields a record does not have: {extra[:6]}"
     for st in steps:  # why the checker refused a step: the proposer's words, one of its refusals (the order in
@@ -170,8 +182,8 @@ def _derived_fields(claim: dict, manifest: dict) -> str | None:
 def step_skeleton(steps: Sequence[dict]) -> list:
     """What the manifest binds of a claim's steps, in order: each step's status, role, part, certificate, the
     hypotheses it rests on, its text (a remark's text left out: it may quote a measured figure), the lemma and
-    section it is shown under, what it says established it (its method), and a reference step's premise (the used
-    claim and step); and of a step
+    section it is shown under, what it says established it (its method), a hypothesis's formula (premises later
+    steps may start from), and a reference step's premise (the used claim and step); and of a step
     the checker verified, what its proposition says (:func:`canonical`: each relation's normal form, independent of
     how SymPy prints or orders the formula it was translated from). A record with a step deleted, appended, moved,
     relabelled, replaced by another, rewritten or stripped of its checker entry fails (the ninth audit's route
@@ -185,6 +197,7 @@ def step_skeleton(steps: Sequence[dict]) -> list:
         row = [s.get("status"), role, s.get("part") if s.get("status") == "proved" else None,
                s.get("certificate"), sorted(s.get("rests_on") or []), None if role == "remark" else s.get("text"),
                s.get("lemma"), s.get("section"), s.get("method"),
+               s.get("formula") if role == "hypothesis" else None,  # premises later steps may start from
                [(p.get("claim"), p.get("step")) for p in premise if isinstance(p, dict)]
                if isinstance(premise, list) else None]
         if s.get("status") == "proved":
@@ -210,6 +223,9 @@ def _fingerprint(poly: dict) -> str:
             factor, texts = Fraction(c), []
             for a, e in mono:
                 text, f = atom(a)
+                size = e * (f.numerator.bit_length() + f.denominator.bit_length())
+                if size > 65_536:  # measured before it is built (the nineteenth audit: 3-million-bit factors, 17 s)
+                    raise ValueError(f"a scaled atom's factor of about {size} bits is refused")
                 factor *= f ** e
                 texts.append([text, e])
             out.append([json.dumps(sorted(texts)), f"{factor.numerator}/{factor.denominator}"])
