@@ -7,7 +7,11 @@ the testing oracle, without reading the claims or the proofs (a helper session w
 judges each mutant by ``pemath prove`` (as :mod:`tests.mutation.production` does, full run) and, where it is
 killed, again by ``pemath prove --no-checks``: killed by a decided step, by the numeric checks only, or survived.
 It takes about a minute per mutant; it is not part of CI. The first run (2026-12-07, 75 of the 85) killed 20 by a
-decided step and 24 by the checks only; 31 survived, 7 of them judged equivalent (issue 32's note lists them).
+decided step and 24 by the checks only; 31 survived, 7 of them judged equivalent (issue 32's note lists them). The
+second, of all 85 (2026-12-08, on the tree as it changed that day, before the models check): 26 by a decided step,
+30 by the checks only, 29 survived; of those 29, the 11 re-run on the tree with the kernels and models checks of
+rope.elementwise_form: 7 now killed by the checks, 4 survive (a YaRN clip equivalent on every registered config,
+and three the test suite kills: the query-scale floor, xPos's centre rounding, the vision pixel bands).
 """
 
 from __future__ import annotations
