@@ -160,8 +160,7 @@ register(
         id="rope.group",
         name="RoPE's rotations form a group and keep lengths",
         title="R(m)R(n) = R(m+n), R(m)^T = R(-m), |R(m)x| = |x|: every even d, both layouts; det R = 1 for d = 2, 4, 8 "
-              "in the form of the product of the blocks' cos^2 + sin^2 (that this product is the dense matrix's "
-              "determinant is the construction, not a recorded step)",
+              "as the product of the blocks' cos^2 + sin^2 (the construction)",
         kind="theorem",
         family="rope_forms",
         statement=_group_statement,
@@ -278,15 +277,11 @@ register(
     Claim(
         id="rope.elementwise_form",
         name="The element-wise cos/sin form is the matrix form",
-        title="pemath.rope's rotate kernel, its shipped source run on symbolic arrays, returns x_a C_i - x_b S_i and "
-              "x_b C_i + x_a S_i at pair i's features ((2i, 2i+1) interleaved, (i, i+h) half) and passes every further "
-              "feature through, for every number of pairs h, given the tables C, S; with C = cos(m theta), "
-              "S = sin(m theta) that is x*cos(m theta) + rotate(x)*sin(m theta) = R(m) x (eq. 34, its symbolic form "
-              "decided for d = 2, 4, 8); the kernels rope.apply runs on NumPy input (blocked NumPy; compiled numba "
-              "on the inputs it takes) return that kernel's output bitwise on a stated finite set of inputs, and "
-              "the spec read from the config of every registered RoPE model (each case of its golden file) gives "
-              "the file's frequencies bitwise and its rotation, within the float64 bound, through apply, cos_sin, "
-              "the complex form and the dense matrix where the spec has them (both checked, not proved)",
+        title="pemath.rope's rotate kernel, its source run on symbolic arrays, returns x_a C_i - x_b S_i and "
+              "x_b C_i + x_a S_i at pair i and passes the rest through, for every h: with C, S = cos, sin(m theta) "
+              "that is R(m) x (eq. 34, its symbolic form decided for d = 2, 4, 8); checked, not proved: the NumPy "
+              "and numba kernels equal it bitwise on a stated set of inputs, and each registered RoPE model's config "
+              "gives its golden vectors through every form",
         kind="theorem",
         family="rope_forms",
         statement=lambda: sp.Eq(
