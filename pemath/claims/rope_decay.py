@@ -139,7 +139,7 @@ register(
         title="Abel summation: sum_{i<N} h_i (S_{i+1} - S_i) = -sum_{i<N} S_{i+1}(h_{i+1} - h_i) + h_N S_N - h_0 S_0 "
               "for every N and complex h, S (reading: with S_j = sum_{i<j} e^{i r theta_i}, so S_0 = 0, and "
               "h_{d/2} = 0 the boundary terms vanish, RoFormer's eq. 36); given the cited triangle inequality as "
-              "a premise (X + u = sum_{j<K} A_j (M - t_j), with X, u, t_j, A_j >= 0 and K >= 1), X <= M sum_j A_j "
+              "a premise (X + u = sum_{j<K} A_j (M - t_j); X, u, t_j, A_j >= 0; K >= 1), X <= M sum_j A_j "
               "(reading, with "
               "X = |score|, A_j = |S_{j+1}|, M = max|h_{i+1} - h_i|: |score| <= max|h_{i+1} - h_i| sum_j |S_j|)",
         kind="theorem",

@@ -613,9 +613,8 @@ register(
     Claim(
         id="rope.weight_permutation",
         name="Permuting Meta's weights into HF's layout keeps every rotated pair",
-        title="Meta -> HF: W_hf = P W_meta per head sends feature pair (2i, 2i+1) of Meta's interleaved layout to "
-              "the pair (i, i + h) HF's rotate_half rotates, every even head dim (so each pair is rotated by the same "
-              "angle and the q.k scores agree: a reading, the score relation holding by construction)",
+        title="Meta -> HF: W_hf = P W_meta per head sends Meta's pair (2i, 2i+1) to HF's (i, i + h), every even "
+              "head dim (so the q.k scores agree: a reading)",
         kind="theorem",
         family="rope_forms",
         statement=lambda: sp.Eq(
