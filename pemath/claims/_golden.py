@@ -36,7 +36,7 @@ def _spec(doc: dict, case: dict) -> rope.Spec:
     return rope.from_hf_config(doc["config"], layer_type=case["layer_type"])
 
 
-def _rotate_half(x: np.ndarray, layout: str) -> np.ndarray:
+def _rotate_pairs(x: np.ndarray, layout: str) -> np.ndarray:
     """rotate(x) of eq. 34, written from the pairing: (x_a, x_b) -> (-x_b, x_a) on each pair."""
     out = np.empty_like(x)
     h = x.shape[-1] // 2
@@ -56,7 +56,7 @@ def _forms(spec: rope.Spec, x: np.ndarray, pos: np.ndarray, seq_len: int) -> dic
     r = spec.rotary_dim_for(x.shape[-1])
     head, rest = x[..., :r], x[..., r:]
     cos, sin = rope.cos_sin(pos, spec=spec, seq_len=seq_len)
-    rot = head * cos + _rotate_half(head, spec.layout) * sin
+    rot = head * cos + _rotate_pairs(head, spec.layout) * sin
     out["cos_sin"] = np.concatenate([rot, rest], axis=-1)
     z = rope.to_complex(head, layout=spec.layout)
     out["complex"] = np.concatenate([rope.from_complex(rope.apply_complex(z, pos, spec=spec, seq_len=seq_len),

@@ -281,7 +281,7 @@ register(
               "x_b C_i + x_a S_i at pair i and passes the rest through, for every h: with C, S = cos, sin(m theta) "
               "that is R(m) x (eq. 34, its symbolic form decided for d = 2, 4, 8); checked, not proved: the NumPy "
               "and numba kernels equal it bitwise on a stated set of inputs, and each registered RoPE model's config "
-              "gives its golden vectors through every form",
+              "gives its golden vectors through each form its spec has",
         kind="theorem",
         family="rope_forms",
         statement=lambda: sp.Eq(
